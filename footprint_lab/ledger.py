@@ -1,0 +1,224 @@
+"""The ledger: the run's append-only commit log.
+
+Layer: above ``messages``; below the window core's callers (agent, lab). The window core never
+writes here — see the law in :mod:`footprint_lab.window`.
+
+Every stage (``seed#0``, ``window#1``, ``call-llm#2``, ``tool-calls#3`` ...) commits key/value
+writes. Two keys are special and stored with structural sharing, so memory grows with the
+distinct messages rather than with iterations x window size:
+
+* ``history`` -- messages a stage appended. Each message object is stored once; a commit keeps
+  only the ``(start, end)`` positions it appended. ``value_at(i, "history")`` is every message
+  committed up to commit ``i``.
+* ``window`` -- what the next call sends. A window commit keeps runs of positions into the
+  message store, never copies of messages. Messages appended after a window commit extend it,
+  so ``value_at(i, "window")`` is the last window commit plus what was appended since (and the
+  whole history when no strategy ever committed a window).
+"""
+
+from __future__ import annotations
+
+import bisect
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from footprint_lab.messages import Message
+
+HISTORY = "history"
+WINDOW = "window"
+
+Clock = Callable[[], int]
+
+
+def wall_clock_ms() -> int:
+    """Milliseconds since the epoch (the default ledger clock)."""
+    return time.time_ns() // 1_000_000
+
+
+@dataclass(frozen=True, slots=True)
+class Commit:
+    """One key written by one stage."""
+
+    index: int
+    """Position in the log, from 0."""
+    stage_id: str
+    """The runtime stage that wrote it, e.g. ``tool-calls#4``."""
+    key: str
+    """Which key was written."""
+    at_ms: int
+    """When, in milliseconds of the ledger's clock."""
+    stored: Any
+    """The stored form of the value (positions for ``history``/``window``); use ``value_at``."""
+
+
+Runs = tuple[tuple[int, int], ...]
+
+
+class Ledger:
+    """Append-only commit log of one run. Nothing in it is ever edited or removed."""
+
+    def __init__(self, clock: Clock | None = None) -> None:
+        self._clock: Clock = clock or wall_clock_ms
+        self._commits: list[Commit] = []
+        self._messages: list[Message] = []
+        self._message_commit: list[int] = []
+        self._position: dict[int, int] = {}
+        self._by_stage: dict[str, list[int]] = {}
+        self._key_index: dict[str, list[int]] = {}
+        self._stage_counter = 0
+
+    # -- writing -------------------------------------------------------------------------
+
+    def begin_stage(self, name: str) -> str:
+        """Allocate the next runtime stage id, ``name#n``."""
+        stage_id = f"{name}#{self._stage_counter}"
+        self._stage_counter += 1
+        return stage_id
+
+    def _commit(self, stage_id: str, key: str, stored: Any) -> Commit:
+        commit = Commit(len(self._commits), stage_id, key, self._clock(), stored)
+        self._commits.append(commit)
+        self._key_index.setdefault(key, []).append(commit.index)
+        return commit
+
+    def append(self, stage_id: str, messages: Iterable[Message]) -> list[Message]:
+        """Commit new messages to ``history``, stamped with ``stage_id``; return them stamped."""
+        stamped = [m if m.stage_id == stage_id else m.with_stage(stage_id) for m in messages]
+        start = len(self._messages)
+        commit_index = len(self._commits)
+        for message in stamped:
+            if id(message) in self._position:
+                raise ValueError(
+                    f"message already committed as {message.stage_id}; the ledger stores each "
+                    "message once"
+                )
+            self._position[id(message)] = len(self._messages)
+            self._messages.append(message)
+            self._message_commit.append(commit_index)
+            self._by_stage.setdefault(stage_id, []).append(len(self._messages) - 1)
+        self._commit(stage_id, HISTORY, (start, len(self._messages)))
+        return stamped
+
+    def set_window(self, stage_id: str, window: Sequence[Message]) -> None:
+        """Commit the window, as runs of positions of already-committed messages."""
+        runs: list[tuple[int, int]] = []
+        for message in window:
+            pos = self._position.get(id(message))
+            if pos is None:
+                raise ValueError(
+                    "window holds a message the ledger never committed "
+                    f"({message.role}: {message.content[:40]!r}); append it first"
+                )
+            if runs and runs[-1][1] == pos:
+                runs[-1] = (runs[-1][0], pos + 1)
+            else:
+                runs.append((pos, pos + 1))
+        self._commit(stage_id, WINDOW, tuple(runs))
+
+    def put(self, stage_id: str, key: str, value: Any) -> None:
+        """Commit an ordinary key/value write."""
+        if key in (HISTORY, WINDOW):
+            raise ValueError(f"use append()/set_window() for {key!r}")
+        self._commit(stage_id, key, value)
+
+    # -- reading -------------------------------------------------------------------------
+
+    @property
+    def commits(self) -> Sequence[Commit]:
+        """Every commit, in order (read-only view)."""
+        return tuple(self._commits)
+
+    def __len__(self) -> int:
+        return len(self._commits)
+
+    @property
+    def messages(self) -> Sequence[Message]:
+        """Every message ever committed, in commit order, each once."""
+        return tuple(self._messages)
+
+    @property
+    def stage_count(self) -> int:
+        """How many stage ids were allocated."""
+        return self._stage_counter
+
+    def keys(self) -> list[str]:
+        """Keys written at least once."""
+        return list(self._key_index)
+
+    def _last_commit_of(self, key: str, index: int) -> int | None:
+        indices = self._key_index.get(key, [])
+        at = bisect.bisect_right(indices, index)
+        return indices[at - 1] if at else None
+
+    def _check_index(self, index: int) -> int:
+        if index < 0:
+            index += len(self._commits)
+        if not 0 <= index < len(self._commits):
+            raise IndexError(f"commit index {index} out of range (0..{len(self._commits) - 1})")
+        return index
+
+    def history_end(self, index: int) -> int:
+        """How many messages had been committed as of commit ``index``."""
+        index = self._check_index(index)
+        last = self._last_commit_of(HISTORY, index)
+        return 0 if last is None else int(self._commits[last].stored[1])
+
+    def window_at(self, index: int) -> list[Message]:
+        """The window as of commit ``index`` (see the module docstring)."""
+        index = self._check_index(index)
+        end = self.history_end(index)
+        last_window = self._last_commit_of(WINDOW, index)
+        if last_window is None:
+            return list(self._messages[:end])
+        out: list[Message] = []
+        for start, stop in self._commits[last_window].stored:
+            out.extend(self._messages[start:stop])
+        appended_from = self.history_end(last_window)
+        out.extend(self._messages[appended_from:end])
+        return out
+
+    def value_at(self, index: int, key: str) -> Any:
+        """The value of ``key`` as of commit ``index`` (negative indices count from the end).
+
+        Raises:
+            KeyError: ``key`` had not been written by then.
+        """
+        index = self._check_index(index)
+        if key == HISTORY:
+            return list(self._messages[: self.history_end(index)])
+        if key == WINDOW:
+            return self.window_at(index)
+        last = self._last_commit_of(key, index)
+        if last is None:
+            raise KeyError(f"key {key!r} was not written at or before commit {index}")
+        return self._commits[last].stored
+
+    def messages_of(self, stage_id: str) -> list[Message]:
+        """Every message the stage ``stage_id`` committed, in order.
+
+        Raises:
+            KeyError: no stage with that id committed messages.
+        """
+        positions = self._by_stage.get(stage_id)
+        if positions is None:
+            raise KeyError(f"no messages were committed by stage {stage_id!r}")
+        return [self._messages[p] for p in positions]
+
+    def message(self, stage_id: str) -> Message:
+        """The first message the stage ``stage_id`` committed (see ``messages_of`` for batches)."""
+        return self.messages_of(stage_id)[0]
+
+    def position(self, message: Message) -> int | None:
+        """Where a committed message object sits in the message store, or None."""
+        return self._position.get(id(message))
+
+    def committed_at_ms(self, message: Message) -> int | None:
+        """When a committed message object was committed, or None if it never was."""
+        pos = self._position.get(id(message))
+        return None if pos is None else self._commits[self._message_commit[pos]].at_ms
+
+    def commit_of_message(self, position: int) -> int:
+        """The commit index that appended the message at ``position``."""
+        return self._message_commit[position]

@@ -1,0 +1,88 @@
+"""The provider protocol: what the agent loop needs from an LLM API.
+
+Layer: providers (above the window core, below the agent). A provider turns a request into an
+assistant message plus the usage the API reported; it never estimates tokens.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Protocol, runtime_checkable
+
+from pydantic import BaseModel, Field
+
+from footprint_lab.messages import Message
+from footprint_lab.usage import Usage
+from footprint_lab.window.errors import ContextLengthError
+
+__all__ = [
+    "ContextLengthError",
+    "Provider",
+    "ProviderError",
+    "ProviderRequest",
+    "ProviderResponse",
+    "ToolSpec",
+]
+
+
+class ToolSpec(BaseModel):
+    """A tool as the provider advertises it to the model."""
+
+    name: str
+    """The tool's name."""
+    description: str = ""
+    """What it does, for the model."""
+    parameters: dict[str, Any] = Field(default_factory=lambda: {"type": "object", "properties": {}})
+    """JSON schema of its arguments."""
+
+
+class ProviderRequest(BaseModel):
+    """One call: the system prompt, the window, the tools and the output cap."""
+
+    model: str
+    """The model id."""
+    system: str | None = None
+    """The system prompt (request-level, never part of the window)."""
+    messages: list[Message]
+    """The window."""
+    tools: list[ToolSpec] = Field(default_factory=list)
+    """Tools the model may call."""
+    max_output_tokens: int | None = None
+    """Cap on the reply's tokens."""
+
+
+class ProviderResponse(BaseModel):
+    """The assistant's reply and the usage the API reported for it."""
+
+    message: Message
+    """The assistant message (text and/or tool calls)."""
+    usage: Usage = Field(default_factory=Usage)
+    """Reported usage; zeros when the API reported none."""
+
+
+class ProviderError(RuntimeError):
+    """A provider call failed for a reason other than context length."""
+
+    def __init__(self, message: str, *, status: int | None = None, provider: str | None = None):
+        super().__init__(message)
+        self.status = status
+        self.provider = provider
+
+
+@runtime_checkable
+class Provider(Protocol):
+    """What the agent loop calls."""
+
+    name: str
+
+    def context_window(self, model: str) -> int | None:
+        """The model's context window in tokens, or None when unknown."""
+        ...
+
+    async def complete(self, request: ProviderRequest) -> ProviderResponse:
+        """Send one request and return the reply.
+
+        Raises:
+            ContextLengthError: the API rejected the request as too long.
+            ProviderError: any other failure, with the API's status and message.
+        """
+        ...

@@ -1,0 +1,154 @@
+"""``ScriptedProvider``: the embedded default. Deterministic replies, deterministic usage.
+
+Layer: providers. It needs no key and no network, so notebooks, tests and the demo run the
+same way everywhere.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from footprint_lab.messages import Message, ToolCall
+from footprint_lab.providers.base import ProviderError, ProviderRequest, ProviderResponse
+from footprint_lab.usage import Usage
+from footprint_lab.window.errors import ContextLengthError
+
+CHARS_PER_TOKEN = 4
+
+
+class Reply(BaseModel):
+    """One scripted assistant turn."""
+
+    content: str = ""
+    """The reply's text."""
+    calls: list[tuple[str, dict[str, Any]]] = Field(default_factory=list)
+    """Tool calls as (name, arguments)."""
+    failure: str | None = None
+    """When set, the call fails with a ProviderError carrying this message."""
+
+    @classmethod
+    def text(cls, text: str) -> Reply:
+        """A final text answer."""
+        return cls(content=text)
+
+    @classmethod
+    def tool_calls(cls, calls: Iterable[tuple[str, dict[str, Any]]], text: str = "") -> Reply:
+        """One or more tool calls (several = a parallel batch)."""
+        return cls(content=text, calls=[(name, dict(args)) for name, args in calls])
+
+    @classmethod
+    def tool_call(cls, name: str, **arguments: Any) -> Reply:
+        """A single tool call."""
+        return cls(calls=[(name, arguments)])
+
+    @classmethod
+    def fail(cls, message: str) -> Reply:
+        """A call that fails with a provider error (for fault-injection)."""
+        return cls(failure=message)
+
+
+ReplySource = Sequence[Reply] | Callable[[ProviderRequest], Reply]
+
+
+def request_chars(request: ProviderRequest) -> int:
+    """Characters the scripted provider bills for: system, contents and tool-call arguments."""
+    total = len(request.system or "")
+    for message in request.messages:
+        total += len(message.content)
+        for call in message.tool_calls:
+            total += len(call.name) + len(json.dumps(call.arguments, sort_keys=True))
+    return total
+
+
+class ScriptedProvider:
+    """Replies from a list (in order) or from a function of the request.
+
+    Args:
+        replies: The replies, or a function returning one for each request.
+        report_usage: Report deterministic usage (chars / 4, rounded up); False reports zeros,
+            like an OpenAI-compatible stream that sends no usage.
+        context_window: When set, a request whose input tokens exceed it raises
+            ``ContextLengthError`` (and consumes no reply).
+        name: The provider's name in records and errors.
+    """
+
+    def __init__(
+        self,
+        replies: ReplySource,
+        *,
+        report_usage: bool = True,
+        context_window: int | None = None,
+        name: str = "scripted",
+    ) -> None:
+        self._source = replies if callable(replies) else list(replies)
+        self.report_usage = report_usage
+        self._context_window = context_window
+        self.name = name
+        self.calls = 0
+        self._call_ids = 0
+        self.requests: list[ProviderRequest] = []
+
+    def __repr__(self) -> str:
+        return f"ScriptedProvider(name={self.name!r}, report_usage={self.report_usage})"
+
+    def context_window(self, model: str) -> int | None:
+        """The configured context window (None when unlimited)."""
+        return self._context_window
+
+    def _next_reply(self, request: ProviderRequest) -> Reply:
+        if callable(self._source):
+            return self._source(request)
+        if self.calls >= len(self._source):
+            raise ProviderError(
+                f"ScriptedProvider '{self.name}' has no reply for call {self.calls + 1}: it was "
+                f"scripted with {len(self._source)}",
+                provider=self.name,
+            )
+        return self._source[self.calls]
+
+    async def complete(self, request: ProviderRequest) -> ProviderResponse:
+        """Answer with the next scripted reply."""
+        self.requests.append(request)
+        input_tokens = max(1, math.ceil(request_chars(request) / CHARS_PER_TOKEN))
+        if self._context_window is not None and input_tokens > self._context_window:
+            raise ContextLengthError(
+                f"{self.name}: this request is {input_tokens} tokens, over the model's context "
+                f"window of {self._context_window} tokens",
+                provider=self.name,
+            )
+        reply = self._next_reply(request)
+        self.calls += 1
+        if reply.failure is not None:
+            raise ProviderError(reply.failure, status=500, provider=self.name)
+        tool_calls = []
+        for name, arguments in reply.calls:
+            self._call_ids += 1
+            tool_calls.append(ToolCall(id=f"call_{self._call_ids}", name=name, arguments=arguments))
+        message = Message.assistant(reply.content, tool_calls=tool_calls)
+        out_chars = len(reply.content) + sum(
+            len(c.name) + len(json.dumps(c.arguments, sort_keys=True)) for c in tool_calls
+        )
+        usage = (
+            Usage(
+                input_tokens=input_tokens,
+                output_tokens=max(1, math.ceil(out_chars / CHARS_PER_TOKEN)),
+            )
+            if self.report_usage
+            else Usage()
+        )
+        return ProviderResponse(message=message, usage=usage)
+
+
+def echo_provider() -> ScriptedProvider:
+    """The default when no provider is given: answers every request with its own text."""
+
+    def _echo(request: ProviderRequest) -> Reply:
+        last_user = next((m for m in reversed(request.messages) if m.role == "user"), None)
+        return Reply.text(f"(scripted) {last_user.content if last_user else ''}")
+
+    return ScriptedProvider(_echo, name="scripted-echo")

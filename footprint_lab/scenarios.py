@@ -1,0 +1,288 @@
+"""Deterministic scripted stories to teach with, runnable under any strategy.
+
+Layer: top (uses the agent and the scripted provider). Each scenario builds a fresh scripted
+provider per run, so the same scenario runs identically under every strategy and every knob —
+which is what ``Tuner``, ``Compare``, ``sweep`` and the CLI rely on.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from footprint_lab.agent import Agent, Run, Tool, tool
+from footprint_lab.messages import Message
+from footprint_lab.providers.scripted import Reply, ScriptedProvider
+from footprint_lab.window.strategies import (
+    SummaryResult,
+    WindowStrategy,
+    sliding_window,
+    summarize_oldest,
+    token_budget,
+)
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """A scripted story: request, tools and the replies a model would give."""
+
+    name: str
+    """Short id, e.g. 'deploy-audit'."""
+    description: str
+    """One paragraph for people."""
+    request: str
+    """What the run is asked."""
+    system: str
+    """The system prompt."""
+    tools: Sequence[Tool]
+    """The tools the agent has."""
+    replies: Callable[[], list[Reply]]
+    """Builds the scripted replies for one run."""
+    max_iterations: int
+    """Iteration cap of the scripted agent."""
+    strategies: Callable[[], dict[str, WindowStrategy]] = field(default=lambda: {})
+    """The three shipped strategies, tuned so each engages on this story."""
+    report_usage: bool = True
+    """Whether the scripted provider reports usage."""
+
+    def provider(self, **kwargs: Any) -> ScriptedProvider:
+        """A fresh scripted provider for one run."""
+        return ScriptedProvider(
+            self.replies(), report_usage=kwargs.pop("report_usage", self.report_usage), **kwargs
+        )
+
+    def agent(
+        self,
+        strategy: WindowStrategy | None = None,
+        *,
+        keep_last_tool_results: int | bool = 2,
+        provider: Any = None,
+        model: str = "scripted",
+    ) -> Agent:
+        """The scenario's agent under ``strategy`` (None = no window management)."""
+        builder = (
+            Agent.create(
+                provider=provider or self.provider(),
+                model=model,
+                max_iterations=self.max_iterations,
+                keep_last_tool_results=keep_last_tool_results,
+            )
+            .system(self.system)
+            .tools(*self.tools)
+        )
+        if strategy is not None:
+            builder = builder.window(strategy)
+        built: Agent = builder.build()
+        return built
+
+    def run(
+        self,
+        strategy: WindowStrategy | None = None,
+        *,
+        keep_last_tool_results: int | bool = 2,
+        **kwargs: Any,
+    ) -> Run:
+        """Run the scenario once."""
+        run = self.agent(strategy, keep_last_tool_results=keep_last_tool_results, **kwargs).run(
+            self.request
+        )
+        run.meta["scenario"] = self.name
+        return run
+
+
+def extractive_summarizer(messages: Sequence[Message]) -> SummaryResult:
+    """A deterministic summarizer for scripted runs: the first line of each tool result."""
+    lines = []
+    for message in messages:
+        if message.role == "tool":
+            first = message.content.splitlines()[0] if message.content else ""
+            lines.append(f"- {message.name}: {first[:80]}")
+        elif message.role == "assistant" and message.tool_calls:
+            calls = ", ".join(c.name for c in message.tool_calls)
+            lines.append(f"- called {calls}")
+    text = "\n".join(lines) or "- (nothing of note)"
+    return SummaryResult(
+        text=text,
+        input_tokens=sum(m.chars for m in messages) // 4 or 1,
+        output_tokens=max(1, len(text) // 4),
+    )
+
+
+# -- deploy audit --------------------------------------------------------------------------
+
+_DEPLOY_IDS = ("d1", "d2", "d3", "d4", "d5", "d6")
+
+
+def _deploy_log(deployment: str) -> str:
+    status = "FAILED" if deployment == "d4" else "OK"
+    header = f"DEPLOY {deployment} status={status} region=eu-west-1 build=2024.{deployment}"
+    lines = [header]
+    for step in range(1, 23):
+        lines.append(
+            f"[{deployment}] step {step:02d}: rollout batch {step} healthy, 0 errors, p99 120ms"
+        )
+    if status == "FAILED":
+        lines.append(f"[{deployment}] step 15: health check failed, rolled back")
+    text = "\n".join(lines)
+    return text[:1150] if deployment == "d1" else text
+
+
+@tool
+def read_log(deployment: str) -> str:
+    """Read the full deployment log of one deployment id."""
+    if deployment not in _DEPLOY_IDS:
+        raise KeyError(f"no deployment {deployment!r}")
+    return _deploy_log(deployment)
+
+
+def deploy_audit() -> Scenario:
+    """The spec's deploy-audit run: six bulky logs read one by one, then an answer."""
+    return Scenario(
+        name="deploy-audit",
+        description=(
+            "An auditor reads six bulky deployment logs one per iteration and reports which "
+            "failed. Old logs are the obvious thing to drop; the request must stay."
+        ),
+        request="Audit deployments d1 to d6 and tell me which one failed.",
+        system="You audit deployments. Read the logs before answering.",
+        tools=(read_log,),
+        replies=lambda: [
+            *(Reply.tool_call("read_log", deployment=d) for d in _DEPLOY_IDS),
+            Reply.text("d4 failed its health check and was rolled back; the others are OK."),
+        ],
+        max_iterations=8,
+        strategies=lambda: {
+            "sliding-window": sliding_window(keep_recent_turns=3),
+            "token-budget": token_budget(threshold_tokens=1_500, keep_recent_turns=3),
+            "summarize-oldest": summarize_oldest(
+                threshold_tokens=1_500, summarizer=extractive_summarizer, keep_recent_turns=3
+            ),
+        },
+    )
+
+
+# -- screen driver -------------------------------------------------------------------------
+
+_ELEMENTS = [
+    f"el-{i:03d}-{kind}"
+    for i, kind in enumerate(["button", "input", "link", "menu", "tab", "card", "list", "icon"] * 6)
+]
+
+
+@tool
+def whats_here() -> str:
+    """List the ids of every element on the current screen."""
+    rows = [f"{eid}  label='{eid.split('-')[2]} {eid.split('-')[1]}'" for eid in _ELEMENTS]
+    return "elements on screen:\n" + "\n".join(rows)
+
+
+@tool
+def focus(element_id: str) -> str:
+    """Move focus to an element and describe it."""
+    if element_id not in _ELEMENTS:
+        raise KeyError(f"no element {element_id!r} on screen")
+    return f"focused {element_id}: " + "visible, enabled, within viewport. " * 6
+
+
+@tool
+def pan_view(direction: str) -> str:
+    """Scroll the view up/down/left/right."""
+    return f"panned {direction}: viewport moved by one page. " * 6
+
+
+@tool
+def click(element_id: str) -> str:
+    """Click an element by id (ids come only from whats_here)."""
+    if element_id not in _ELEMENTS:
+        raise KeyError(f"no element {element_id!r} on screen")
+    return f"clicked {element_id}"
+
+
+def screen_driver() -> Scenario:
+    """The pin story: the ids only ``whats_here`` carries must stay while older results go."""
+    steps: list[Reply] = [Reply.tool_call("whats_here")]
+    for i in range(4):
+        steps.append(Reply.tool_call("focus", element_id=_ELEMENTS[i * 5]))
+        steps.append(Reply.tool_call("pan_view", direction="down" if i % 2 == 0 else "right"))
+    steps.append(Reply.tool_call("click", element_id=_ELEMENTS[37]))
+    steps.append(Reply.text(f"Clicked {_ELEMENTS[37]}, the save button."))
+    return Scenario(
+        name="screen-driver",
+        description=(
+            "An agent drives a screen. One whats_here result carries the only list of ids it "
+            "can act on; focus and pan_view results pile up after it. With pins, the ids stay."
+        ),
+        request="Find the list card on this screen and click the element after it.",
+        system="You drive a screen through tools. Only use ids that whats_here returned.",
+        tools=(whats_here, focus, pan_view, click),
+        replies=lambda: list(steps),
+        max_iterations=12,
+        strategies=lambda: {
+            "sliding-window": sliding_window(keep_recent_turns=2),
+            "token-budget": token_budget(threshold_tokens=700, keep_recent_turns=2),
+            "summarize-oldest": summarize_oldest(
+                threshold_tokens=700, summarizer=extractive_summarizer, keep_recent_turns=2
+            ),
+        },
+    )
+
+
+# -- parallel tools ------------------------------------------------------------------------
+
+
+@tool
+def get_weather(city: str) -> str:
+    """Current weather for a city."""
+    return f"weather in {city}: 18C, light wind, humidity 60%. " + "Forecast stable. " * 8
+
+
+@tool
+def get_news(topic: str) -> str:
+    """Top headlines for a topic."""
+    return f"headlines for {topic}: " + "; ".join(f"story {i} about {topic}" for i in range(12))
+
+
+@tool
+async def get_quote(symbol: str) -> str:
+    """Latest stock quote (async tool)."""
+    return f"{symbol}: 101.25 (+0.4%) " + "volume steady. " * 8
+
+
+def parallel_tools() -> Scenario:
+    """Parallel batches (one turn, one pin slot) and a call to a tool that does not exist."""
+    replies = [
+        Reply.tool_calls([("get_weather", {"city": "Oslo"}), ("get_news", {"topic": "energy"})]),
+        Reply.tool_calls([("get_quote", {"symbol": "NHY"}), ("get_weather", {"city": "Bergen"})]),
+        Reply.tool_calls([("get_news", {"topic": "shipping"}), ("lookup_port", {"name": "Oslo"})]),
+        Reply.tool_calls([("get_quote", {"symbol": "EQNR"}), ("get_news", {"topic": "oil"})]),
+        Reply.tool_calls([("get_weather", {"city": "Tromsø"}), ("get_quote", {"symbol": "MOWI"})]),
+        Reply.text("Energy stocks are up slightly; the weather is calm along the coast."),
+    ]
+    return Scenario(
+        name="parallel-tools",
+        description=(
+            "Each iteration asks for two tools at once. A parallel batch plus its results is "
+            "one turn and one pin slot; one call names a tool that does not exist."
+        ),
+        request="Brief me on Norwegian energy: weather, news and quotes.",
+        system="You are a market briefing assistant. Call tools in parallel when you can.",
+        tools=(get_weather, get_news, get_quote),
+        replies=lambda: list(replies),
+        max_iterations=8,
+        strategies=lambda: {
+            "sliding-window": sliding_window(keep_recent_turns=2),
+            "token-budget": token_budget(threshold_tokens=600, keep_recent_turns=2),
+            "summarize-oldest": summarize_oldest(
+                threshold_tokens=600, summarizer=extractive_summarizer, keep_recent_turns=2
+            ),
+        },
+    )
+
+
+SCENARIOS: dict[str, Callable[[], Scenario]] = {
+    "deploy-audit": deploy_audit,
+    "screen-driver": screen_driver,
+    "parallel-tools": parallel_tools,
+}
+"""Every scenario by name."""

@@ -1,0 +1,88 @@
+"""Tool-result pins: each tool's latest result stays while the agent still uses that tool.
+
+Layer: window core; a pin is one of the refusal engine's guards, so it obeys the law stated in
+``footprint_lab.window`` (it can only keep something, never edit the ledger).
+
+Rules: one pin per tool *name*, always its latest result after the current request; newest
+first; a parallel batch is one turn and costs one slot; a pin inside the keep window costs
+nothing; at most ``limit`` slots are admitted and the names that found no slot are counted as
+``yielded``. Stand-down: when the two previous records both removed nothing and both named
+``last-tool-result``, no pin is offered on this visit and the observations say so.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from footprint_lab.messages import Message
+from footprint_lab.window.records import Observations, Pin, WindowRecord
+
+if TYPE_CHECKING:
+    from footprint_lab.window.turns import Turn
+
+
+def should_stand_down(prior_records: Sequence[WindowRecord]) -> bool:
+    """True when the two previous records both removed nothing and both named a pin."""
+    if len(prior_records) < 2:
+        return False
+    return all(
+        r.removed_message_count == 0 and any(ref.reason == "last-tool-result" for ref in r.refusals)
+        for r in prior_records[-2:]
+    )
+
+
+def choose_pins(
+    messages: Sequence[Message],
+    turns: Sequence[Turn],
+    *,
+    request_turn: int | None,
+    keep_start_turn: int,
+    limit: int,
+    stand_down: bool,
+) -> tuple[frozenset[int], Observations | None]:
+    """Pick the turns the pins hold.
+
+    Args:
+        messages: The window.
+        turns: Its turns (``segment_turns``).
+        request_turn: The turn holding the current request; nothing at or before it is pinnable.
+        keep_start_turn: First turn of the keep window; pins from there on cost nothing.
+        limit: ``keep_last_tool_results``; 0 turns pins off.
+        stand_down: Release all pins for this visit.
+
+    Returns:
+        The pinned turn indices outside the keep window, and the observations to record
+        (None when pins are off).
+    """
+    if limit <= 0:
+        return frozenset(), None
+    if stand_down:
+        return frozenset(), Observations(limit=limit, stand_down=True)
+    first_pinnable = 0 if request_turn is None else request_turn + 1
+    seen: set[str] = set()
+    pinned_turns: set[int] = set()
+    pins: list[Pin] = []
+    yielded = 0
+    for turn in reversed(turns[first_pinnable:]):
+        latest_here: dict[str, Message] = {}
+        for i in range(turn.end - 1, turn.start - 1, -1):
+            message = messages[i]
+            name = message.name
+            if message.role != "tool" or name is None or name in seen or name in latest_here:
+                continue
+            latest_here[name] = message
+        if not latest_here:
+            continue
+        seen.update(latest_here)
+        if turn.index >= keep_start_turn:
+            continue  # already kept by the keep window: costs no slot
+        if len(pinned_turns) < limit:
+            pinned_turns.add(turn.index)
+            pins.extend(
+                Pin(tool_name=name, turn_index=turn.index, chars=len(m.content))
+                for name, m in reversed(list(latest_here.items()))
+            )
+        else:
+            yielded += len(latest_here)
+    return frozenset(pinned_turns), Observations(pinned=pins, yielded=yielded, limit=limit)

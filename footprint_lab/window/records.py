@@ -1,0 +1,171 @@
+"""What a window visit records: ``WindowRecord`` and its parts (pydantic).
+
+Layer: window core. A record is how a strategy obeys the law stated in
+``footprint_lab.window``: it names every message that left and every turn that refused.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from footprint_lab.messages import Message
+
+RefusalReason = Literal[
+    "current-request",
+    "system-envelope",
+    "paused-tool",
+    "pending-check-in",
+    "unresolved-tool-call",
+    "last-tool-result",
+    "inside-keep-window",
+    "only-existing-summary",
+    "summarizer-failed",
+    "replacement-not-smaller",
+]
+"""The closed set of reasons a turn may refuse to leave."""
+
+REFUSAL_REASONS: tuple[str, ...] = (
+    "current-request",
+    "system-envelope",
+    "paused-tool",
+    "pending-check-in",
+    "unresolved-tool-call",
+    "last-tool-result",
+    "inside-keep-window",
+    "only-existing-summary",
+    "summarizer-failed",
+    "replacement-not-smaller",
+)
+
+
+class Refusal(BaseModel):
+    """One turn that refused to leave, and why."""
+
+    model_config = ConfigDict(frozen=True)
+
+    reason: RefusalReason
+    """Which rule refused (kebab-case, from a closed set)."""
+    turn_index: int
+    """The refusing turn's index in the window it was planned on."""
+    message_index: int
+    """The index of that turn's first message in the same window."""
+
+
+class Pin(BaseModel):
+    """A tool's latest result held in the window by ``keep_last_tool_results``."""
+
+    model_config = ConfigDict(frozen=True)
+
+    tool_name: str
+    """The tool whose latest result is pinned."""
+    turn_index: int
+    """The turn holding that result."""
+    chars: int
+    """Characters the pinned result costs."""
+
+
+class Observations(BaseModel):
+    """What the tool-result pins held on one visit, and what they cost."""
+
+    pinned: list[Pin] = Field(default_factory=list)
+    """Pins admitted outside the keep window, newest first."""
+    yielded: int = 0
+    """Tool names whose latest result wanted a pin but found no free slot."""
+    limit: int = 2
+    """The agent's ``keep_last_tool_results``."""
+    stand_down: bool = False
+    """True when pins were released for this visit because they blocked the two before it."""
+
+
+class Violation(BaseModel):
+    """A rule a foreign policy broke (recorded by ``audit``, never repaired)."""
+
+    kind: str
+    """Which rule: 'split-tool-pair', 'lost-current-request', ..."""
+    message_index: int | None = None
+    """Index in the window the policy was given, where one applies."""
+    detail: str = ""
+    """A human sentence about what happened."""
+
+
+class WindowRecord(BaseModel):
+    """One visit of a window strategy: what left (by stage id), what refused, and why."""
+
+    strategy: str
+    """The strategy's name: 'sliding-window', 'token-budget', 'summarize-oldest' or yours."""
+    iteration: int
+    """The ReAct iteration whose boundary this visit ran at."""
+    removed_stage_ids: list[str] = Field(default_factory=list)
+    """Stage ids of every message that left, in window order, each once."""
+    removed_message_count: int = 0
+    """How many messages left."""
+    window_chars_before: int = 0
+    """Exact characters of the window before the visit."""
+    window_chars_after: int = 0
+    """Exact characters of the window after the visit."""
+    refusals: list[Refusal] = Field(default_factory=list)
+    """Turns that refused to leave on this visit."""
+    dropped_observations: list[str] | None = None
+    """Names of the tools whose results left (uncapped, unfiltered); None when nothing left."""
+    observations: Observations | None = None
+    """What the pins held; None when ``keep_last_tool_results`` is off."""
+    keep_recent_turns: int | None = None
+    """The strategy's keep window, in turns."""
+    turns_before: int | None = None
+    """Turns in the window before the visit."""
+    turns_after: int | None = None
+    """Turns in the window after the visit."""
+    measured_tokens: int | None = None
+    """Input tokens the provider reported for the last call (token strategies only)."""
+    threshold_tokens: int | None = None
+    """The absolute threshold in force (token strategies only)."""
+    over_budget: bool | None = None
+    """Whether the measured tokens were over the threshold (token strategies only)."""
+    summary_chars: int | None = None
+    """Characters of the compaction frame written (summarize-oldest only)."""
+    summarizer_tokens: int | None = None
+    """Tokens the summarizer reported using, when it reports them."""
+    summarizer_skipped: bool | None = None
+    """True when the summarizer was not called because this span was latched as not smaller."""
+    threshold_fraction: float | None = None
+    """The relative threshold, when the strategy was configured with one."""
+    reserve_tokens: int | None = None
+    """Output reserve added to the measured tokens under a relative threshold."""
+    context_window: int | None = None
+    """The model's context window, under a relative threshold."""
+    notice: Literal["named", "plain"] | None = None
+    """Which drop notice was inserted, if any."""
+    forced: bool = False
+    """True when the visit ran because the provider rejected the request as too long."""
+    span_key: str | None = None
+    """Content hash of the span the strategy considered (latches replacement-not-smaller)."""
+    error: str | None = None
+    """The summarizer's error, when it failed."""
+    violations: list[Violation] | None = None
+    """Rules a foreign policy broke; only ``audit`` fills this."""
+
+    @property
+    def removed_anything(self) -> bool:
+        """Whether any message left on this visit."""
+        return self.removed_message_count > 0
+
+    def refusal_reasons(self) -> list[str]:
+        """The reasons named on this visit, in order."""
+        return [r.reason for r in self.refusals]
+
+
+class FoldedSpan(BaseModel):
+    """Originals a compaction frame stands for, kept so a restart can still show them."""
+
+    iteration: int
+    """The iteration at which the span was folded."""
+    strategy: str
+    """The strategy that folded it."""
+    removed_stage_ids: list[str]
+    """Stage ids of the folded originals."""
+    frame_index: int
+    """Index of the frame in the window the visit produced."""
+    originals: list[Message] = Field(default_factory=list)
+    """The folded messages themselves (empty when the policy discards them)."""

@@ -1,0 +1,29 @@
+"""``WindowResult``: what one window visit returns. Layer: window core (see the law in
+``footprint_lab.window``: the result is a new window plus the record that accounts for it)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from footprint_lab.messages import Message
+from footprint_lab.window.records import FoldedSpan, WindowRecord
+
+
+@dataclass(frozen=True, slots=True)
+class WindowResult:
+    """A window and the record that accounts for it."""
+
+    window: list[Message]
+    """What the next call sends."""
+    record: WindowRecord | None
+    """The visit's record; None when the strategy did not engage."""
+    folded: list[FoldedSpan] = field(default_factory=list)
+    """Spans a compaction frame now stands for (summarize-oldest)."""
+
+    @property
+    def changed(self) -> bool:
+        """Whether the visit removed or inserted anything."""
+        return self.record is not None and (
+            self.record.removed_message_count > 0
+            or self.record.window_chars_before != self.record.window_chars_after
+        )

@@ -1,0 +1,36 @@
+"""Shipped window strategies and the protocol yours implements.
+
+Layer: window core; each strategy obeys the law stated in ``footprint_lab.window``.
+"""
+
+from __future__ import annotations
+
+from footprint_lab.window.strategies.base import (
+    RemovalFacts,
+    StrategyInput,
+    StrategyResult,
+    WindowStrategy,
+)
+from footprint_lab.window.strategies.sliding_window import SlidingWindow, sliding_window
+from footprint_lab.window.strategies.summarize_oldest import (
+    SummarizeOldest,
+    Summarizer,
+    SummaryResult,
+    summarize_oldest,
+)
+from footprint_lab.window.strategies.token_budget import TokenBudget, token_budget
+
+__all__ = [
+    "RemovalFacts",
+    "SlidingWindow",
+    "StrategyInput",
+    "StrategyResult",
+    "SummarizeOldest",
+    "Summarizer",
+    "SummaryResult",
+    "TokenBudget",
+    "WindowStrategy",
+    "sliding_window",
+    "summarize_oldest",
+    "token_budget",
+]

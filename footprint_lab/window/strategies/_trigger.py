@@ -1,0 +1,155 @@
+"""The token trigger shared by ``token_budget`` and ``summarize_oldest``.
+
+Layer: window core (see the law in ``footprint_lab.window``). The number is counted, never
+guessed: it is the input tokens the provider reported for the last call, and nothing else.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from footprint_lab.window.errors import CompactionUnmeasurableError, WindowConfigError
+from footprint_lab.window.strategies.base import StrategyInput
+
+DEFAULT_RESERVE_TOKENS = 32_768
+
+
+@dataclass(frozen=True, slots=True)
+class TokenTrigger:
+    """Engage above an absolute threshold, or when measured + reserve reach a fraction of the
+    model's context window."""
+
+    threshold_tokens: int | None
+    threshold_fraction: float | None
+    reserve_tokens: int | None
+
+    @classmethod
+    def build(
+        cls,
+        strategy: str,
+        threshold_tokens: Any,
+        threshold_fraction: Any,
+        reserve_tokens: Any,
+    ) -> TokenTrigger:
+        """Validate the configuration, raising ``WindowConfigError`` with the fix."""
+        if (threshold_tokens is None) == (threshold_fraction is None):
+            raise WindowConfigError(
+                f"{strategy} needs exactly one of threshold_tokens= (an absolute input-token "
+                "count, e.g. 120_000) or threshold_fraction= (a share of the model's context "
+                f"window, e.g. 0.8); got threshold_tokens={threshold_tokens!r}, "
+                f"threshold_fraction={threshold_fraction!r}"
+            )
+        if threshold_tokens is not None and (
+            isinstance(threshold_tokens, bool)
+            or not isinstance(threshold_tokens, int)
+            or threshold_tokens < 1
+        ):
+            raise WindowConfigError(
+                f"{strategy}: threshold_tokens must be a whole number >= 1, got "
+                f"{threshold_tokens!r}"
+            )
+        if threshold_fraction is not None and (
+            isinstance(threshold_fraction, bool)
+            or not isinstance(threshold_fraction, int | float)
+            or not 0 < threshold_fraction <= 1
+        ):
+            raise WindowConfigError(
+                f"{strategy}: threshold_fraction must be a number in (0, 1], e.g. 0.8, got "
+                f"{threshold_fraction!r}"
+            )
+        if reserve_tokens is not None:
+            if threshold_fraction is None:
+                raise WindowConfigError(
+                    f"{strategy}: reserve_tokens= only applies with threshold_fraction=; "
+                    "drop it or use a relative threshold"
+                )
+            if (
+                isinstance(reserve_tokens, bool)
+                or not isinstance(reserve_tokens, int)
+                or reserve_tokens < 0
+            ):
+                raise WindowConfigError(
+                    f"{strategy}: reserve_tokens must be a whole number >= 0, got "
+                    f"{reserve_tokens!r}"
+                )
+        return cls(
+            threshold_tokens,
+            None if threshold_fraction is None else float(threshold_fraction),
+            reserve_tokens,
+        )
+
+    def evaluate(self, strategy: str, inp: StrategyInput) -> dict[str, Any] | None:
+        """The record facts when the strategy engages at this boundary, else None.
+
+        Raises:
+            CompactionUnmeasurableError: the provider reported zero input tokens.
+        """
+        measured = inp.measured_input_tokens
+        if measured is None:
+            if not inp.forced:
+                return None  # before the first call there is nothing to measure
+            return {"measured_tokens": None, "over_budget": None, **self._threshold_facts(inp)}
+        if measured <= 0:
+            provider = inp.provider_name or "unknown"
+            raise CompactionUnmeasurableError(
+                f"Compaction is counted, not guessed: provider '{provider}' reported "
+                f"{measured} input and {inp.measured_output_tokens or 0} output tokens for the "
+                f"last call, so the window cannot be measured against {self.describe()} of "
+                f"'{strategy}'. Use a provider that reports usage (for an OpenAI-compatible "
+                "server, one that honours stream_options={'include_usage': true}), or switch "
+                "to sliding_window(keep_recent_turns=...), which needs no usage."
+            )
+        facts = self._threshold_facts(inp)
+        over = measured > facts["threshold_tokens"]
+        if not over and not inp.forced:
+            return None
+        return {"measured_tokens": measured, "over_budget": over, **facts}
+
+    def describe(self) -> str:
+        """The threshold in words, for error messages."""
+        if self.threshold_tokens is not None:
+            return f"threshold_tokens={self.threshold_tokens}"
+        return f"threshold_fraction={self.threshold_fraction}"
+
+    def _threshold_facts(self, inp: StrategyInput) -> dict[str, Any]:
+        if self.threshold_tokens is not None:
+            return {"threshold_tokens": self.threshold_tokens}
+        assert self.threshold_fraction is not None
+        if inp.context_window is None:
+            raise WindowConfigError(
+                f"threshold_fraction={self.threshold_fraction} needs the model's context "
+                "window, and this provider does not report one: give the provider a "
+                "context window or use threshold_tokens="
+            )
+        reserve = self.reserve_tokens
+        if reserve is None:
+            reserve = inp.max_output_tokens or DEFAULT_RESERVE_TOKENS
+        # Engage when measured + reserve >= fraction * window, i.e. measured > this - 1.
+        threshold = math.ceil(self.threshold_fraction * inp.context_window) - reserve - 1
+        return {
+            "threshold_tokens": max(threshold, 0),
+            "threshold_fraction": self.threshold_fraction,
+            "reserve_tokens": reserve,
+            "context_window": inp.context_window,
+        }
+
+    def knobs(self) -> dict[str, Any]:
+        """The configured values, by keyword."""
+        if self.threshold_tokens is not None:
+            return {"threshold_tokens": self.threshold_tokens}
+        return {
+            "threshold_fraction": self.threshold_fraction,
+            "reserve_tokens": self.reserve_tokens,
+        }
+
+
+def check_keep_recent_turns(strategy: str, value: Any) -> int:
+    """Validate ``keep_recent_turns`` (a whole number >= 1)."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise WindowConfigError(
+            f"{strategy}: keep_recent_turns must be a whole number >= 1 (how many recent turns "
+            f"the model reasons over), got {value!r}"
+        )
+    return value

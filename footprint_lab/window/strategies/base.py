@@ -1,0 +1,258 @@
+"""The strategy protocol and the input a strategy plans with.
+
+Layer: window core. A strategy decides *when* and *how much*; the refusal engine decides *what
+may leave*, and the input hands the strategy only its answer, never the guards — so a strategy
+you write cannot break a rule. See the law in ``footprint_lab.window``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Awaitable, Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol, runtime_checkable
+
+from footprint_lab.messages import Message, content_hash, window_chars
+from footprint_lab.window.notice import drop_notice, plain_tool_names
+from footprint_lab.window.records import FoldedSpan, Refusal, WindowRecord
+from footprint_lab.window.result import WindowResult
+from footprint_lab.window.turns import Guards, RemovalPlan, Turn, plan_removal
+
+StrategyResult = WindowResult
+"""What ``plan`` returns when it engaged (an alias of :class:`WindowResult`)."""
+
+
+@runtime_checkable
+class WindowStrategy(Protocol):
+    """Anything with a ``name`` and a ``plan(input)``; ``plan`` may be sync or async and
+    returns None when the strategy did not engage at this boundary."""
+
+    @property
+    def name(self) -> str:
+        """The name records are filed under."""
+        ...
+
+    def plan(
+        self, input: StrategyInput
+    ) -> StrategyResult | Awaitable[StrategyResult | None] | None: ...
+
+
+@dataclass(frozen=True, slots=True)
+class RemovalFacts:
+    """Provenance of a set of window indices: who wrote them and what they were."""
+
+    stage_ids: list[str]
+    """Stage ids of the messages, in window order, each once."""
+    count: int
+    """How many messages."""
+    chars: int
+    """Their exact characters."""
+    tool_names: list[str]
+    """Names of the tools whose results are among them, each once, in order."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class StrategyInput:
+    """Everything a strategy may know at one boundary."""
+
+    messages: Sequence[Message]
+    """The window as it stands."""
+    turns: Sequence[Turn]
+    """Its turns."""
+    iteration: int
+    """The ReAct iteration this boundary precedes."""
+    request_index: int | None
+    """Index of the current request in ``messages``."""
+    measured_input_tokens: int | None = None
+    """Input tokens the provider reported for the last call (None before the first call)."""
+    measured_output_tokens: int | None = None
+    """Output tokens the provider reported for the last call."""
+    provider_name: str | None = None
+    """Name of the provider that reported them (for error messages)."""
+    context_window: int | None = None
+    """The model's context window, when the provider knows it."""
+    max_output_tokens: int | None = None
+    """The agent's max output tokens, when set."""
+    forced: bool = False
+    """True when the provider rejected the last request as too long: the trigger is ignored."""
+    prior_records: Sequence[WindowRecord] = ()
+    """Records filed at earlier boundaries of this run."""
+    _guards: Guards = field(repr=False)
+    _keep_last_tool_results: int = 2
+    _stand_down: bool = False
+
+    @property
+    def window_chars(self) -> int:
+        """Exact characters of the window."""
+        return window_chars(self.messages)
+
+    def plan_removal(
+        self,
+        keep_recent_turns: int,
+        is_existing_summary: Callable[[Message], bool] | None = None,
+    ) -> RemovalPlan:
+        """The refusal engine, bound to this boundary's guards and pins."""
+        return plan_removal(
+            self.messages,
+            self.turns,
+            keep_recent_turns,
+            guards=self._guards,
+            keep_last_tool_results=self._keep_last_tool_results,
+            stand_down=self._stand_down,
+            is_existing_summary=is_existing_summary,
+        )
+
+    def removal_facts(self, indices: Iterable[int]) -> RemovalFacts:
+        """Turn window indices into the stage ids that wrote them and what they held."""
+        stage_ids: dict[str, None] = {}
+        tools: dict[str, None] = {}
+        count = chars = 0
+        messages = self.messages
+        for i in indices:
+            message = messages[i]
+            count += 1
+            chars += len(message.content)
+            if message.stage_id is not None:
+                stage_ids[message.stage_id] = None
+            if message.role == "tool" and message.name is not None:
+                tools[message.name] = None
+        return RemovalFacts(list(stage_ids), count, chars, list(tools))
+
+    # -- building results ----------------------------------------------------------------
+
+    def record(self, strategy: str, plan: RemovalPlan | None = None, **facts: Any) -> WindowRecord:
+        """A record for a visit that removed nothing (refusals taken from ``plan``)."""
+        chars = self.window_chars
+        base: dict[str, Any] = {
+            "strategy": strategy,
+            "iteration": self.iteration,
+            "window_chars_before": chars,
+            "window_chars_after": chars,
+            "turns_before": len(self.turns),
+            "turns_after": len(self.turns),
+            "forced": self.forced,
+        }
+        if plan is not None:
+            base["refusals"] = list(plan.refusals)
+            base["observations"] = plan.observations
+            base["keep_recent_turns"] = plan.keep_recent_turns
+        base.update(facts)
+        return WindowRecord(**base)
+
+    def unchanged(
+        self, strategy: str, plan: RemovalPlan | None = None, **facts: Any
+    ) -> StrategyResult:
+        """A result that keeps the window as it is, with a record saying why."""
+        return WindowResult(list(self.messages), self.record(strategy, plan, **facts))
+
+    def refuse_span(
+        self, strategy: str, plan: RemovalPlan, reason: Any, **facts: Any
+    ) -> StrategyResult:
+        """Keep the window and add a refusal at the span's first turn (e.g. a failed summary)."""
+        assert plan.span_turns is not None and plan.span is not None
+        refusal = Refusal(reason=reason, turn_index=plan.span_turns[0], message_index=plan.span[0])
+        return self.unchanged(
+            strategy,
+            plan,
+            refusals=[*plan.refusals, refusal],
+            span_key=self.span_key(plan),
+            **facts,
+        )
+
+    def span_key(self, plan: RemovalPlan) -> str | None:
+        """A content hash identifying the span (stable across boundaries)."""
+        if plan.span is None:
+            return None
+        digest = hashlib.sha256()
+        for i in range(*plan.span):
+            digest.update(content_hash(self.messages[i]).encode())
+        return digest.hexdigest()[:16]
+
+    def _splice(
+        self,
+        strategy: str,
+        plan: RemovalPlan,
+        replacement: Message | None,
+        notice_kind: str | None,
+        **facts: Any,
+    ) -> StrategyResult:
+        assert plan.span is not None and plan.span_turns is not None
+        start, end = plan.span
+        removed = self.removal_facts(range(start, end))
+        middle = [replacement] if replacement is not None else []
+        window = [*self.messages[:start], *middle, *self.messages[end:]]
+        span_turn_count = plan.span_turns[1] - plan.span_turns[0]
+        record = self.record(
+            strategy,
+            plan,
+            removed_stage_ids=removed.stage_ids,
+            removed_message_count=removed.count,
+            window_chars_after=self.window_chars - removed.chars + sum(m.chars for m in middle),
+            dropped_observations=removed.tool_names,
+            turns_after=len(self.turns) - span_turn_count + len(middle),
+            notice=notice_kind,
+            **facts,
+        )
+        return WindowResult(window, record)
+
+    def drop(self, strategy: str, plan: RemovalPlan, **facts: Any) -> StrategyResult:
+        """Drop the plan's span, writing a drop notice when the span is at the front.
+
+        The ladder: the notice naming the dropped tools if strictly smaller than the span, else
+        the plain notice, else none — unless the window would then not open on a user message,
+        in which case the drop is abandoned as ``replacement-not-smaller``.
+        """
+        if plan.span is None:
+            return self.unchanged(strategy, plan, **facts)
+        start, end = plan.span
+        if not plan.at_front:
+            return self._splice(strategy, plan, None, None, **facts)
+        removed = self.removal_facts(range(start, end))
+        request_kept: str | None = None
+        if self.request_index is not None:
+            request_kept = "above" if self.request_index < start else "below"
+        ladder: list[tuple[str, list[str] | None]] = []
+        names = plain_tool_names(removed.tool_names)
+        if names:
+            ladder.append(("named", names))
+        ladder.append(("plain", None))
+        for kind, tool_names in ladder:
+            notice = drop_notice(
+                count=removed.count,
+                iteration=self.iteration,
+                strategy=strategy,
+                request_kept=request_kept,
+                tool_names=tool_names,
+            )
+            if notice.chars < removed.chars:
+                return self._splice(strategy, plan, notice, kind, **facts)
+        new_head = next(
+            (m for m in [*self.messages[:start], *self.messages[end:]] if m.role != "system"),
+            None,
+        )
+        if new_head is not None and new_head.role != "user":
+            return self.refuse_span(strategy, plan, "replacement-not-smaller", **facts)
+        return self._splice(strategy, plan, None, None, **facts)
+
+    def replace(
+        self,
+        strategy: str,
+        plan: RemovalPlan,
+        replacement: Message,
+        *,
+        retain_originals: bool = True,
+        **facts: Any,
+    ) -> StrategyResult:
+        """Replace the plan's span with one message that stands for it (a compaction frame)."""
+        assert plan.span is not None
+        start, end = plan.span
+        result = self._splice(strategy, plan, replacement, None, **facts)
+        assert result.record is not None
+        folded = FoldedSpan(
+            iteration=self.iteration,
+            strategy=strategy,
+            removed_stage_ids=result.record.removed_stage_ids,
+            frame_index=start,
+            originals=list(self.messages[start:end]) if retain_originals else [],
+        )
+        return WindowResult(result.window, result.record, [folded])

@@ -1,0 +1,178 @@
+"""``summarize_oldest``: once over budget, replace the oldest span with a compaction frame.
+
+Layer: window core (see the law in ``footprint_lab.window``). The frame is a claim, so the
+originals it stands for ride along as a folded span; the ledger keeps them verbatim anyway.
+
+Refusals specific to this strategy: ``summarizer-failed`` (it raised: window unchanged, the run
+goes on), ``replacement-not-smaller`` (the frame was not smaller than the span: latched, so the
+same span is not summarized again — ``summarizer_skipped``), ``only-existing-summary`` (the only
+candidate is a previous frame).
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from pydantic import BaseModel
+
+from footprint_lab.messages import Message
+from footprint_lab.window.errors import WindowConfigError
+from footprint_lab.window.notice import compaction_frame, is_compaction_frame
+from footprint_lab.window.strategies._trigger import TokenTrigger, check_keep_recent_turns
+from footprint_lab.window.strategies.base import StrategyInput, StrategyResult
+
+
+class SummaryResult(BaseModel):
+    """What a summarizer may return instead of a plain string."""
+
+    text: str
+    """The summary."""
+    input_tokens: int | None = None
+    """Tokens the summarizer's own call reported reading."""
+    output_tokens: int | None = None
+    """Tokens the summarizer's own call reported writing."""
+
+    @property
+    def tokens(self) -> int | None:
+        """Total reported tokens, or None when nothing was reported."""
+        if self.input_tokens is None and self.output_tokens is None:
+            return None
+        return (self.input_tokens or 0) + (self.output_tokens or 0)
+
+
+SummarizerOutput = str | SummaryResult
+Summarizer = Callable[[Sequence[Message]], SummarizerOutput | Awaitable[SummarizerOutput]]
+"""A sync or async callable that summarizes a span of messages."""
+
+Retain = Literal["conversation", "discard"]
+
+
+def _span_latched(inp: StrategyInput, key: str | None) -> bool:
+    return key is not None and any(
+        r.span_key == key and "replacement-not-smaller" in r.refusal_reasons()
+        for r in inp.prior_records
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class SummarizeOldest:
+    """Summarize everything older than the keep window once the last call was over budget."""
+
+    trigger: TokenTrigger
+    summarizer: Summarizer
+    keep_recent_turns: int = 6
+    retain: Retain = "conversation"
+    name: str = "summarize-oldest"
+
+    async def plan(self, input: StrategyInput) -> StrategyResult | None:
+        """Engage above the threshold and fold the oldest allowed span into a frame."""
+        facts = self.trigger.evaluate(self.name, input)
+        if facts is None:
+            return None
+        plan = input.plan_removal(self.keep_recent_turns, is_existing_summary=is_compaction_frame)
+        if plan.span is None:
+            return input.unchanged(self.name, plan, **facts)
+        key = input.span_key(plan)
+        if _span_latched(input, key):
+            return input.refuse_span(
+                self.name, plan, "replacement-not-smaller", summarizer_skipped=True, **facts
+            )
+        start, end = plan.span
+        span = list(input.messages[start:end])
+        try:
+            produced = self.summarizer(span)
+            if inspect.isawaitable(produced):
+                produced = await produced
+            summary = (
+                produced
+                if isinstance(produced, SummaryResult)
+                else SummaryResult(text=str(produced))
+            )
+        except Exception as exc:  # a failed summary leaves the window as it was
+            return input.refuse_span(
+                self.name, plan, "summarizer-failed", error=f"{type(exc).__name__}: {exc}", **facts
+            )
+        frame = compaction_frame(
+            count=end - start, iteration=input.iteration, strategy=self.name, summary=summary.text
+        )
+        span_chars = sum(m.chars for m in span)
+        if frame.chars >= span_chars:
+            return input.refuse_span(
+                self.name,
+                plan,
+                "replacement-not-smaller",
+                summarizer_tokens=summary.tokens,
+                summarizer_skipped=False,
+                **facts,
+            )
+        return input.replace(
+            self.name,
+            plan,
+            frame,
+            retain_originals=self.retain == "conversation",
+            summary_chars=frame.chars,
+            summarizer_tokens=summary.tokens,
+            summarizer_skipped=False,
+            span_key=key,
+            **facts,
+        )
+
+    def knobs(self) -> dict[str, Any]:
+        """The configuration, by keyword (the summarizer excluded)."""
+        return {**self.trigger.knobs(), "keep_recent_turns": self.keep_recent_turns}
+
+    def with_knobs(self, **changes: Any) -> SummarizeOldest:
+        """A copy with some knobs changed (validated)."""
+        knobs = self.knobs()
+        if "threshold_fraction" in changes:
+            knobs.pop("threshold_tokens", None)
+        if "threshold_tokens" in changes:
+            knobs.pop("threshold_fraction", None)
+            knobs.pop("reserve_tokens", None)
+        knobs.update(changes)
+        return summarize_oldest(summarizer=self.summarizer, retain=self.retain, **knobs)
+
+
+def summarize_oldest(
+    threshold_tokens: int | None = None,
+    summarizer: Summarizer | None = None,
+    keep_recent_turns: int = 6,
+    *,
+    threshold_fraction: float | None = None,
+    reserve_tokens: int | None = None,
+    retain: Retain = "conversation",
+) -> SummarizeOldest:
+    """Summarize the oldest turns once the last call's reported input tokens exceed a threshold.
+
+    Args:
+        threshold_tokens: Absolute input-token threshold.
+        summarizer: Sync or async callable taking the span's messages and returning the summary
+            text (or a :class:`SummaryResult` carrying its own usage).
+        keep_recent_turns: Turns always kept verbatim (default 6).
+        threshold_fraction: Instead of ``threshold_tokens``: a share of the context window.
+        reserve_tokens: Output reserve under ``threshold_fraction``.
+        retain: ``"conversation"`` keeps the folded originals beside the frame; ``"discard"``
+            keeps only their stage ids (the ledger still holds them).
+
+    Raises:
+        WindowConfigError: a missing summarizer, not exactly one threshold, or a bad value.
+    """
+    trigger = TokenTrigger.build(
+        "summarize_oldest", threshold_tokens, threshold_fraction, reserve_tokens
+    )
+    if summarizer is None or not callable(summarizer):
+        raise WindowConfigError(
+            "summarize_oldest needs summarizer=: a callable taking the messages to fold and "
+            "returning summary text (e.g. provider_summarizer(provider, model)); "
+            f"got {summarizer!r}"
+        )
+    if retain not in ("conversation", "discard"):
+        raise WindowConfigError(
+            f"summarize_oldest: retain must be 'conversation' or 'discard', got {retain!r}"
+        )
+    return SummarizeOldest(
+        trigger, summarizer, check_keep_recent_turns("summarize_oldest", keep_recent_turns), retain
+    )

@@ -1,0 +1,234 @@
+"""Turns, the current request, and the refusal engine (``plan_removal``).
+
+Layer: window core. This is the one place that decides what may leave, so every strategy —
+shipped or yours — inherits the same rules. See the law in ``footprint_lab.window``.
+
+A *turn* is a wire boundary: every non-``tool`` message starts one and ``tool`` messages join
+the turn in progress (a leading ``tool`` message starts its own). An assistant message with a
+parallel batch of calls plus all of its results is one turn.
+
+Guards, first match wins: ``current-request``, ``system-envelope``, ``paused-tool`` /
+``pending-check-in``, ``unresolved-tool-call``, ``last-tool-result``. The last
+``keep_recent_turns`` turns are not candidates at all (``inside-keep-window``).
+
+A removal is one contiguous span of turns: walking candidates oldest first, refused turns
+before the first removable one are stepped over (and reported); the first refused turn after
+it ends the span (and is reported).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from footprint_lab.messages import Message
+from footprint_lab.window.notice import is_compaction_frame, is_drop_notice
+from footprint_lab.window.pins import choose_pins
+from footprint_lab.window.records import Observations, Refusal, RefusalReason
+
+
+@dataclass(frozen=True, slots=True)
+class Turn:
+    """A wire boundary: messages ``[start, end)`` of the window."""
+
+    index: int
+    """Position among the window's turns."""
+    start: int
+    """Index of its first message."""
+    end: int
+    """Index one past its last message."""
+
+    @property
+    def size(self) -> int:
+        """How many messages the turn holds."""
+        return self.end - self.start
+
+
+def segment_turns(messages: Sequence[Message]) -> list[Turn]:
+    """Split a window into turns (see the module docstring)."""
+    turns: list[Turn] = []
+    start = 0
+    for i, message in enumerate(messages):
+        if i == 0 or message.role != "tool":
+            if i > start:
+                turns.append(Turn(len(turns), start, i))
+            start = i
+    if messages:
+        turns.append(Turn(len(turns), start, len(messages)))
+    return turns
+
+
+def is_library_authored(message: Message) -> bool:
+    """Drop notices, compaction frames and injections: never the request anchor."""
+    return message.authored is not None or is_drop_notice(message) or is_compaction_frame(message)
+
+
+def current_request_index(messages: Sequence[Message], request: str | None = None) -> int | None:
+    """Index of the current request: the last user message whose text equals ``request``, else
+    the last user message; library-authored messages never count."""
+    fallback: int | None = None
+    for i in range(len(messages) - 1, -1, -1):
+        message = messages[i]
+        if message.role != "user" or is_library_authored(message):
+            continue
+        if request is None or message.content == request:
+            return i
+        if fallback is None:
+            fallback = i
+    return fallback
+
+
+def turn_of(turns: Sequence[Turn], message_index: int) -> int:
+    """The index of the turn holding ``message_index``."""
+    lo, hi = 0, len(turns) - 1
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if turns[mid].start <= message_index:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+@dataclass(frozen=True, slots=True)
+class Guards:
+    """This boundary's guards. Strategies never receive it, only ``plan_removal``'s answer."""
+
+    messages: Sequence[Message]
+    request_index: int | None
+    paused_call_id: str | None = None
+    paused_check_in: bool = False
+
+    def reason(self, turn: Turn, pinned: frozenset[int]) -> RefusalReason | None:
+        """Why ``turn`` may not leave (first match wins), or None when it may."""
+        messages = self.messages
+        if self.request_index is not None and turn.start <= self.request_index < turn.end:
+            return "current-request"
+        head = messages[turn.start]
+        if head.role == "system":
+            return "system-envelope"
+        if head.tool_calls:
+            call_ids = [c.id for c in head.tool_calls]
+            if self.paused_call_id is not None and self.paused_call_id in call_ids:
+                return "pending-check-in" if self.paused_check_in else "paused-tool"
+            answered = {messages[i].tool_call_id for i in range(turn.start + 1, turn.end)}
+            if any(cid not in answered for cid in call_ids):
+                return "unresolved-tool-call"
+        if turn.index in pinned:
+            return "last-tool-result"
+        return None
+
+
+@dataclass(frozen=True, slots=True)
+class RemovalPlan:
+    """The refusal engine's answer: which contiguous span may leave, and who refused."""
+
+    turns: Sequence[Turn]
+    """The window's turns."""
+    keep_recent_turns: int
+    """The keep window the plan was made with."""
+    span_turns: tuple[int, int] | None
+    """Turns ``[first, last + 1)`` that may leave, or None."""
+    span: tuple[int, int] | None
+    """Messages ``[start, end)`` that may leave, or None."""
+    refusals: tuple[Refusal, ...]
+    """Turns that refused, in walk order."""
+    observations: Observations | None
+    """What the pins held (None when pins are off)."""
+    at_front: bool = False
+    """True when the span starts at the front of what may leave (index 0, or right after a
+    kept request / system envelope at the head): only then is a drop notice inserted."""
+    pinned_turns: frozenset[int] = field(default_factory=frozenset)
+    """Turns the pins hold outside the keep window."""
+
+    @property
+    def removable(self) -> bool:
+        """Whether anything may leave."""
+        return self.span is not None
+
+
+def plan_removal(
+    messages: Sequence[Message],
+    turns: Sequence[Turn],
+    keep_recent_turns: int,
+    *,
+    guards: Guards,
+    keep_last_tool_results: int,
+    stand_down: bool,
+    is_existing_summary: Callable[[Message], bool] | None = None,
+) -> RemovalPlan:
+    """Walk the candidate turns oldest first and return the one contiguous span that may leave.
+
+    Args:
+        messages: The window.
+        turns: ``segment_turns(messages)``.
+        keep_recent_turns: The last N turns are not candidates.
+        guards: This boundary's guards.
+        keep_last_tool_results: Pin limit (0 = off).
+        stand_down: Release pins for this visit.
+        is_existing_summary: Recognises a previous summary; a span made only of those is
+            refused as ``only-existing-summary`` (a summary of a summary gains nothing).
+    """
+    keep = max(0, keep_recent_turns)
+    keep_start = max(0, len(turns) - keep)
+    request_turn = None if guards.request_index is None else turn_of(turns, guards.request_index)
+    pinned, observations = choose_pins(
+        messages,
+        turns,
+        request_turn=request_turn,
+        keep_start_turn=keep_start,
+        limit=keep_last_tool_results,
+        stand_down=stand_down,
+    )
+    refusals: list[Refusal] = []
+    first: int | None = None
+    last: int | None = None  # exclusive
+    head_only_envelope = True
+    for turn in turns[:keep_start]:
+        reason = guards.reason(turn, pinned)
+        if reason is None:
+            if first is None:
+                first = turn.index
+            continue
+        refusals.append(Refusal(reason=reason, turn_index=turn.index, message_index=turn.start))
+        if first is not None:
+            last = turn.index
+            break
+        if reason not in ("current-request", "system-envelope"):
+            head_only_envelope = False
+    else:
+        if keep_start < len(turns):
+            boundary = turns[keep_start]
+            refusals.append(
+                Refusal(
+                    reason="inside-keep-window",
+                    turn_index=boundary.index,
+                    message_index=boundary.start,
+                )
+            )
+        if first is not None:
+            last = keep_start
+    if first is None or last is None:
+        return RemovalPlan(turns, keep, None, None, tuple(refusals), observations, False, pinned)
+    span = (turns[first].start, turns[last - 1].end)
+    if is_existing_summary is not None and all(
+        is_existing_summary(messages[i]) for i in range(*span)
+    ):
+        refusals.append(
+            Refusal(
+                reason="only-existing-summary",
+                turn_index=first,
+                message_index=span[0],
+            )
+        )
+        return RemovalPlan(turns, keep, None, None, tuple(refusals), observations, False, pinned)
+    return RemovalPlan(
+        turns,
+        keep,
+        (first, last),
+        span,
+        tuple(refusals),
+        observations,
+        head_only_envelope,
+        pinned,
+    )
