@@ -1,0 +1,42 @@
+"""Messages: constructors, exact sizes, immutability and content hashing."""
+
+from __future__ import annotations
+
+import pydantic
+import pytest
+
+from footprint_lab import Message, ToolCall, content_hash, window_chars
+
+
+def test_constructors_and_fields() -> None:
+    call = ToolCall(id="c1", name="read_log", arguments={"deployment": "d1"})
+    a = Message.assistant("checking", tool_calls=[call])
+    t = Message.tool("c1", "read_log", "DEPLOY d1 ok")
+    assert (a.role, a.tool_calls[0].name, a.tool_call_id) == ("assistant", "read_log", None)
+    assert (t.role, t.tool_call_id, t.name, t.authored, t.stage_id) == (
+        "tool",
+        "c1",
+        "read_log",
+        None,
+        None,
+    )
+    assert Message.system("s").role == "system" and Message.user("u").role == "user"
+
+
+def test_sizes_are_content_characters() -> None:
+    msgs = [Message.user("héllo"), Message.assistant("", tool_calls=[ToolCall(id="1", name="x")])]
+    assert [m.chars for m in msgs] == [5, 0]
+    assert window_chars(msgs) == 5
+
+
+def test_messages_are_immutable() -> None:
+    m = Message.user("x")
+    with pytest.raises(pydantic.ValidationError):
+        m.content = "y"  # type: ignore[misc]
+
+
+def test_content_hash_ignores_stage_but_not_content() -> None:
+    a = Message.user("x")
+    assert content_hash(a) == content_hash(a.with_stage("seed#0"))
+    assert content_hash(a) != content_hash(Message.user("y"))
+    assert content_hash(a) != content_hash(Message.system("x"))

@@ -1,0 +1,102 @@
+"""Pins: one per tool name, newest first, batches cost one slot, keep window is free,
+yielded counting, the request boundary, and stand-down."""
+
+from __future__ import annotations
+
+from footprint_lab import Message, WindowRecord, apply_window, sliding_window
+from footprint_lab.window.records import Refusal
+from tests.builders import call, calls, result, user
+
+
+def _loop(tools: list[str], size: int = 200) -> list[Message]:
+    window: list[Message] = [user("req")]
+    for i, name in enumerate(tools):
+        window += [
+            call(f"c{i}", name, stage=f"a{i}"),
+            result(f"c{i}", name, "x" * size, stage=f"t{i}"),
+        ]
+    return window
+
+
+def test_latest_result_per_tool_is_pinned_newest_first_up_to_limit() -> None:
+    window = [*_loop(["a", "b", "c", "a", "d"]), Message.assistant("k")]
+    out = apply_window(sliding_window(1), window, iteration=9, request="req")
+    obs = out.record.observations  # type: ignore[union-attr]
+    assert obs is not None
+    # latest results: d (turn 5), a (turn 4), c (turn 3), b (turn 2); limit 2 → d, a pinned.
+    assert [(p.tool_name, p.turn_index) for p in obs.pinned] == [("d", 5), ("a", 4)]
+    assert obs.yielded == 2
+    assert obs.limit == 2
+    assert obs.pinned[0].chars == 200
+
+
+def test_parallel_batch_costs_one_slot() -> None:
+    window = [
+        user("req"),
+        call("c0", "old", stage="a0"),
+        result("c0", "old", "o" * 100),
+        calls([("c1", "x"), ("c2", "y")], stage="a1"),
+        result("c1", "x", "x" * 100),
+        result("c2", "y", "y" * 100),
+        Message.assistant("k"),
+    ]
+    out = apply_window(
+        sliding_window(1), window, iteration=4, request="req", keep_last_tool_results=1
+    )
+    obs = out.record.observations  # type: ignore[union-attr]
+    assert obs is not None
+    assert sorted(p.tool_name for p in obs.pinned) == ["x", "y"]
+    assert {p.turn_index for p in obs.pinned} == {2}
+    assert obs.yielded == 1  # 'old' found no slot
+
+
+def test_pins_inside_keep_window_cost_nothing() -> None:
+    window = _loop(["a", "b", "c"])
+    out = apply_window(sliding_window(2), window, iteration=4, request="req")
+    obs = out.record.observations  # type: ignore[union-attr]
+    assert obs is not None
+    # c and b live in the keep window (free); a takes a slot.
+    assert [(p.tool_name, p.turn_index) for p in obs.pinned] == [("a", 1)]
+    assert obs.yielded == 0
+
+
+def test_nothing_at_or_before_the_current_request_is_pinnable() -> None:
+    window = [
+        user("old request"),
+        call("c0", "a", stage="a0"),
+        result("c0", "a", "x" * 300, stage="t0"),
+        user("req"),
+        Message.assistant("k1"),
+        Message.assistant("k2"),
+    ]
+    out = apply_window(sliding_window(1), window, iteration=4, request="req")
+    record = out.record
+    assert record is not None
+    assert record.observations is not None and record.observations.pinned == []
+    assert "a0" in record.removed_stage_ids and "t0" in record.removed_stage_ids
+
+
+def _blocked(iteration: int) -> WindowRecord:
+    return WindowRecord(
+        strategy="sliding-window",
+        iteration=iteration,
+        refusals=[Refusal(reason="last-tool-result", turn_index=1, message_index=1)],
+    )
+
+
+def test_stand_down_after_two_blocked_visits() -> None:
+    window = [*_loop(["a"]), Message.assistant("k")]
+    prior = [_blocked(3), _blocked(4)]
+    out = apply_window(sliding_window(1), window, iteration=5, request="req", prior_records=prior)
+    record = out.record
+    assert record is not None
+    assert record.observations is not None and record.observations.stand_down is True
+    assert record.observations.pinned == []
+    assert record.removed_message_count == 2
+    # Only one blocked visit before: no stand-down.
+    out = apply_window(
+        sliding_window(1), window, iteration=5, request="req", prior_records=prior[-1:]
+    )
+    assert out.record is not None and out.record.observations is not None
+    assert out.record.observations.stand_down is False
+    assert out.record.removed_message_count == 0
