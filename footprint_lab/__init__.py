@@ -6,7 +6,22 @@ stated); the lab (dataframes, charts, widgets) is :mod:`footprint_lab.lab`.
 
 from __future__ import annotations
 
-from footprint_lab.agent import Agent, AgentBuilder, CallRecord, Run, Tool, tool
+from footprint_lab.agent import (
+    Agent,
+    AgentBuilder,
+    CallRecord,
+    Checkpoint,
+    InjectionContext,
+    PauseState,
+    Run,
+    RunFileError,
+    Tool,
+    after_compaction,
+    ask_human,
+    load_checkpoint,
+    load_run,
+    tool,
+)
 from footprint_lab.events import Event, Recorder
 from footprint_lab.ledger import Commit, Ledger
 from footprint_lab.messages import Message, ToolCall, content_hash, window_chars
@@ -53,14 +68,17 @@ __all__ = [
     "Agent",
     "AgentBuilder",
     "CallRecord",
+    "Checkpoint",
     "Commit",
     "CompactionUnmeasurableError",
     "ContextLengthError",
     "Event",
     "FoldedSpan",
+    "InjectionContext",
     "Ledger",
     "Message",
     "Observations",
+    "PauseState",
     "Pin",
     "Provider",
     "ProviderError",
@@ -70,6 +88,7 @@ __all__ = [
     "Refusal",
     "Reply",
     "Run",
+    "RunFileError",
     "ScriptedProvider",
     "StrategyInput",
     "StrategyResult",
@@ -85,10 +104,14 @@ __all__ = [
     "WindowStrategyError",
     "__version__",
     "aapply_window",
+    "after_compaction",
     "apply_window",
+    "ask_human",
     "content_hash",
     "is_compaction_frame",
     "is_drop_notice",
+    "load_checkpoint",
+    "load_run",
     "segment_turns",
     "sliding_window",
     "summarize_oldest",

@@ -123,6 +123,62 @@ class Ledger:
             raise ValueError(f"use append()/set_window() for {key!r}")
         self._commit(stage_id, key, value)
 
+    # -- durability ----------------------------------------------------------------------
+
+    def export(self) -> tuple[list[Message], list[int], list[Commit], int]:
+        """Everything needed to rebuild this ledger: messages, the commit of each, the
+        commits, and the stage counter (see :meth:`restore`)."""
+        return (
+            list(self._messages),
+            list(self._message_commit),
+            list(self._commits),
+            (self._stage_counter),
+        )
+
+    @classmethod
+    def restore(
+        cls,
+        messages: Sequence[Message],
+        message_commit: Sequence[int],
+        commits: Sequence[Commit],
+        stage_counter: int,
+        clock: Clock | None = None,
+    ) -> Ledger:
+        """Rebuild a ledger from :meth:`export`'s parts, checking they agree.
+
+        Raises:
+            ValueError: the parts are inconsistent (wrong indices, positions out of range).
+        """
+        ledger = cls(clock)
+        if len(messages) != len(message_commit):
+            raise ValueError("every message needs the index of the commit that appended it")
+        for i, commit in enumerate(commits):
+            if commit.index != i:
+                raise ValueError(f"commit {i} carries index {commit.index}")
+            ledger._commits.append(commit)
+            ledger._key_index.setdefault(commit.key, []).append(i)
+            if commit.key == HISTORY:
+                start, end = commit.stored
+                if not 0 <= start <= end <= len(messages):
+                    raise ValueError(f"commit {i} appends positions {start}..{end} out of range")
+            elif commit.key == WINDOW:
+                for start, end in commit.stored:
+                    if not 0 <= start < end <= len(messages):
+                        raise ValueError(f"commit {i} holds positions {start}..{end} out of range")
+        for pos, (message, commit_index) in enumerate(zip(messages, message_commit, strict=True)):
+            if not 0 <= commit_index < len(commits) or message.stage_id is None:
+                raise ValueError(f"message {pos} has no valid commit or stage id")
+            ledger._position[id(message)] = pos
+            ledger._messages.append(message)
+            ledger._message_commit.append(commit_index)
+            ledger._by_stage.setdefault(message.stage_id, []).append(pos)
+        ledger._stage_counter = stage_counter
+        return ledger
+
+    def copy(self) -> Ledger:
+        """A ledger with the same commits that can grow independently (messages shared)."""
+        return Ledger.restore(*self.export(), clock=self._clock)
+
     # -- reading -------------------------------------------------------------------------
 
     @property

@@ -45,6 +45,8 @@ class Scenario:
     """The three shipped strategies, tuned so each engages on this story."""
     report_usage: bool = True
     """Whether the scripted provider reports usage."""
+    follow_ups: tuple[str, ...] = ()
+    """Further requests of the same conversation, sent after the first one finishes."""
 
     def provider(self, **kwargs: Any) -> ScriptedProvider:
         """A fresh scripted provider for one run."""
@@ -83,10 +85,13 @@ class Scenario:
         keep_last_tool_results: int | bool = 2,
         **kwargs: Any,
     ) -> Run:
-        """Run the scenario once."""
-        run = self.agent(strategy, keep_last_tool_results=keep_last_tool_results, **kwargs).run(
-            self.request
-        )
+        """Run the scenario once (every request of its conversation, on one agent)."""
+        agent = self.agent(strategy, keep_last_tool_results=keep_last_tool_results, **kwargs)
+        run = agent.run(self.request)
+        for follow_up in self.follow_ups:
+            if run.status != "done":
+                break
+            run = agent.run(follow_up)
         run.meta["scenario"] = self.name
         return run
 
@@ -280,9 +285,84 @@ def parallel_tools() -> Scenario:
     )
 
 
+# -- long session --------------------------------------------------------------------------
+
+_FILES = [f"src/module_{i:02d}.py" for i in range(24)]
+
+
+@tool
+def search_code(query: str) -> str:
+    """Search the repository; returns matching paths."""
+    hits = [f for i, f in enumerate(_FILES) if (i + len(query)) % 3 == 0]
+    return f"matches for {query!r}: " + ", ".join(hits)
+
+
+@tool
+def read_file(path: str) -> str:
+    """Read a source file."""
+    body = "\n".join(f"def fn_{n}(x):  # in {path}\n    return x * {n}" for n in range(14))
+    return f"# {path}\n{body}"
+
+
+@tool
+def run_tests(target: str) -> str:
+    """Run the test suite for a target."""
+    return f"tests for {target}: 48 passed, 0 failed in 3.1s\n" + "." * 120
+
+
+_SESSION_TASKS = (
+    "Find where the tax rounding bug lives and explain it.",
+    "Now fix it and make sure the tests still pass.",
+    "Add a regression test for the rounding edge case.",
+    "Summarise everything we changed today for the changelog.",
+)
+
+
+def _session_replies() -> list[Reply]:
+    replies: list[Reply] = []
+    for task_no in range(len(_SESSION_TASKS)):
+        for step in range(68):
+            kind = step % 4
+            if kind == 0:
+                replies.append(Reply.tool_call("search_code", query=f"task{task_no} q{step}"))
+            elif kind == 3:
+                replies.append(Reply.tool_call("run_tests", target=f"pkg{step % 5}"))
+            else:
+                path = _FILES[(step * 7 + task_no) % len(_FILES)]
+                replies.append(Reply.tool_call("read_file", path=path))
+        replies.append(Reply.text(f"Task {task_no + 1} done: {_SESSION_TASKS[task_no]}"))
+    return replies
+
+
+def long_session() -> Scenario:
+    """A four-request conversation of about 280 iterations: each new request becomes the
+    anchor and releases the previous loop's pins."""
+    return Scenario(
+        name="long-session",
+        description=(
+            "A coding session: four requests in one conversation, each a long loop of "
+            "search / read / test calls. Earlier requests become droppable history."
+        ),
+        request=_SESSION_TASKS[0],
+        follow_ups=_SESSION_TASKS[1:],
+        system="You are a careful coding agent. Read before you change anything.",
+        tools=(search_code, read_file, run_tests),
+        replies=_session_replies,
+        max_iterations=80,
+        strategies=lambda: {
+            "sliding-window": sliding_window(keep_recent_turns=8),
+            "token-budget": token_budget(threshold_tokens=4_000, keep_recent_turns=8),
+            "summarize-oldest": summarize_oldest(
+                threshold_tokens=4_000, summarizer=extractive_summarizer, keep_recent_turns=8
+            ),
+        },
+    )
+
+
 SCENARIOS: dict[str, Callable[[], Scenario]] = {
     "deploy-audit": deploy_audit,
     "screen-driver": screen_driver,
     "parallel-tools": parallel_tools,
+    "long-session": long_session,
 }
 """Every scenario by name."""

@@ -1,10 +1,40 @@
-"""The agent: builder, ReAct loop, tools and runs. Layer: above providers and the window core."""
+"""The agent: builder, ReAct loop, tools, injections and durable runs.
+
+Layer: above providers and the window core.
+"""
 
 from __future__ import annotations
 
-from footprint_lab.agent.agent import Agent
+from footprint_lab.agent.agent import Agent, CheckpointHook
 from footprint_lab.agent.builder import AgentBuilder
-from footprint_lab.agent.run import CallRecord, Run, RunStatus
-from footprint_lab.agent.tools import Tool, tool
+from footprint_lab.agent.checkpoint import (
+    Checkpoint,
+    RestoredError,
+    RunFileError,
+    load_checkpoint,
+    load_run,
+)
+from footprint_lab.agent.injections import InjectionContext, InjectionRule, after_compaction
+from footprint_lab.agent.run import CallRecord, PauseState, Run, RunStatus
+from footprint_lab.agent.tools import Tool, ask_human, tool
 
-__all__ = ["Agent", "AgentBuilder", "CallRecord", "Run", "RunStatus", "Tool", "tool"]
+__all__ = [
+    "Agent",
+    "AgentBuilder",
+    "CallRecord",
+    "Checkpoint",
+    "CheckpointHook",
+    "InjectionContext",
+    "InjectionRule",
+    "PauseState",
+    "RestoredError",
+    "Run",
+    "RunFileError",
+    "RunStatus",
+    "Tool",
+    "after_compaction",
+    "ask_human",
+    "load_checkpoint",
+    "load_run",
+    "tool",
+]

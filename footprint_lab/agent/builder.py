@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from footprint_lab.agent.injections import InjectionRule
 from footprint_lab.agent.tools import Tool, ToolFunction
 from footprint_lab.providers.base import Provider
 from footprint_lab.providers.scripted import echo_provider
@@ -39,6 +40,7 @@ class AgentBuilder:
         self._system: str | None = None
         self._tools: list[Tool] = []
         self._strategies: list[tuple[str, Any]] = []
+        self._injections: list[InjectionRule] = []
 
     def system(self, text: str) -> AgentBuilder:
         """Set the system prompt (it rides the request, never the window)."""
@@ -65,6 +67,14 @@ class AgentBuilder:
         """Configure the loop's moments; ``window=`` forwards to ``.window()``."""
         if window is not None:
             self._strategies.append((".act(window=)", window))
+        return self
+
+    def inject(self, rule: InjectionRule) -> AgentBuilder:
+        """Add an injection rule: it may deliver a library-authored user message right before
+        each call (e.g. ``after_compaction(standing_instructions)``)."""
+        if not callable(rule):
+            raise WindowConfigError(f"an injection rule must be callable, got {rule!r}")
+        self._injections.append(rule)
         return self
 
     def compaction(
@@ -155,4 +165,5 @@ class AgentBuilder:
             system=self._system,
             tools=list(self._tools),
             strategy=strategy,
+            injections=list(self._injections),
         )

@@ -2,6 +2,9 @@
 
 Layer: agent. A tool that raises, an unknown tool and invalid arguments all become an error
 result the model sees — never a crash of the run.
+
+Two kinds of tool stop the run for a person: ``ask_human`` (the person's answer becomes the
+result) and a tool declared with ``check_in=True`` (it runs only after the person approves).
 """
 
 from __future__ import annotations
@@ -10,7 +13,7 @@ import asyncio
 import inspect
 import json
 from collections.abc import Callable
-from typing import Any, overload
+from typing import Any, Literal, overload
 
 from pydantic import BaseModel, ConfigDict, ValidationError, create_model
 
@@ -19,6 +22,7 @@ from footprint_lab.providers.base import ToolSpec
 from footprint_lab.window.errors import WindowConfigError
 
 ToolFunction = Callable[..., Any]
+ToolKind = Literal["auto", "ask-human", "check-in"]
 
 
 def _arguments_model(fn: ToolFunction, name: str) -> type[BaseModel]:
@@ -51,11 +55,17 @@ class Tool:
     """A callable the model may ask for, with validated arguments."""
 
     def __init__(
-        self, fn: ToolFunction, *, name: str | None = None, description: str | None = None
+        self,
+        fn: ToolFunction,
+        *,
+        name: str | None = None,
+        description: str | None = None,
+        kind: ToolKind = "auto",
     ) -> None:
         if not callable(fn):
             raise WindowConfigError(f"a tool must be a callable, got {fn!r}")
         self.fn = fn
+        self.kind: ToolKind = kind
         self.name = name or fn.__name__
         self.description = description or inspect.getdoc(fn) or ""
         self.arguments = _arguments_model(fn, self.name)
@@ -94,16 +104,21 @@ def is_error_result(message: Message) -> bool:
     return message.role == "tool" and message.content.startswith("error: ")
 
 
+def unknown_tool_result(tools: dict[str, Tool], call: ToolCall) -> Message:
+    """The error result for a call to a tool the agent does not have."""
+    available = ", ".join(sorted(tools)) or "none"
+    return Message.tool(
+        call.id, call.name, f"error: unknown tool '{call.name}'; available: {available}"
+    )
+
+
 async def run_tool_calls(tools: dict[str, Tool], calls: list[ToolCall]) -> list[Message]:
     """Run a batch (possibly parallel) and return results in call order."""
 
     async def one(call: ToolCall) -> Message:
         tool = tools.get(call.name)
         if tool is None:
-            available = ", ".join(sorted(tools)) or "none"
-            return Message.tool(
-                call.id, call.name, f"error: unknown tool '{call.name}'; available: {available}"
-            )
+            return unknown_tool_result(tools, call)
         return await tool.invoke(call)
 
     if len(calls) == 1:
@@ -116,7 +131,7 @@ async def run_tool_calls(tools: dict[str, Tool], calls: list[ToolCall]) -> list[
 def tool(fn: ToolFunction, /) -> Tool: ...
 @overload
 def tool(
-    *, name: str | None = None, description: str | None = None
+    *, name: str | None = None, description: str | None = None, check_in: bool = False
 ) -> Callable[[ToolFunction], Tool]: ...
 def tool(
     fn: ToolFunction | None = None,
@@ -124,13 +139,29 @@ def tool(
     *,
     name: str | None = None,
     description: str | None = None,
+    check_in: bool = False,
 ) -> Tool | Callable[[ToolFunction], Tool]:
     """Make a function a tool: name from the function, description from its docstring,
-    arguments validated from its signature. Use as ``@tool`` or ``@tool(name=...)``."""
+    arguments validated from its signature. Use as ``@tool`` or ``@tool(name=...)``.
+
+    Args:
+        check_in: The tool acts on the world: the run pauses for a person's consent before
+            each call (``run.approve()`` / ``run.deny(reason)``).
+    """
+    kind: ToolKind = "check-in" if check_in else "auto"
     if fn is not None:
-        return Tool(fn, name=name, description=description)
+        return Tool(fn, name=name, description=description, kind=kind)
 
     def wrap(f: ToolFunction) -> Tool:
-        return Tool(f, name=name, description=description)
+        return Tool(f, name=name, description=description, kind=kind)
 
     return wrap
+
+
+def _ask_human(question: str) -> str:
+    """Ask the person running this agent a question and wait for their answer."""
+    raise RuntimeError("ask_human is answered by a person through run.resume(answer)")
+
+
+ask_human = Tool(_ask_human, name="ask_human", kind="ask-human")
+"""A built-in tool: the run pauses until ``run.resume(answer)``."""

@@ -42,9 +42,9 @@ class Reply(BaseModel):
         return cls(content=text, calls=[(name, dict(args)) for name, args in calls])
 
     @classmethod
-    def tool_call(cls, name: str, **arguments: Any) -> Reply:
+    def tool_call(cls, tool_name: str, /, **arguments: Any) -> Reply:
         """A single tool call."""
-        return cls(calls=[(name, arguments)])
+        return cls(calls=[(tool_name, arguments)])
 
     @classmethod
     def fail(cls, message: str) -> Reply:
@@ -99,6 +99,15 @@ class ScriptedProvider:
     def context_window(self, model: str) -> int | None:
         """The configured context window (None when unlimited)."""
         return self._context_window
+
+    def export_state(self) -> dict[str, Any]:
+        """Where the script stands, so a checkpoint can resume it in another process."""
+        return {"calls": self.calls, "call_ids": self._call_ids}
+
+    def restore_state(self, state: dict[str, Any]) -> None:
+        """Continue the script from an exported state."""
+        self.calls = int(state["calls"])
+        self._call_ids = int(state["call_ids"])
 
     def _next_reply(self, request: ProviderRequest) -> Reply:
         if callable(self._source):

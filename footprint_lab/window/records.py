@@ -167,5 +167,7 @@ class FoldedSpan(BaseModel):
     """Stage ids of the folded originals."""
     frame_index: int
     """Index of the frame in the window the visit produced."""
+    frame_stage_id: str | None = None
+    """The stage that committed the frame (set by the agent; None from a bare apply_window)."""
     originals: list[Message] = Field(default_factory=list)
     """The folded messages themselves (empty when the policy discards them)."""

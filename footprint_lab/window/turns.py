@@ -181,47 +181,36 @@ def plan_removal(
         stand_down=stand_down,
     )
     refusals: list[Refusal] = []
-    first: int | None = None
-    last: int | None = None  # exclusive
     head_only_envelope = True
-    for turn in turns[:keep_start]:
-        reason = guards.reason(turn, pinned)
-        if reason is None:
-            if first is None:
-                first = turn.index
-            continue
-        refusals.append(Refusal(reason=reason, turn_index=turn.index, message_index=turn.start))
-        if first is not None:
-            last = turn.index
+    walk_from = 0
+    while True:
+        first, last, reached_keep = _walk(turns, walk_from, keep_start, guards, pinned, refusals)
+        if first is None or last is None:
+            return RemovalPlan(
+                turns, keep, None, None, tuple(refusals), observations, False, pinned
+            )
+        if walk_from == 0:
+            head_only_envelope = all(
+                r.reason in ("current-request", "system-envelope")
+                for r in refusals
+                if r.turn_index < first
+            )
+        span = (turns[first].start, turns[last - 1].end)
+        if is_existing_summary is None or not all(
+            is_existing_summary(messages[i]) for i in range(*span)
+        ):
             break
-        if reason not in ("current-request", "system-envelope"):
-            head_only_envelope = False
-    else:
-        if keep_start < len(turns):
-            boundary = turns[keep_start]
-            refusals.append(
-                Refusal(
-                    reason="inside-keep-window",
-                    turn_index=boundary.index,
-                    message_index=boundary.start,
-                )
-            )
-        if first is not None:
-            last = keep_start
-    if first is None or last is None:
-        return RemovalPlan(turns, keep, None, None, tuple(refusals), observations, False, pinned)
-    span = (turns[first].start, turns[last - 1].end)
-    if is_existing_summary is not None and all(
-        is_existing_summary(messages[i]) for i in range(*span)
-    ):
-        refusals.append(
-            Refusal(
-                reason="only-existing-summary",
-                turn_index=first,
-                message_index=span[0],
-            )
+        # A summary of a summary gains nothing: step over it and look further in.
+        ended_by_refusal = not reached_keep or keep_start < len(turns)
+        refusals.insert(
+            len(refusals) - (1 if ended_by_refusal else 0),
+            Refusal(reason="only-existing-summary", turn_index=first, message_index=span[0]),
         )
-        return RemovalPlan(turns, keep, None, None, tuple(refusals), observations, False, pinned)
+        if reached_keep:
+            return RemovalPlan(
+                turns, keep, None, None, tuple(refusals), observations, False, pinned
+            )
+        walk_from = last + 1
     return RemovalPlan(
         turns,
         keep,
@@ -229,6 +218,41 @@ def plan_removal(
         span,
         tuple(refusals),
         observations,
-        head_only_envelope,
+        head_only_envelope and walk_from == 0,
         pinned,
     )
+
+
+def _walk(
+    turns: Sequence[Turn],
+    walk_from: int,
+    keep_start: int,
+    guards: Guards,
+    pinned: frozenset[int],
+    refusals: list[Refusal],
+) -> tuple[int | None, int | None, bool]:
+    """One pass of the span walk from ``walk_from``; appends refusals as it goes.
+
+    Returns the span's first turn and one past its last (None when nothing may leave), and
+    whether the walk reached the keep window.
+    """
+    first: int | None = None
+    for turn in turns[walk_from:keep_start]:
+        reason = guards.reason(turn, pinned)
+        if reason is None:
+            if first is None:
+                first = turn.index
+            continue
+        refusals.append(Refusal(reason=reason, turn_index=turn.index, message_index=turn.start))
+        if first is not None:
+            return first, turn.index, False
+    if keep_start < len(turns):
+        boundary = turns[keep_start]
+        refusals.append(
+            Refusal(
+                reason="inside-keep-window",
+                turn_index=boundary.index,
+                message_index=boundary.start,
+            )
+        )
+    return first, (keep_start if first is not None else None), True

@@ -318,3 +318,40 @@ def test_knobs_round_trip() -> None:
     assert t.knobs() == {"threshold_tokens": 300, "keep_recent_turns": 2}
     with pytest.raises(WindowConfigError):
         t.with_knobs(keep_recent_turns=0)
+
+
+def test_existing_summary_before_a_new_request_is_stepped_over_not_a_dead_end() -> None:
+    """A frame, then the new request: the walk steps over both and folds what follows."""
+    frame = Message(
+        role="user",
+        content="[compacted history — x]\n\nold",
+        authored="compaction-frame",
+        stage_id="window#3",
+    )
+    window = [
+        frame,
+        user("req", stage="seed#4"),
+        call("c1", "x", stage="call-llm#5"),
+        result("c1", "x", "r" * 300, stage="tool-calls#6"),
+        call("c2", "y", stage="call-llm#7"),
+        result("c2", "y", "r" * 300, stage="tool-calls#8"),
+        Message.assistant("k", stage_id="call-llm#9"),
+    ]
+    out = apply_window(
+        summarize_oldest(10, lambda s: "s", keep_recent_turns=1),
+        window,
+        iteration=9,
+        request="req",
+        measured_input_tokens=50,
+        keep_last_tool_results=0,
+    )
+    record = out.record
+    assert record is not None
+    assert record.refusal_reasons() == [
+        "only-existing-summary",
+        "current-request",
+        "inside-keep-window",
+    ]
+    assert record.removed_stage_ids == ["call-llm#5", "tool-calls#6", "call-llm#7", "tool-calls#8"]
+    assert out.window[0] is frame and out.window[1].content == "req"
+    assert is_compaction_frame(out.window[2])
