@@ -22,6 +22,8 @@ from footprint_lab.agent import (
     load_run,
     tool,
 )
+from footprint_lab.auditing import Violation, audit
+from footprint_lab.counterfactual import replay
 from footprint_lab.events import Event, Recorder
 from footprint_lab.ledger import Commit, Ledger
 from footprint_lab.messages import Message, ToolCall, content_hash, window_chars
@@ -33,6 +35,7 @@ from footprint_lab.providers import (
     Reply,
     ScriptedProvider,
 )
+from footprint_lab.sweeps import sweep
 from footprint_lab.usage import Usage
 from footprint_lab.window import (
     DROP_NOTICE_PREFIX,
@@ -97,6 +100,7 @@ __all__ = [
     "ToolCall",
     "Turn",
     "Usage",
+    "Violation",
     "WindowConfigError",
     "WindowRecord",
     "WindowResult",
@@ -107,14 +111,17 @@ __all__ = [
     "after_compaction",
     "apply_window",
     "ask_human",
+    "audit",
     "content_hash",
     "is_compaction_frame",
     "is_drop_notice",
     "load_checkpoint",
     "load_run",
+    "replay",
     "segment_turns",
     "sliding_window",
     "summarize_oldest",
+    "sweep",
     "token_budget",
     "tool",
     "window_chars",

@@ -277,9 +277,9 @@ def parallel_tools() -> Scenario:
         max_iterations=8,
         strategies=lambda: {
             "sliding-window": sliding_window(keep_recent_turns=2),
-            "token-budget": token_budget(threshold_tokens=600, keep_recent_turns=2),
+            "token-budget": token_budget(threshold_tokens=400, keep_recent_turns=2),
             "summarize-oldest": summarize_oldest(
-                threshold_tokens=600, summarizer=extractive_summarizer, keep_recent_turns=2
+                threshold_tokens=400, summarizer=extractive_summarizer, keep_recent_turns=2
             ),
         },
     )

@@ -42,6 +42,7 @@ from footprint_lab.messages import Message, ToolCall, content_hash, window_chars
 from footprint_lab.providers.base import Provider, ProviderRequest, ProviderResponse
 from footprint_lab.window.apply import aapply_window, run_sync
 from footprint_lab.window.errors import ContextLengthError, WindowConfigError
+from footprint_lab.window.records import WindowRecord
 from footprint_lab.window.result import WindowResult
 from footprint_lab.window.strategies import WindowStrategy
 
@@ -205,7 +206,7 @@ class _Loop:
         self.on_checkpoint = on_checkpoint
         self.recorder = Recorder()
         self.window_changed = False
-        self.iteration_record = None
+        self.iteration_record: WindowRecord | None = None
         if previous is None:
             self.ledger = Ledger(agent.clock)
             self.run = Run(request="", ledger=self.ledger)

@@ -25,8 +25,8 @@ from footprint_lab.messages import Message
 from footprint_lab.usage import Usage
 from footprint_lab.window.records import FoldedSpan, WindowRecord
 
-FORMAT = "footprint-lab/run"
-VERSION = 1
+FORMAT: Literal["footprint-lab/run"] = "footprint-lab/run"
+VERSION: Literal[1] = 1
 
 
 class RunFileError(ValueError):

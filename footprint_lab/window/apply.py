@@ -111,7 +111,12 @@ def _finish(strategy: WindowStrategy, inp: StrategyInput, out: Any) -> WindowRes
             f"strategy {strategy.name!r} removed messages of stages {unnamed} without naming "
             "them in removed_stage_ids; a removal that cannot be named cannot be filed"
         )
-    if inp.request_index is not None and id(inp.messages[inp.request_index]) not in kept:
+    audited = getattr(strategy, "audited", False)  # audit records breaches instead
+    if (
+        not audited
+        and inp.request_index is not None
+        and id(inp.messages[inp.request_index]) not in kept
+    ):
         raise WindowStrategyError(
             f"strategy {strategy.name!r} removed the current request; build removals with "
             "input.plan_removal(), which refuses it"

@@ -1,0 +1,199 @@
+"""Replay: what would strategy X have done to *this* run?
+
+Layer: top (drives the window core like the agent does, but calls no model). ``replay``
+re-applies a strategy boundary by boundary over a recorded history: before each recorded
+assistant reply it runs the window stage with the usage the original call reported, then
+commits that reply and the tool results that followed. The result is a :class:`Run` the lab
+captures like any other, marked counterfactual: every reply after the first removal is the
+original run's, not what a model would have said to the smaller window.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from footprint_lab.agent.run import CallRecord, Run
+from footprint_lab.events import ContextEvicted, LlmEnd, LlmStart, Recorder
+from footprint_lab.ledger import Ledger
+from footprint_lab.messages import Message, content_hash, window_chars
+from footprint_lab.usage import Usage
+from footprint_lab.window.apply import aapply_window, check_keep_last_tool_results, run_sync
+from footprint_lab.window.strategies import WindowStrategy
+
+COUNTERFACTUAL_NOTE = (
+    "counterfactual: the window is what this strategy would have sent; every reply after it "
+    "is the original run's"
+)
+
+
+def transcript_of(run: Run) -> tuple[list[Message], list[Usage | None]]:
+    """The recorded conversation of ``run`` (library-authored messages left out) and the usage
+    each assistant reply reported, in order."""
+    messages = [m for m in run.ledger.messages if m.authored is None]
+    usages: list[Usage | None] = [c.usage for c in run.calls if c.usage is not None]
+    replies = sum(1 for m in messages if m.role == "assistant")
+    usages = (usages + [None] * replies)[:replies]
+    return messages, usages
+
+
+def replay(
+    source: Run,
+    strategy: WindowStrategy | None,
+    keep_last_tool_results: int | bool = 2,
+) -> Run:
+    """Re-apply ``strategy`` over ``source``'s recorded history; calls no model.
+
+    Args:
+        source: A run (from an agent, ``load_run`` or an importer).
+        strategy: The window strategy to replay (None replays with no window management).
+        keep_last_tool_results: The pin limit for the replay.
+
+    Returns:
+        A counterfactual run: ``meta['counterfactual']`` is True and ``meta['replay_of']``
+        names the source.
+    """
+    return run_sync(areplay(source, strategy, keep_last_tool_results))
+
+
+async def areplay(
+    source: Run,
+    strategy: WindowStrategy | None,
+    keep_last_tool_results: int | bool = 2,
+) -> Run:
+    """The async form of :func:`replay`."""
+    keep_last = check_keep_last_tool_results(keep_last_tool_results)
+    messages, usages = transcript_of(source)
+    ledger = Ledger()
+    recorder = Recorder()
+    run = Run(
+        request="",
+        ledger=ledger,
+        status=source.status if source.status != "paused" else "done",
+        output=source.output,
+        events=recorder.events,
+        strategy=getattr(strategy, "name", None),
+        system=source.system,
+        model=source.model,
+        provider=source.provider,
+        keep_last_tool_results=keep_last,
+        meta={
+            **{k: v for k, v in source.meta.items() if not k.startswith("_")},
+            "counterfactual": True,
+            "replay_of": source.meta.get("label") or source.meta.get("scenario") or "run",
+            "note": COUNTERFACTUAL_NOTE,
+        },
+    )
+    source_stage: dict[str, str | None] = {}
+    window: list[Message] = []
+    last_usage: Usage | None = None
+    reply_no = 0
+    i = 0
+    while i < len(messages):
+        message = messages[i]
+        if message.role == "assistant":
+            run.iterations += 1
+            iteration = run.iterations
+            if strategy is not None:
+                window = await _window_stage(
+                    run, recorder, strategy, window, iteration, last_usage, keep_last
+                )
+            stage = ledger.begin_stage("call-llm")
+            usage = usages[reply_no]
+            reply_no += 1
+            call = CallRecord(
+                iteration=iteration,
+                stage_id=stage,
+                sent_commit=len(ledger) - 1,
+                messages=len(window),
+                chars=window_chars(window),
+                usage=usage,
+            )
+            run.calls.append(call)
+            recorder.emit(
+                LlmStart(
+                    iteration=iteration, stage_id=stage, messages=call.messages, chars=call.chars
+                )
+            )
+            if usage is not None:
+                ledger.put(stage, "usage", usage)
+                recorder.emit(LlmEnd(iteration=iteration, stage_id=stage, usage=usage))
+                last_usage = usage
+            window.extend(_commit(ledger, stage, [message], source_stage))
+            i += 1
+            continue
+        # Consecutive tool results form one tool-calls stage; a user message is a new request.
+        j = i
+        kind = "tool-calls" if message.role == "tool" else "seed"
+        while j < len(messages) and messages[j].role == message.role and message.role == "tool":
+            j += 1
+        batch = messages[i : max(j, i + 1)]
+        stage = ledger.begin_stage(kind)
+        if message.role == "user":
+            run.request = message.content
+            run.requests.append(message.content)
+        window.extend(_commit(ledger, stage, batch, source_stage))
+        i += len(batch)
+    run.window = window
+    run.meta["source_stage_ids"] = source_stage
+    return run
+
+
+def _commit(
+    ledger: Ledger, stage: str, batch: Sequence[Message], source_stage: dict[str, str | None]
+) -> list[Message]:
+    source_stage.setdefault(stage, batch[0].stage_id if batch else None)
+    return ledger.append(stage, [m.model_copy(update={"stage_id": None}) for m in batch])
+
+
+async def _window_stage(
+    run: Run,
+    recorder: Recorder,
+    strategy: WindowStrategy,
+    window: list[Message],
+    iteration: int,
+    last_usage: Usage | None,
+    keep_last: int,
+) -> list[Message]:
+    ledger = run.ledger
+    stage = ledger.begin_stage("window")
+    result = await aapply_window(
+        strategy,
+        window,
+        iteration=iteration,
+        request=run.request or None,
+        measured_input_tokens=None if last_usage is None else last_usage.input_tokens,
+        measured_output_tokens=None if last_usage is None else last_usage.output_tokens,
+        keep_last_tool_results=keep_last,
+        prior_records=run.records,
+        provider_name=run.provider or "replay",
+    )
+    if result.record is None:
+        return window
+    new = list(result.window)
+    fresh = [m for m in new if ledger.position(m) is None]
+    if fresh:
+        stamped = dict(zip(map(id, fresh), ledger.append(stage, fresh), strict=True))
+        new = [stamped.get(id(m), m) for m in new]
+    if len(new) != len(window) or any(a is not b for a, b in zip(new, window, strict=False)):
+        ledger.set_window(stage, new)
+    ledger.put(stage, "record", result.record)
+    run.records.append(result.record)
+    for span in result.folded:
+        run.folded.append(
+            span.model_copy(update={"frame_stage_id": new[span.frame_index].stage_id})
+        )
+    kept = {id(m) for m in new}
+    for message in window:
+        if id(message) not in kept:
+            recorder.emit(
+                ContextEvicted(
+                    iteration=iteration,
+                    strategy=result.record.strategy,
+                    stage_id=message.stage_id,
+                    content_hash=content_hash(message),
+                    role=message.role,
+                    tool_name=message.name,
+                    survival_ms=0,
+                )
+            )
+    return new

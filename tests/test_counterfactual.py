@@ -1,0 +1,70 @@
+"""Replay: a strategy re-applied over a recorded history, calling no model."""
+
+from __future__ import annotations
+
+import pytest
+
+from footprint_lab import Agent, Reply, ScriptedProvider, replay, sliding_window, token_budget
+from footprint_lab.scenarios import SCENARIOS, deploy_audit
+
+
+@pytest.mark.parametrize("name", sorted(SCENARIOS))
+def test_replay_under_its_own_strategy_reproduces_the_records_exactly(name: str) -> None:
+    scenario = SCENARIOS[name]()
+    for strategy in scenario.strategies().values():
+        run = scenario.run(strategy)
+        again = replay(run, strategy)
+        assert [r.model_dump() for r in again.records] == [r.model_dump() for r in run.records]
+        for i in range(len(run.calls)):
+            assert [m.content for m in again.window_sent(i)] == [
+                m.content for m in run.window_sent(i)
+            ]
+
+
+def test_replay_is_counterfactual_and_calls_no_model() -> None:
+    scenario = deploy_audit()
+    original = scenario.run(None)
+    provider = ScriptedProvider([Reply.fail("replay must not call a model")])
+    assert provider.calls == 0
+    counterfactual = replay(original, sliding_window(2))
+    assert provider.calls == 0
+    assert counterfactual.meta["counterfactual"] is True
+    assert "counterfactual" in counterfactual.meta["note"]
+    assert counterfactual.output == original.output
+    assert [c.usage for c in counterfactual.calls] == [c.usage for c in original.calls]
+    assert counterfactual.records and not original.records
+    # Every reply is the original's, verbatim.
+    replies = [m.content for m in counterfactual.ledger.messages if m.role == "assistant"]
+    assert replies == [m.content for m in original.ledger.messages if m.role == "assistant"]
+
+
+def test_replay_feeds_token_strategies_the_recorded_usage() -> None:
+    original = deploy_audit().run(None)
+    counterfactual = replay(original, token_budget(1000, keep_recent_turns=2))
+    measured = [r.measured_tokens for r in counterfactual.records]
+    recorded = [c.usage.input_tokens for c in original.calls if c.usage]
+    assert measured and all(m in recorded for m in measured)
+
+
+def test_replay_drops_the_source_strategy_authored_messages() -> None:
+    scenario = deploy_audit()
+    trimmed = scenario.run(sliding_window(2))
+    bare = replay(trimmed, None)
+    assert not any(m.authored for m in bare.ledger.messages)
+    assert bare.records == []
+
+
+def test_replay_of_a_conversation_moves_the_anchor() -> None:
+    agent = (
+        Agent.create(
+            provider=ScriptedProvider([Reply.text("one"), Reply.text("two"), Reply.text("three")])
+        )
+        .window(sliding_window(1))
+        .build()
+    )
+    agent.run("a")
+    agent.run("b")
+    run = agent.run("c")
+    again = replay(run, sliding_window(1))
+    assert again.requests == ["a", "b", "c"]
+    assert [r.model_dump() for r in again.records] == [r.model_dump() for r in run.records]
