@@ -1,0 +1,33 @@
+"""Evidence: which tool calls depended on earlier tool results, and what a window policy cost
+them.
+
+Layer: evidence (pure; no pandas — ``footprint_lab.lab.evidence_frame`` turns it into frames).
+"""
+
+from __future__ import annotations
+
+from footprint_lab.evidence.dependencies import (
+    DEFAULT_MIN_CHARS,
+    Dependency,
+    argument_leaves,
+    dependencies,
+    dependencies_in,
+    tool_calls_in,
+    transcript,
+)
+from footprint_lab.evidence.losses import Loss, calls_of, losses, request_lost, wire_problems
+
+__all__ = [
+    "DEFAULT_MIN_CHARS",
+    "Dependency",
+    "Loss",
+    "argument_leaves",
+    "calls_of",
+    "dependencies",
+    "dependencies_in",
+    "losses",
+    "request_lost",
+    "tool_calls_in",
+    "transcript",
+    "wire_problems",
+]

@@ -1,0 +1,169 @@
+"""Evidence: dependencies and losses on synthetic runs with a known structure, and on the
+50 real tau-bench runs in the repository."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from footprint_lab import replay, sliding_window, summarize_oldest, token_budget
+from footprint_lab.evidence import calls_of, dependencies, losses, tool_calls_in, wire_problems
+from footprint_lab.importers import from_openai, load_tau_bench
+from footprint_lab.scenarios import extractive_summarizer
+
+DATA = Path(__file__).parents[2] / "data" / "tau-bench"
+
+
+def _call(call_id: str, name: str, **args: Any) -> dict[str, Any]:
+    return {
+        "role": "assistant",
+        "content": None,
+        "tool_calls": [
+            {
+                "id": call_id,
+                "type": "function",
+                "function": {"name": name, "arguments": json.dumps(args)},
+            }
+        ],
+    }
+
+
+def _result(call_id: str, name: str, content: str) -> dict[str, Any]:
+    return {"role": "tool", "tool_call_id": call_id, "name": name, "content": content}
+
+
+SYNTHETIC = [
+    {"role": "system", "content": "Policy. Known id: SYS777."},
+    {"role": "user", "content": "I am user_abcde; find my booking."},
+    _call("c1", "get_user", user_id="user_abcde"),  # from the user: no
+    _result("c1", "get_user", "reservations: RES12345, RES67890 " + "x" * 200),
+    _call("c2", "get_reservation", reservation_id="RES12345"),  # from c1: yes
+    _result("c2", "get_reservation", "flight FL9999 on 2024-05-20 " + "y" * 200),
+    _call("c3", "search", code="SYS777", flight="FL9999", n=1234, ok=True),  # FL9999 yes
+    _result("c3", "search", "seat map " + "z" * 200),
+    _call("c4", "cancel", reservation_id="RES67890", count=123456),  # from c1 again
+    _result("c4", "cancel", "cancelled"),
+    {"role": "assistant", "content": "Done."},
+]
+
+
+def test_synthetic_dependencies_are_exact() -> None:
+    run = from_openai(SYNTHETIC)
+    deps = dependencies(run)
+    assert [(d.call_id, d.value, d.source_stage_ids) for d in deps] == [
+        ("c2", "RES12345", ["tool-calls#2"]),
+        ("c3", "FL9999", ["tool-calls#4"]),
+        ("c4", "RES67890", ["tool-calls#2"]),
+    ]
+    assert tool_calls_in(run) == 4 and calls_of(deps) == 3
+    # The minimum length is a parameter: with 7, FL9999 (6 chars) no longer counts.
+    assert [d.value for d in dependencies(run, min_chars=7)] == ["RES12345", "RES67890"]
+
+
+def test_synthetic_losses_are_exact_under_a_small_window() -> None:
+    run = from_openai(SYNTHETIC)
+    replayed = replay(run, sliding_window(1), keep_last_tool_results=0)
+    lost = losses(replayed)
+    assert [(x.call_id, x.value) for x in lost] == [("c4", "RES67890")]
+    source = replayed.ledger.message(lost[0].source_stage_id)
+    assert source.role == "tool" and source.content.startswith("reservations: RES12345")
+    remover = lost[0]
+    assert remover.removed_by is not None and remover.removed_by_strategy == "sliding-window"
+    assert (
+        "tool-calls#2"
+        in next(r for r in replayed.records if r.iteration == remover.removed_by).removed_stage_ids
+    )
+    assert not remover.kept_by_summary
+    # With no window management nothing is lost.
+    assert losses(replay(run, None)) == []
+
+
+def test_kept_by_summary_when_a_frame_states_the_value() -> None:
+    run = from_openai(SYNTHETIC)
+
+    def verbatim(messages: Any) -> str:
+        return " ".join(m.content[:40] for m in messages if m.role == "tool")
+
+    replayed = replay(
+        run, summarize_oldest(1, verbatim, keep_recent_turns=1), keep_last_tool_results=0
+    )
+    run_with_usage = replayed
+    lost = losses(run_with_usage)
+    # Imported runs carry no usage: a token trigger never engages, so nothing is lost.
+    assert lost == []
+    usage_run = from_openai(
+        [
+            {**m, "usage": {"prompt_tokens": 500, "completion_tokens": 5}}
+            if m["role"] == "assistant"
+            else m
+            for m in SYNTHETIC
+        ]
+    )
+    folded = replay(
+        usage_run, summarize_oldest(1, verbatim, keep_recent_turns=1), keep_last_tool_results=0
+    )
+    kept = [x for x in losses(folded) if x.value == "RES67890"]
+    assert kept and kept[0].kept_by_summary
+
+
+def test_tau_bench_counts_are_pinned() -> None:
+    runs = load_tau_bench(DATA)
+    assert len(runs) == 50
+    assert {"task_id", "trial", "reward"} <= set(runs[0].meta)
+    assert sum(tool_calls_in(r) for r in runs) == 296
+    assert sum(calls_of(dependencies(r)) for r in runs) == 146
+
+
+def test_tau_bench_is_deterministic_and_our_strategies_send_nothing_the_wire_rejects() -> None:
+    runs = load_tau_bench(DATA / "gpt-4o-airline-dev.json")
+    configs = [
+        sliding_window(1),
+        sliding_window(4),
+        token_budget(1, keep_recent_turns=2),
+    ]
+    first: list[int] = []
+    for strategy in configs:
+        for pins in (0, 2):
+            for run in runs:
+                replayed = replay(run, strategy, keep_last_tool_results=pins)
+                first.append(calls_of(losses(replayed)))
+                for i in range(len(replayed.calls)):
+                    assert wire_problems(replayed.window_sent(i)) == []
+    second = [
+        calls_of(losses(replay(run, strategy, keep_last_tool_results=pins)))
+        for strategy in configs
+        for pins in (0, 2)
+        for run in runs
+    ]
+    assert first == second and sum(first) > 0
+
+
+def test_pins_keep_evidence_on_real_runs() -> None:
+    runs = load_tau_bench(DATA)
+    without = sum(
+        calls_of(losses(replay(r, sliding_window(1), keep_last_tool_results=0))) for r in runs
+    )
+    with_pins = sum(
+        calls_of(losses(replay(r, sliding_window(1), keep_last_tool_results=2))) for r in runs
+    )
+    assert with_pins < without
+
+
+def test_wire_problems_detects_what_providers_reject() -> None:
+    run = from_openai(SYNTHETIC)
+    messages = list(run.ledger.messages)
+    assert wire_problems(messages) == []
+    assert "without its call" in wire_problems(messages[2:])[0]
+    assert any("unanswered" in p for p in wire_problems([messages[0], messages[1], messages[0]]))
+
+
+def test_bad_tau_file_is_a_clear_error(tmp_path: Path) -> None:
+    from footprint_lab.importers import TranscriptError
+
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps([{"task_id": 1, "traj": "nope"}]))
+    with pytest.raises(TranscriptError, match="message 0, field 'traj'"):
+        load_tau_bench(path)
