@@ -1,0 +1,407 @@
+"""``AnthropicProvider``: the Anthropic Messages API, streamed.
+
+Layer: providers. Built on the official ``anthropic`` SDK (``AsyncAnthropic``). The system
+prompt rides the request (``system=``), tool calls are ``tool_use`` blocks and tool results
+``tool_result`` blocks; consecutive tool results (a parallel batch) become one ``user`` message
+with several blocks, and any other run of same-role messages is merged so roles alternate as
+the API requires. Replies are streamed: text and ``input_json_delta`` fragments are assembled
+per content block, and usage is read from the stream (``message_start`` for input and cache
+tokens, ``message_delta`` for the cumulative output tokens).
+
+``Usage.input_tokens`` is the whole prompt: Anthropic reports uncached input, cache reads and
+cache writes separately, and the window's size is their sum (the parts are kept in
+``cache_read_tokens`` / ``cache_write_tokens``). That makes it comparable with OpenAI's
+``prompt_tokens``, which already include cached tokens, and it is what the token strategies
+compare with their threshold.
+
+``max_tokens`` is required by the API: ``request.max_output_tokens`` when the agent sets one,
+else ``default_max_tokens`` (4096). Errors: the API's over-length rejection (400
+``invalid_request_error``, "prompt is too long: N tokens > M maximum") raises
+``ContextLengthError``; anything else raises ``ProviderError`` with the HTTP status and the
+API's message. The key never appears in a repr, a name or an error message.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from pydantic import SecretStr
+
+from footprint_lab.messages import Message, ToolCall
+from footprint_lab.providers._clients import LoopClients
+from footprint_lab.providers._common import (
+    error_body_fields,
+    host_of,
+    parse_arguments,
+    public_url,
+    redact,
+    resolve_api_key,
+)
+from footprint_lab.providers._context_windows import (
+    ANTHROPIC_CONTEXT_WINDOWS,
+    ANTHROPIC_FALLBACK_CONTEXT_WINDOW,
+    lookup_context_window,
+)
+from footprint_lab.providers.base import (
+    ContextLengthError,
+    ProviderError,
+    ProviderRequest,
+    ProviderResponse,
+    ToolSpec,
+)
+from footprint_lab.usage import Usage
+
+if TYPE_CHECKING:
+    from anthropic import AsyncAnthropic
+
+__all__ = ["DEFAULT_MAX_TOKENS", "AnthropicProvider", "to_anthropic_messages", "to_anthropic_tools"]
+
+API_KEY_ENV = "ANTHROPIC_API_KEY"
+"""The environment variable the key is read from when none is given."""
+
+DEFAULT_MAX_TOKENS = 4096
+"""``max_tokens`` sent when the agent sets no ``max_output_tokens`` (the API requires one)."""
+
+EMPTY_TEXT = "(empty)"
+"""Stands in for a message with no text and no blocks: the API rejects empty content."""
+
+_CONTEXT_LENGTH_MESSAGE = re.compile(
+    r"prompt is too long|exceed context limit|context window|context length",
+    re.IGNORECASE,
+)
+
+
+def to_anthropic_messages(messages: list[Message]) -> tuple[list[str], list[dict[str, Any]]]:
+    """Our window as Messages API ``messages``, plus any ``system`` texts found in it.
+
+    Returns:
+        ``(system_texts, messages)``: window messages with role ``system`` (which the Messages
+        API does not accept as turns) are returned separately, to be appended to the
+        request-level system prompt; everything else becomes ``user`` / ``assistant`` turns.
+        Same-role neighbours are merged into one turn, ``tool_result`` blocks first, so roles
+        alternate and results directly follow their ``tool_use`` blocks.
+    """
+    system: list[str] = []
+    wire: list[dict[str, Any]] = []
+    for message in messages:
+        blocks: list[dict[str, Any]] = []
+        if message.role == "system":
+            if message.content.strip():
+                system.append(message.content)
+            continue
+        if message.role == "tool":
+            role = "user"
+            blocks.append(
+                {
+                    "type": "tool_result",
+                    "tool_use_id": message.tool_call_id or "",
+                    "content": message.content,
+                }
+            )
+        elif message.role == "assistant":
+            role = "assistant"
+            if message.content.strip():
+                blocks.append({"type": "text", "text": message.content})
+            blocks.extend(
+                {"type": "tool_use", "id": call.id, "name": call.name, "input": call.arguments}
+                for call in message.tool_calls
+            )
+        else:
+            role = "user"
+            if message.content.strip():
+                blocks.append({"type": "text", "text": message.content})
+        if wire and wire[-1]["role"] == role:
+            merged = wire[-1]["content"] + blocks
+            results = [b for b in merged if b["type"] == "tool_result"]
+            wire[-1]["content"] = results + [b for b in merged if b["type"] != "tool_result"]
+        else:
+            wire.append({"role": role, "content": blocks})
+    for turn in wire:
+        if not turn["content"]:
+            turn["content"] = [{"type": "text", "text": EMPTY_TEXT}]
+    return system, wire
+
+
+def to_anthropic_tools(tools: list[ToolSpec]) -> list[dict[str, Any]]:
+    """Our tool specs as Messages API ``tools``."""
+    wire: list[dict[str, Any]] = []
+    for spec in tools:
+        entry: dict[str, Any] = {"name": spec.name, "input_schema": spec.parameters}
+        if spec.description:
+            entry["description"] = spec.description
+        wire.append(entry)
+    return wire
+
+
+@dataclass
+class _Block:
+    type: str
+    text: list[str] = field(default_factory=list)
+    id: str = ""
+    name: str = ""
+    start_input: dict[str, Any] | None = None
+    partial_json: list[str] = field(default_factory=list)
+
+
+def _int(value: Any) -> int | None:
+    return None if value is None else int(value)
+
+
+@dataclass
+class _MessageStream:
+    """Assembles one streamed Messages API reply."""
+
+    blocks: dict[int, _Block] = field(default_factory=dict)
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    cache_read: int | None = None
+    cache_write: int | None = None
+
+    def _usage(self, usage: Any) -> None:
+        if usage is None:
+            return
+        for attr, key in (
+            ("input_tokens", "input_tokens"),
+            ("output_tokens", "output_tokens"),
+            ("cache_read", "cache_read_input_tokens"),
+            ("cache_write", "cache_creation_input_tokens"),
+        ):
+            value = _int(getattr(usage, key, None))
+            if value is not None:  # message_delta's counts are cumulative: latest wins
+                setattr(self, attr, value)
+
+    def feed(self, event: Any) -> None:
+        kind = getattr(event, "type", None)
+        if kind == "message_start":
+            self._usage(getattr(getattr(event, "message", None), "usage", None))
+        elif kind == "message_delta":
+            self._usage(getattr(event, "usage", None))
+        elif kind == "content_block_start":
+            block = getattr(event, "content_block", None)
+            btype = getattr(block, "type", "")
+            entry = _Block(type=btype)
+            if btype == "text":
+                text = getattr(block, "text", "") or ""
+                entry.text.append(text)
+            elif btype == "tool_use":
+                entry.id = getattr(block, "id", "") or ""
+                entry.name = getattr(block, "name", "") or ""
+                start = getattr(block, "input", None)
+                entry.start_input = start if isinstance(start, dict) else None
+            self.blocks[int(getattr(event, "index", len(self.blocks)))] = entry
+        elif kind == "content_block_delta":
+            index = int(getattr(event, "index", 0))
+            delta = getattr(event, "delta", None)
+            dtype = getattr(delta, "type", "")
+            block = self.blocks.setdefault(
+                index, _Block(type="tool_use" if dtype == "input_json_delta" else "text")
+            )
+            if dtype == "text_delta":
+                block.text.append(getattr(delta, "text", "") or "")
+            elif dtype == "input_json_delta":
+                block.partial_json.append(getattr(delta, "partial_json", "") or "")
+
+    def message(self) -> Message:
+        texts: list[str] = []
+        calls: list[ToolCall] = []
+        for index in sorted(self.blocks):
+            block = self.blocks[index]
+            if block.type == "text":
+                text = "".join(block.text)
+                if text:
+                    texts.append(text)
+            elif block.type == "tool_use":
+                raw = "".join(block.partial_json)
+                arguments = parse_arguments(raw) if raw.strip() else dict(block.start_input or {})
+                calls.append(ToolCall(id=block.id, name=block.name, arguments=arguments))
+        return Message.assistant("\n\n".join(texts), tool_calls=calls)
+
+    def usage(self) -> Usage:
+        uncached = self.input_tokens or 0
+        cache_read = self.cache_read
+        cache_write = self.cache_write
+        return Usage(
+            input_tokens=uncached + (cache_read or 0) + (cache_write or 0),
+            output_tokens=self.output_tokens or 0,
+            cache_read_tokens=cache_read,
+            cache_write_tokens=cache_write,
+        )
+
+
+class AnthropicProvider:
+    """The Anthropic Messages API through the official SDK, streamed, usage from the stream.
+
+    Args:
+        api_key: The key; defaults to the ``ANTHROPIC_API_KEY`` environment variable. With a
+            ``base_url`` and no key anywhere, a placeholder is sent.
+        base_url: A Messages-API endpoint (a proxy or gateway); defaults to the SDK's.
+        context_window_override: The context window to report instead of the lookup table
+            (200_000 for every current Claude model, and the fallback): one number, or a
+            mapping of model id to window.
+        name: The provider's name in runs, records and errors; defaults to ``'anthropic'``, or
+            ``'anthropic@host:port'`` for a custom ``base_url``.
+        default_max_tokens: ``max_tokens`` when the agent sets no ``max_output_tokens``
+            (default 4096; the API requires the field).
+        max_retries: SDK retries on connection errors, 429, 529 and 5xx (default 2).
+        timeout: Seconds before a call times out (default: the SDK's).
+        default_headers: Extra HTTP headers for every request (e.g. ``anthropic-beta``).
+
+    Raises:
+        MissingAPIKeyError: no key was given, ``ANTHROPIC_API_KEY`` is unset and there is no
+            ``base_url``.
+    """
+
+    def __init__(
+        self,
+        api_key: str | None = None,
+        base_url: str | None = None,
+        context_window_override: int | Mapping[str, int] | None = None,
+        *,
+        name: str | None = None,
+        default_max_tokens: int = DEFAULT_MAX_TOKENS,
+        max_retries: int = 2,
+        timeout: float | None = None,
+        default_headers: Mapping[str, str] | None = None,
+    ) -> None:
+        custom_url = base_url or os.environ.get("ANTHROPIC_BASE_URL") or None
+        if name is None:
+            name = (
+                "anthropic"
+                if custom_url is None or "api.anthropic.com" in custom_url
+                else f"anthropic@{host_of(custom_url)}"
+            )
+        self.name = name
+        self.base_url = base_url
+        self._api_key = SecretStr(
+            resolve_api_key(api_key, env_var=API_KEY_ENV, provider=name, base_url=base_url)
+        )
+        if isinstance(context_window_override, bool) or (
+            isinstance(context_window_override, int) and context_window_override < 1
+        ):
+            raise ValueError(
+                "context_window_override must be a whole number of tokens >= 1 or a mapping "
+                f"of model id to window, got {context_window_override!r}"
+            )
+        if isinstance(default_max_tokens, bool) or default_max_tokens < 1:
+            raise ValueError(f"default_max_tokens must be >= 1, got {default_max_tokens!r}")
+        self.context_window_override = context_window_override
+        self.default_max_tokens = default_max_tokens
+        self.max_retries = max_retries
+        self.timeout = timeout
+        self._default_headers = dict(default_headers) if default_headers else None
+        self._clients: LoopClients[AsyncAnthropic] = LoopClients(self._new_client, _close_client)
+
+    def __repr__(self) -> str:
+        url = public_url(self.base_url)
+        where = f", base_url={url!r}" if url else ""
+        return f"AnthropicProvider(name={self.name!r}{where}, api_key='***')"
+
+    def _new_client(self) -> AsyncAnthropic:
+        from anthropic import AsyncAnthropic
+
+        kwargs: dict[str, Any] = {
+            "api_key": self._api_key.get_secret_value(),
+            "max_retries": self.max_retries,
+        }
+        if self.base_url:
+            kwargs["base_url"] = self.base_url
+        if self.timeout is not None:
+            kwargs["timeout"] = self.timeout
+        if self._default_headers:
+            kwargs["default_headers"] = self._default_headers
+        return AsyncAnthropic(**kwargs)
+
+    def context_window(self, model: str) -> int:
+        """The override, else the lookup table (longest id prefix), else 200_000."""
+        override = self.context_window_override
+        if isinstance(override, int):
+            return override
+        if override is not None and model in override:
+            return override[model]
+        return lookup_context_window(
+            ANTHROPIC_CONTEXT_WINDOWS, model, ANTHROPIC_FALLBACK_CONTEXT_WINDOW
+        )
+
+    def build_request(self, request: ProviderRequest) -> dict[str, Any]:
+        """The keyword arguments of ``messages.create`` for ``request``."""
+        extra_system, messages = to_anthropic_messages(request.messages)
+        system = "\n\n".join(p for p in [request.system or "", *extra_system] if p)
+        kwargs: dict[str, Any] = {
+            "model": request.model,
+            "messages": messages,
+            "max_tokens": request.max_output_tokens or self.default_max_tokens,
+            "stream": True,
+        }
+        if system:
+            kwargs["system"] = system
+        if request.tools:
+            kwargs["tools"] = to_anthropic_tools(request.tools)
+        return kwargs
+
+    async def complete(self, request: ProviderRequest) -> ProviderResponse:
+        """Stream one reply and assemble its text, tool calls and usage.
+
+        Raises:
+            ContextLengthError: the API rejected the prompt as too long.
+            ProviderError: any other failure, with the HTTP status and the API's message.
+        """
+        import anthropic
+
+        client = await self._clients.get()
+        assembled = _MessageStream()
+        try:
+            stream = await client.messages.create(**self.build_request(request))
+            try:
+                async for event in stream:
+                    assembled.feed(event)
+            finally:
+                await stream.close()
+        except anthropic.APIStatusError as exc:
+            raise self._status_error(exc.status_code, exc.body, exc.message) from None
+        except anthropic.APIConnectionError as exc:
+            where = public_url(self.base_url) or "the API"
+            raise ProviderError(
+                self._clean(f"{self.name}: could not reach {where}: {exc}"),
+                provider=self.name,
+            ) from None
+        except anthropic.AnthropicError as exc:
+            raise ProviderError(
+                self._clean(f"{self.name}: {type(exc).__name__}: {exc}"), provider=self.name
+            ) from None
+        return ProviderResponse(message=assembled.message(), usage=assembled.usage())
+
+    async def aclose(self) -> None:
+        """Close the running event loop's SDK client (it is rebuilt on the next call)."""
+        await self._clients.aclose()
+
+    def _clean(self, text: str) -> str:
+        return redact(text, self._api_key.get_secret_value())
+
+    def _status_error(
+        self, status: int | None, body: object, fallback: str
+    ) -> ContextLengthError | ProviderError:
+        if status is not None and status < 400:
+            status = None  # an error event inside a 200 stream
+        message, type_, _ = error_body_fields(body)
+        message = message or fallback
+        if status == 400 and _CONTEXT_LENGTH_MESSAGE.search(message):
+            return ContextLengthError(
+                self._clean(
+                    f"{self.name}: {message} (HTTP 400, {type_ or 'invalid_request_error'})"
+                ),
+                provider=self.name,
+            )
+        label = " ".join(p for p in (f"HTTP {status}" if status else None, type_) if p)
+        return ProviderError(
+            self._clean(f"{self.name}: {label + ': ' if label else ''}{message}"),
+            status=status,
+            provider=self.name,
+        )
+
+
+async def _close_client(client: AsyncAnthropic) -> None:
+    await client.close()
