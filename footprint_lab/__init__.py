@@ -34,6 +34,7 @@ from footprint_lab.providers import (
     ProviderResponse,
     Reply,
     ScriptedProvider,
+    provider_summarizer,
 )
 from footprint_lab.sweeps import sweep
 from footprint_lab.usage import Usage
@@ -117,6 +118,7 @@ __all__ = [
     "is_drop_notice",
     "load_checkpoint",
     "load_run",
+    "provider_summarizer",
     "replay",
     "segment_turns",
     "sliding_window",

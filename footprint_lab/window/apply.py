@@ -74,6 +74,7 @@ def _prepare(
 ) -> StrategyInput:
     messages = tuple(messages)
     request_index = current_request_index(messages, request)
+    chars = window_chars(messages)
     return StrategyInput(
         messages=messages,
         turns=segment_turns(messages),
@@ -86,6 +87,7 @@ def _prepare(
         max_output_tokens=max_output_tokens,
         forced=forced,
         prior_records=tuple(prior_records),
+        window_chars=chars,
         _guards=Guards(messages, request_index, paused_call_id, paused_check_in),
         _keep_last_tool_results=check_keep_last_tool_results(keep_last_tool_results),
         _stand_down=should_stand_down(prior_records),
@@ -102,6 +104,9 @@ def _finish(strategy: WindowStrategy, inp: StrategyInput, out: Any) -> WindowRes
             "input.unchanged)"
         )
     window = list(out.window)
+    if out.verified and out.record.window_chars_before == inp.window_chars:
+        # Built from a refusal-engine plan by the input's helpers: lawful by construction.
+        return WindowResult(window, out.record, list(out.folded))
     kept = {id(m) for m in window}
     left = [m for m in inp.messages if id(m) not in kept]
     named = set(out.record.removed_stage_ids)
@@ -122,7 +127,7 @@ def _finish(strategy: WindowStrategy, inp: StrategyInput, out: Any) -> WindowRes
             "input.plan_removal(), which refuses it"
         )
     exact = {
-        "window_chars_before": window_chars(inp.messages),
+        "window_chars_before": inp.window_chars,
         "window_chars_after": window_chars(window),
         "removed_message_count": len(left),
     }

@@ -19,6 +19,9 @@ class WindowResult:
     """The visit's record; None when the strategy did not engage."""
     folded: list[FoldedSpan] = field(default_factory=list)
     """Spans a compaction frame now stands for (summarize-oldest)."""
+    verified: bool = field(default=False, repr=False, compare=False)
+    """Built by the input's own helpers from a refusal-engine plan, so it obeys the law by
+    construction and ``apply_window`` can skip re-checking it message by message."""
 
     @property
     def changed(self) -> bool:

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from footprint_lab.messages import Message
 from footprint_lab.window.notice import is_compaction_frame, is_drop_notice
@@ -27,9 +28,12 @@ from footprint_lab.window.pins import choose_pins
 from footprint_lab.window.records import Observations, Refusal, RefusalReason
 
 
-@dataclass(frozen=True, slots=True)
-class Turn:
-    """A wire boundary: messages ``[start, end)`` of the window."""
+class Turn(NamedTuple):
+    """A wire boundary: messages ``[start, end)`` of the window.
+
+    A named tuple rather than a dataclass: windows hold tens of thousands of turns, and tuples
+    of ints are cheap to build and invisible to the garbage collector.
+    """
 
     index: int
     """Position among the window's turns."""
@@ -46,16 +50,11 @@ class Turn:
 
 def segment_turns(messages: Sequence[Message]) -> list[Turn]:
     """Split a window into turns (see the module docstring)."""
-    turns: list[Turn] = []
-    start = 0
-    for i, message in enumerate(messages):
-        if i == 0 or message.role != "tool":
-            if i > start:
-                turns.append(Turn(len(turns), start, i))
-            start = i
-    if messages:
-        turns.append(Turn(len(turns), start, len(messages)))
-    return turns
+    if not messages:
+        return []
+    starts = [i for i, m in enumerate(messages) if m.role != "tool" or i == 0]
+    ends = [*starts[1:], len(messages)]
+    return [Turn(k, a, b) for k, (a, b) in enumerate(zip(starts, ends, strict=True))]
 
 
 def is_library_authored(message: Message) -> bool:
@@ -107,8 +106,17 @@ class Guards:
         head = messages[turn.start]
         if head.role == "system":
             return "system-envelope"
-        if head.tool_calls:
-            call_ids = [c.id for c in head.tool_calls]
+        calls = head.tool_calls
+        if calls:
+            if len(calls) == 1 and self.paused_call_id is None:
+                # Fast path for the common single call: its result must follow in the turn.
+                cid = calls[0].id
+                if not any(
+                    messages[i].tool_call_id == cid for i in range(turn.start + 1, turn.end)
+                ):
+                    return "unresolved-tool-call"
+                return "last-tool-result" if turn.index in pinned else None
+            call_ids = [c.id for c in calls]
             if self.paused_call_id is not None and self.paused_call_id in call_ids:
                 return "pending-check-in" if self.paused_check_in else "paused-tool"
             answered = {messages[i].tool_call_id for i in range(turn.start + 1, turn.end)}

@@ -12,7 +12,7 @@ from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
-from footprint_lab.messages import Message, content_hash, window_chars
+from footprint_lab.messages import Message, content_hash
 from footprint_lab.window.notice import drop_notice, plain_tool_names
 from footprint_lab.window.records import FoldedSpan, Refusal, WindowRecord
 from footprint_lab.window.result import WindowResult
@@ -77,14 +77,11 @@ class StrategyInput:
     """True when the provider rejected the last request as too long: the trigger is ignored."""
     prior_records: Sequence[WindowRecord] = ()
     """Records filed at earlier boundaries of this run."""
+    window_chars: int = 0
+    """Exact characters of the window (computed once by ``apply_window``)."""
     _guards: Guards = field(repr=False)
     _keep_last_tool_results: int = 2
     _stand_down: bool = False
-
-    @property
-    def window_chars(self) -> int:
-        """Exact characters of the window."""
-        return window_chars(self.messages)
 
     def plan_removal(
         self,
@@ -104,19 +101,11 @@ class StrategyInput:
 
     def removal_facts(self, indices: Iterable[int]) -> RemovalFacts:
         """Turn window indices into the stage ids that wrote them and what they held."""
-        stage_ids: dict[str, None] = {}
-        tools: dict[str, None] = {}
-        count = chars = 0
-        messages = self.messages
-        for i in indices:
-            message = messages[i]
-            count += 1
-            chars += len(message.content)
-            if message.stage_id is not None:
-                stage_ids[message.stage_id] = None
-            if message.role == "tool" and message.name is not None:
-                tools[message.name] = None
-        return RemovalFacts(list(stage_ids), count, chars, list(tools))
+        picked = [self.messages[i] for i in indices]
+        stage_ids = dict.fromkeys(m.stage_id for m in picked if m.stage_id is not None)
+        tools = dict.fromkeys(m.name for m in picked if m.role == "tool" and m.name is not None)
+        chars = sum(len(m.content) for m in picked)
+        return RemovalFacts(list(stage_ids), len(picked), chars, list(tools))
 
     # -- building results ----------------------------------------------------------------
 
@@ -143,7 +132,9 @@ class StrategyInput:
         self, strategy: str, plan: RemovalPlan | None = None, **facts: Any
     ) -> StrategyResult:
         """A result that keeps the window as it is, with a record saying why."""
-        return WindowResult(list(self.messages), self.record(strategy, plan, **facts))
+        return WindowResult(
+            list(self.messages), self.record(strategy, plan, **facts), verified=True
+        )
 
     def refuse_span(
         self, strategy: str, plan: RemovalPlan, reason: Any, **facts: Any
@@ -160,13 +151,15 @@ class StrategyInput:
         )
 
     def span_key(self, plan: RemovalPlan) -> str | None:
-        """A content hash identifying the span (stable across boundaries)."""
+        """A stable hash identifying the span across boundaries: the stage ids and sizes of
+        its messages (their content hash when a message has no stage id)."""
         if plan.span is None:
             return None
-        digest = hashlib.sha256()
-        for i in range(*plan.span):
-            digest.update(content_hash(self.messages[i]).encode())
-        return digest.hexdigest()[:16]
+        parts = [
+            f"{m.stage_id}:{m.role}:{len(m.content)}" if m.stage_id else content_hash(m)
+            for m in self.messages[plan.span[0] : plan.span[1]]
+        ]
+        return hashlib.sha256("|".join(parts).encode()).hexdigest()[:16]
 
     def _splice(
         self,
@@ -174,11 +167,13 @@ class StrategyInput:
         plan: RemovalPlan,
         replacement: Message | None,
         notice_kind: str | None,
+        removed: RemovalFacts | None = None,
         **facts: Any,
     ) -> StrategyResult:
         assert plan.span is not None and plan.span_turns is not None
         start, end = plan.span
-        removed = self.removal_facts(range(start, end))
+        if removed is None:
+            removed = self.removal_facts(range(start, end))
         middle = [replacement] if replacement is not None else []
         window = [*self.messages[:start], *middle, *self.messages[end:]]
         span_turn_count = plan.span_turns[1] - plan.span_turns[0]
@@ -193,7 +188,7 @@ class StrategyInput:
             notice=notice_kind,
             **facts,
         )
-        return WindowResult(window, record)
+        return WindowResult(window, record, verified=True)
 
     def drop(self, strategy: str, plan: RemovalPlan, **facts: Any) -> StrategyResult:
         """Drop the plan's span, writing a drop notice when the span is at the front.
@@ -225,14 +220,14 @@ class StrategyInput:
                 tool_names=tool_names,
             )
             if notice.chars < removed.chars:
-                return self._splice(strategy, plan, notice, kind, **facts)
+                return self._splice(strategy, plan, notice, kind, removed, **facts)
         new_head = next(
             (m for m in [*self.messages[:start], *self.messages[end:]] if m.role != "system"),
             None,
         )
         if new_head is not None and new_head.role != "user":
             return self.refuse_span(strategy, plan, "replacement-not-smaller", **facts)
-        return self._splice(strategy, plan, None, None, **facts)
+        return self._splice(strategy, plan, None, None, removed, **facts)
 
     def replace(
         self,
@@ -255,4 +250,4 @@ class StrategyInput:
             frame_index=start,
             originals=list(self.messages[start:end]) if retain_originals else [],
         )
-        return WindowResult(result.window, result.record, [folded])
+        return WindowResult(result.window, result.record, [folded], verified=True)

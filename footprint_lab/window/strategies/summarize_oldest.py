@@ -23,6 +23,7 @@ from footprint_lab.window.errors import WindowConfigError
 from footprint_lab.window.notice import compaction_frame, is_compaction_frame
 from footprint_lab.window.strategies._trigger import TokenTrigger, check_keep_recent_turns
 from footprint_lab.window.strategies.base import StrategyInput, StrategyResult
+from footprint_lab.window.turns import RemovalPlan
 
 
 class SummaryResult(BaseModel):
@@ -67,8 +68,13 @@ class SummarizeOldest:
     retain: Retain = "conversation"
     name: str = "summarize-oldest"
 
-    async def plan(self, input: StrategyInput) -> StrategyResult | None:
-        """Engage above the threshold and fold the oldest allowed span into a frame."""
+    def plan(
+        self, input: StrategyInput
+    ) -> StrategyResult | Awaitable[StrategyResult | None] | None:
+        """Engage above the threshold and fold the oldest allowed span into a frame.
+
+        Synchronous when the summarizer is; an awaitable only when the summarizer is async.
+        """
         facts = self.trigger.evaluate(self.name, input)
         if facts is None:
             return None
@@ -80,26 +86,53 @@ class SummarizeOldest:
             return input.refuse_span(
                 self.name, plan, "replacement-not-smaller", summarizer_skipped=True, **facts
             )
-        start, end = plan.span
-        span = list(input.messages[start:end])
+        span = list(input.messages[plan.span[0] : plan.span[1]])
         try:
             produced = self.summarizer(span)
-            if inspect.isawaitable(produced):
-                produced = await produced
-            summary = (
-                produced
-                if isinstance(produced, SummaryResult)
-                else SummaryResult(text=str(produced))
-            )
         except Exception as exc:  # a failed summary leaves the window as it was
-            return input.refuse_span(
-                self.name, plan, "summarizer-failed", error=f"{type(exc).__name__}: {exc}", **facts
-            )
-        frame = compaction_frame(
-            count=end - start, iteration=input.iteration, strategy=self.name, summary=summary.text
+            return self._failed(input, plan, exc, facts)
+        if inspect.isawaitable(produced):
+            return self._finish_async(input, plan, span, key, produced, facts)
+        return self._fold(input, plan, span, key, produced, facts)
+
+    async def _finish_async(
+        self,
+        input: StrategyInput,
+        plan: RemovalPlan,
+        span: list[Message],
+        key: str | None,
+        pending: Awaitable[SummarizerOutput],
+        facts: dict[str, Any],
+    ) -> StrategyResult:
+        try:
+            produced = await pending
+        except Exception as exc:  # a failed summary leaves the window as it was
+            return self._failed(input, plan, exc, facts)
+        return self._fold(input, plan, span, key, produced, facts)
+
+    def _failed(
+        self, input: StrategyInput, plan: RemovalPlan, exc: Exception, facts: dict[str, Any]
+    ) -> StrategyResult:
+        return input.refuse_span(
+            self.name, plan, "summarizer-failed", error=f"{type(exc).__name__}: {exc}", **facts
         )
-        span_chars = sum(m.chars for m in span)
-        if frame.chars >= span_chars:
+
+    def _fold(
+        self,
+        input: StrategyInput,
+        plan: RemovalPlan,
+        span: list[Message],
+        key: str | None,
+        produced: SummarizerOutput,
+        facts: dict[str, Any],
+    ) -> StrategyResult:
+        summary = (
+            produced if isinstance(produced, SummaryResult) else SummaryResult(text=str(produced))
+        )
+        frame = compaction_frame(
+            count=len(span), iteration=input.iteration, strategy=self.name, summary=summary.text
+        )
+        if frame.chars >= sum(m.chars for m in span):
             return input.refuse_span(
                 self.name,
                 plan,
