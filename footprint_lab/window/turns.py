@@ -20,7 +20,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import NamedTuple
 
 from footprint_lab.messages import Message
 from footprint_lab.window.notice import is_compaction_frame, is_drop_notice
@@ -28,12 +27,9 @@ from footprint_lab.window.pins import choose_pins
 from footprint_lab.window.records import Observations, Refusal, RefusalReason
 
 
-class Turn(NamedTuple):
-    """A wire boundary: messages ``[start, end)`` of the window.
-
-    A named tuple rather than a dataclass: windows hold tens of thousands of turns, and tuples
-    of ints are cheap to build and invisible to the garbage collector.
-    """
+@dataclass(frozen=True, slots=True)
+class Turn:
+    """A wire boundary: messages ``[start, end)`` of the window."""
 
     index: int
     """Position among the window's turns."""
