@@ -1,7 +1,8 @@
 """``footprint-lab``: the command line. Layer: top.
 
-``footprint-lab demo`` runs the scripted scenarios under the three shipped strategies and
-prints one line per WindowRecord.
+``footprint-lab demo`` runs the scripted scenarios under the three shipped strategies, prints
+one line per WindowRecord, and writes a standalone HTML report (``footprint-report.html``, or
+``-o PATH``) with the lab's charts for every run.
 """
 
 from __future__ import annotations
@@ -9,10 +10,24 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
 from footprint_lab.agent import Run
 from footprint_lab.scenarios import SCENARIOS
 from footprint_lab.window.records import WindowRecord
+
+DEMO_SCENARIOS: tuple[str, ...] = (
+    "deploy-audit",
+    "screen-driver",
+    "parallel-tools",
+    "long-session",
+)
+"""What ``footprint-lab demo`` runs by default (those that exist in ``SCENARIOS``)."""
+
+
+def default_scenarios() -> list[str]:
+    """The demo's scenarios that this installation has."""
+    return [name for name in DEMO_SCENARIOS if name in SCENARIOS]
 
 
 def format_record(record: WindowRecord) -> str:
@@ -29,25 +44,47 @@ def format_record(record: WindowRecord) -> str:
     )
 
 
+def run_lines(label: str, run: Run) -> list[str]:
+    """A run's header line and one line per record."""
+    head = f"{label}: status={run.status} iterations={run.iterations} records={len(run.records)}"
+    return [head, *(format_record(record) for record in run.records)]
+
+
 def print_run(label: str, run: Run) -> None:
     """Print a run's header and its records."""
-    print(f"{label}: status={run.status} iterations={run.iterations} records={len(run.records)}")
-    for record in run.records:
-        print(format_record(record))
+    for line in run_lines(label, run):
+        print(line)
 
 
-def demo(scenario_names: Sequence[str]) -> dict[str, dict[str, Run]]:
-    """Run each scenario under its three strategies and print the records."""
+def demo(scenario_names: Sequence[str] | None = None) -> dict[str, dict[str, Run]]:
+    """Run each scenario under its three strategies and print the records.
+
+    A ``tqdm.auto`` progress bar counts the runs (on stderr; off when not a terminal, under
+    pytest or with ``FOOTPRINT_LAB_QUIET=1``).
+    """
+    from footprint_lab.lab.progress import progress
+
+    names = list(scenario_names) if scenario_names else default_scenarios()
+    scenarios = [SCENARIOS[name]() for name in names]
+    plans = [(scenario, scenario.strategies()) for scenario in scenarios]
+    total = sum(len(strategies) for _, strategies in plans)
     results: dict[str, dict[str, Run]] = {}
-    for name in scenario_names:
-        scenario = SCENARIOS[name]()
-        print(f"== {scenario.name}: {scenario.request}")
-        results[name] = {}
-        for label, strategy in scenario.strategies().items():
-            run = scenario.run(strategy)
-            results[name][label] = run
-            print_run(label, run)
-        print()
+    with progress(total=total, desc="runs", unit="run", file=sys.stderr) as bar:
+
+        def say(text: str = "") -> None:
+            bar.write(text, file=sys.stdout)
+
+        for scenario, strategies in plans:
+            say(f"== {scenario.name}: {scenario.request}")
+            results[scenario.name] = {}
+            for label, strategy in strategies.items():
+                bar.set_postfix_str(f"{scenario.name} / {label}", refresh=False)
+                run = scenario.run(strategy)
+                results[scenario.name][label] = run
+                for line in run_lines(label, run):
+                    say(line)
+                bar.update(1)
+            say()
     return results
 
 
@@ -60,11 +97,22 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--scenario",
         action="append",
         choices=sorted(SCENARIOS),
-        help="scenario to run (repeatable; default: deploy-audit)",
+        help=f"scenario to run (repeatable; default: {', '.join(default_scenarios())})",
+    )
+    p_demo.add_argument(
+        "-o",
+        "--output",
+        default="footprint-report.html",
+        type=Path,
+        help="where to write the HTML report (default: footprint-report.html)",
     )
     args = parser.parse_args(argv)
     if args.command == "demo":
-        demo(args.scenario or ["deploy-audit"])
+        results = demo(args.scenario)
+        from footprint_lab.lab.report import write_report
+
+        path = write_report(results, args.output)
+        print(f"report written to {path.resolve()}")
     return 0
 
 
