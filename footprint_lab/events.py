@@ -103,6 +103,28 @@ class Compaction(_Event):
     """True when a context-length rejection forced the visit."""
 
 
+class RunPaused(_Event):
+    """The run stopped to wait for a person."""
+
+    type: Literal["run.paused"] = "run.paused"
+    call_id: str
+    """The call that waits."""
+    tool_name: str
+    """Its tool."""
+    kind: Literal["ask-human", "check-in"]
+    """An answer is awaited ('ask-human') or consent ('check-in')."""
+
+
+class RunResumed(_Event):
+    """A person answered and the run went on."""
+
+    type: Literal["run.resumed"] = "run.resumed"
+    call_id: str
+    """The call that was answered."""
+    outcome: Literal["answered", "approved", "denied"]
+    """What the person did."""
+
+
 class RunFailed(_Event):
     """The run stopped on a fault; the ledger holds everything up to it."""
 
@@ -114,7 +136,15 @@ class RunFailed(_Event):
 
 
 Event = Annotated[
-    LlmStart | LlmEnd | ToolEnd | ContextEvicted | BudgetPressure | Compaction | RunFailed,
+    LlmStart
+    | LlmEnd
+    | ToolEnd
+    | ContextEvicted
+    | BudgetPressure
+    | Compaction
+    | RunPaused
+    | RunResumed
+    | RunFailed,
     Field(discriminator="type"),
 ]
 """Any event."""

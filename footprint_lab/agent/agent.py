@@ -17,7 +17,7 @@ same agent continues the conversation.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, Literal
 
 from footprint_lab.agent.checkpoint import Checkpoint, run_from_checkpoint
 from footprint_lab.agent.injections import InjectionContext, InjectionRule, injection_message
@@ -35,6 +35,8 @@ from footprint_lab.events import (
     LlmStart,
     Recorder,
     RunFailed,
+    RunPaused,
+    RunResumed,
     ToolEnd,
 )
 from footprint_lab.ledger import Clock, Ledger
@@ -545,6 +547,15 @@ class _Loop:
         assert pause is not None
         run.status = "paused"
         run.phase = "resume"
+        self.recorder.emit(
+            RunPaused(
+                iteration=run.iterations,
+                at_ms=self.now(),
+                call_id=pause.call_id,
+                tool_name=pause.tool_name,
+                kind=pause.kind,
+            )
+        )
         if run.iterations - run.loop_start >= self.agent.max_iterations:
             return  # no iteration left: after the answer the run stops at max-iterations
         run.iterations += 1
@@ -586,6 +597,16 @@ class _Loop:
                 call.id, call.name, f"error: denied by the person: {answer or 'not approved'}"
             )
         self._commit_results(pause.iteration, [result])
+        outcome: Literal["answered", "approved", "denied"] = (
+            "answered"
+            if pause.kind == "ask-human"
+            else "approved"
+            if approve is not False
+            else "denied"
+        )
+        self.recorder.emit(
+            RunResumed(iteration=run.iterations, at_ms=self.now(), call_id=call.id, outcome=outcome)
+        )
         if pause.pending:
             following = self._find_call(pause.pending[0])
             kind = self.agent.tools[following.name].kind
@@ -598,6 +619,15 @@ class _Loop:
                 pending=pause.pending[1:],
                 iteration=pause.iteration,
                 boundary=pause.boundary,
+            )
+            self.recorder.emit(
+                RunPaused(
+                    iteration=run.iterations,
+                    at_ms=self.now(),
+                    call_id=following.id,
+                    tool_name=following.name,
+                    kind=kind,
+                )
             )
             return
         run.pause = None

@@ -322,3 +322,27 @@ def test_a_finished_run_has_nothing_to_resume() -> None:
         run.agent.resume(run.checkpoint())  # type: ignore[union-attr]
     with pytest.raises(ValueError, match="not stopped on a fault"):
         run.agent.resume_on_error(run.checkpoint())  # type: ignore[union-attr]
+
+
+def test_pauses_and_resumes_are_events() -> None:
+    agent = _human_agent(
+        [
+            Reply.tool_calls([("ask_human", {"question": "a?"}), ("delete_branch", {"name": "x"})]),
+            Reply.text("ok"),
+        ]
+    )
+    run = agent.run("go")
+    run = run.resume("yes")
+    assert run.status == "paused" and run.pause is not None and run.pause.kind == "check-in"
+    run = run.deny("no")
+    kinds = [
+        (e.type, getattr(e, "outcome", getattr(e, "kind", None)))
+        for e in run.events
+        if e.type in ("run.paused", "run.resumed")
+    ]
+    assert kinds == [
+        ("run.paused", "ask-human"),
+        ("run.resumed", "answered"),
+        ("run.paused", "check-in"),
+        ("run.resumed", "denied"),
+    ]
