@@ -26,6 +26,15 @@ typecheck: $(STAMP)
 test: $(STAMP) lint typecheck
 	$(BIN)/pytest --nbval-lax -p no:cacheprovider
 
+BENCH_STAMP := $(VENV)/.bench-installed
+
+$(BENCH_STAMP): $(STAMP)
+	$(BIN)/pip install --quiet -e '.[dev,bench]'
+	touch $(BENCH_STAMP)
+
+bench: $(BENCH_STAMP)
+	$(BIN)/python -m bench.run
+
 lab: $(STAMP)
 	$(BIN)/jupyter lab notebooks/
 

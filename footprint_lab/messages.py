@@ -96,17 +96,13 @@ def window_chars(messages: Sequence[Message]) -> int:
 
 
 def content_hash(message: Message) -> str:
-    """A short stable hash of what a message says (role, content, tool calls, call id)."""
-    payload = json.dumps(
-        [
-            message.role,
-            message.content,
-            [[c.id, c.name, c.arguments] for c in message.tool_calls],
-            message.tool_call_id,
-            message.name,
-        ],
-        sort_keys=True,
-        ensure_ascii=False,
-        default=str,
-    )
-    return hashlib.sha256(payload.encode()).hexdigest()[:16]
+    """A short stable hash of what a message says (role, content, tool calls, call id, name);
+    the stage that committed it does not count."""
+    digest = hashlib.sha256()
+    for part in (message.role, message.tool_call_id or "", message.name or "", message.content):
+        digest.update(part.encode())
+        digest.update(b"\x1f")
+    if message.tool_calls:
+        calls = [[c.id, c.name, c.arguments] for c in message.tool_calls]
+        digest.update(json.dumps(calls, sort_keys=True, ensure_ascii=False, default=str).encode())
+    return digest.hexdigest()[:16]

@@ -450,7 +450,8 @@ class _Loop:
             self.window.extend(self.ledger.append(stage, [injection_message(t) for t in texts]))
 
     async def _send(self, iteration: int, stage: str, *, retry: bool) -> ProviderResponse:
-        request = ProviderRequest(
+        # Built from trusted parts: construct without re-validating every message.
+        request = ProviderRequest.model_construct(
             model=self.agent.model,
             system=self.agent.system_prompt,
             messages=list(self.window),

@@ -10,6 +10,7 @@ result) and a tool declared with ``check_in=True`` (it runs only after the perso
 from __future__ import annotations
 
 import asyncio
+import functools
 import inspect
 import json
 from collections.abc import Callable
@@ -73,9 +74,9 @@ class Tool:
     def __repr__(self) -> str:
         return f"Tool({self.name!r})"
 
-    @property
+    @functools.cached_property
     def spec(self) -> ToolSpec:
-        """How the tool is advertised to the model."""
+        """How the tool is advertised to the model (built once)."""
         schema = self.arguments.model_json_schema()
         schema.pop("title", None)
         return ToolSpec(name=self.name, description=self.description, parameters=schema)

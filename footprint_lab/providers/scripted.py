@@ -55,13 +55,31 @@ class Reply(BaseModel):
 ReplySource = Sequence[Reply] | Callable[[ProviderRequest], Reply]
 
 
-def request_chars(request: ProviderRequest) -> int:
-    """Characters the scripted provider bills for: system, contents and tool-call arguments."""
+def call_chars(call: ToolCall) -> int:
+    """Characters a tool call bills for: its name and its arguments as JSON."""
+    return len(call.name) + len(json.dumps(call.arguments, sort_keys=True))
+
+
+def request_chars(
+    request: ProviderRequest, memo: dict[str, tuple[ToolCall, int]] | None = None
+) -> int:
+    """Characters the scripted provider bills for: system, contents and tool-call arguments.
+
+    ``memo`` caches each call's size by call id (checked against the call object itself, since
+    foreign transcripts may reuse ids), so a long run does not re-serialise every earlier
+    call's arguments at every request.
+    """
     total = len(request.system or "")
     for message in request.messages:
         total += len(message.content)
         for call in message.tool_calls:
-            total += len(call.name) + len(json.dumps(call.arguments, sort_keys=True))
+            if memo is None:
+                total += call_chars(call)
+                continue
+            known = memo.get(call.id)
+            if known is None or known[0] is not call:
+                known = memo[call.id] = (call, call_chars(call))
+            total += known[1]
     return total
 
 
@@ -92,6 +110,7 @@ class ScriptedProvider:
         self.calls = 0
         self._call_ids = 0
         self.requests: list[ProviderRequest] = []
+        self._call_chars: dict[str, tuple[ToolCall, int]] = {}
 
     def __repr__(self) -> str:
         return f"ScriptedProvider(name={self.name!r}, report_usage={self.report_usage})"
@@ -123,7 +142,7 @@ class ScriptedProvider:
     async def complete(self, request: ProviderRequest) -> ProviderResponse:
         """Answer with the next scripted reply."""
         self.requests.append(request)
-        input_tokens = max(1, math.ceil(request_chars(request) / CHARS_PER_TOKEN))
+        input_tokens = max(1, math.ceil(request_chars(request, self._call_chars) / CHARS_PER_TOKEN))
         if self._context_window is not None and input_tokens > self._context_window:
             raise ContextLengthError(
                 f"{self.name}: this request is {input_tokens} tokens, over the model's context "
@@ -139,9 +158,7 @@ class ScriptedProvider:
             self._call_ids += 1
             tool_calls.append(ToolCall(id=f"call_{self._call_ids}", name=name, arguments=arguments))
         message = Message.assistant(reply.content, tool_calls=tool_calls)
-        out_chars = len(reply.content) + sum(
-            len(c.name) + len(json.dumps(c.arguments, sort_keys=True)) for c in tool_calls
-        )
+        out_chars = len(reply.content) + sum(call_chars(c) for c in tool_calls)
         usage = (
             Usage(
                 input_tokens=input_tokens,

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from footprint_lab.messages import Message
-from footprint_lab.window.records import Observations, Pin, WindowRecord
+from footprint_lab.window.records import Observations, Pin, WindowRecord, no_pins
 
 if TYPE_CHECKING:
     from footprint_lab.window.turns import Turn
@@ -58,7 +58,7 @@ def choose_pins(
     if limit <= 0:
         return frozenset(), None
     if stand_down:
-        return frozenset(), Observations(limit=limit, stand_down=True)
+        return frozenset(), no_pins(limit, stand_down=True)
     first_pinnable = 0 if request_turn is None else request_turn + 1
     seen: set[str] = set()
     pinned_turns: set[int] = set()
@@ -85,4 +85,6 @@ def choose_pins(
             )
         else:
             yielded += len(latest_here)
+    if not pins and not yielded:
+        return frozenset(), no_pins(limit)
     return frozenset(pinned_turns), Observations(pinned=pins, yielded=yielded, limit=limit)

@@ -6,6 +6,7 @@ Layer: window core. A record is how a strategy obeys the law stated in
 
 from __future__ import annotations
 
+import functools
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -53,6 +54,13 @@ class Refusal(BaseModel):
     """The index of that turn's first message in the same window."""
 
 
+@functools.lru_cache(maxsize=4096)
+def refusal_of(reason: RefusalReason, turn_index: int, message_index: int) -> Refusal:
+    """A refusal, shared: the same refusal recurs at boundary after boundary, and refusals are
+    immutable, so one object serves every record that names it."""
+    return Refusal(reason=reason, turn_index=turn_index, message_index=message_index)
+
+
 class Pin(BaseModel):
     """A tool's latest result held in the window by ``keep_last_tool_results``."""
 
@@ -69,6 +77,8 @@ class Pin(BaseModel):
 class Observations(BaseModel):
     """What the tool-result pins held on one visit, and what they cost."""
 
+    model_config = ConfigDict(frozen=True)
+
     pinned: list[Pin] = Field(default_factory=list)
     """Pins admitted outside the keep window, newest first."""
     yielded: int = 0
@@ -77,6 +87,12 @@ class Observations(BaseModel):
     """The agent's ``keep_last_tool_results``."""
     stand_down: bool = False
     """True when pins were released for this visit because they blocked the two before it."""
+
+
+@functools.lru_cache(maxsize=256)
+def no_pins(limit: int, stand_down: bool = False) -> Observations:
+    """The observations of a visit that pinned nothing, shared between records (immutable)."""
+    return Observations(pinned=[], yielded=0, limit=limit, stand_down=stand_down)
 
 
 class Violation(BaseModel):

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from footprint_lab.messages import Message
 from footprint_lab.window.notice import is_compaction_frame, is_drop_notice
 from footprint_lab.window.pins import choose_pins
-from footprint_lab.window.records import Observations, Refusal, RefusalReason
+from footprint_lab.window.records import Observations, Refusal, RefusalReason, refusal_of
 
 
 @dataclass(frozen=True, slots=True)
@@ -208,7 +208,7 @@ def plan_removal(
         ended_by_refusal = not reached_keep or keep_start < len(turns)
         refusals.insert(
             len(refusals) - (1 if ended_by_refusal else 0),
-            Refusal(reason="only-existing-summary", turn_index=first, message_index=span[0]),
+            refusal_of("only-existing-summary", first, span[0]),
         )
         if reached_keep:
             return RemovalPlan(
@@ -247,16 +247,10 @@ def _walk(
             if first is None:
                 first = turn.index
             continue
-        refusals.append(Refusal(reason=reason, turn_index=turn.index, message_index=turn.start))
+        refusals.append(refusal_of(reason, turn.index, turn.start))
         if first is not None:
             return first, turn.index, False
     if keep_start < len(turns):
         boundary = turns[keep_start]
-        refusals.append(
-            Refusal(
-                reason="inside-keep-window",
-                turn_index=boundary.index,
-                message_index=boundary.start,
-            )
-        )
+        refusals.append(refusal_of("inside-keep-window", boundary.index, boundary.start))
     return first, (keep_start if first is not None else None), True

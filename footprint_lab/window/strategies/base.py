@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
 from footprint_lab.messages import Message, content_hash
-from footprint_lab.window.notice import drop_notice, plain_tool_names
-from footprint_lab.window.records import FoldedSpan, Refusal, WindowRecord
+from footprint_lab.window.notice import drop_notice_text, plain_tool_names
+from footprint_lab.window.records import FoldedSpan, WindowRecord, refusal_of
 from footprint_lab.window.result import WindowResult
 from footprint_lab.window.turns import Guards, RemovalPlan, Turn, plan_removal
 
@@ -141,7 +141,7 @@ class StrategyInput:
     ) -> StrategyResult:
         """Keep the window and add a refusal at the span's first turn (e.g. a failed summary)."""
         assert plan.span_turns is not None and plan.span is not None
-        refusal = Refusal(reason=reason, turn_index=plan.span_turns[0], message_index=plan.span[0])
+        refusal = refusal_of(reason, plan.span_turns[0], plan.span[0])
         return self.unchanged(
             strategy,
             plan,
@@ -212,14 +212,15 @@ class StrategyInput:
             ladder.append(("named", names))
         ladder.append(("plain", None))
         for kind, tool_names in ladder:
-            notice = drop_notice(
+            text = drop_notice_text(
                 count=removed.count,
                 iteration=self.iteration,
                 strategy=strategy,
                 request_kept=request_kept,
                 tool_names=tool_names,
             )
-            if notice.chars < removed.chars:
+            if len(text) < removed.chars:
+                notice = Message(role="user", content=text, authored="drop-notice")
                 return self._splice(strategy, plan, notice, kind, removed, **facts)
         new_head = next(
             (m for m in [*self.messages[:start], *self.messages[end:]] if m.role != "system"),
@@ -243,7 +244,8 @@ class StrategyInput:
         start, end = plan.span
         result = self._splice(strategy, plan, replacement, None, **facts)
         assert result.record is not None
-        folded = FoldedSpan(
+        # Trusted values built right here: skip re-validating every folded message.
+        folded = FoldedSpan.model_construct(
             iteration=self.iteration,
             strategy=strategy,
             removed_stage_ids=result.record.removed_stage_ids,

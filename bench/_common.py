@@ -1,0 +1,81 @@
+"""Shared benchmark helpers: medians, tool-loop histories, markdown tables."""
+
+from __future__ import annotations
+
+import statistics
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from footprint_lab import Message, ToolCall
+
+
+def median_seconds(fn: Callable[[], Any], repeat: int) -> float:
+    """Median wall time of ``fn`` over ``repeat`` runs (one warm-up run first)."""
+    fn()
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def tool_loop(n_messages: int, *, tools: int = 7, result_chars: int = 100) -> list[Message]:
+    """A tool-loop window: the request, then call/result pairs, with stage ids."""
+    window = [Message.user("the request", stage_id="seed#0")]
+    i = 0
+    while len(window) < n_messages:
+        name = f"tool_{i % tools}"
+        window.append(
+            Message.assistant(
+                "",
+                tool_calls=[ToolCall(id=f"c{i}", name=name, arguments={"i": i})],
+                stage_id=f"call-llm#{2 * i + 1}",
+            )
+        )
+        window.append(
+            Message.tool(f"c{i}", name, "x" * result_chars, stage_id=f"tool-calls#{2 * i + 2}")
+        )
+        i += 1
+    return window
+
+
+@dataclass
+class Section:
+    """One section of the results file."""
+
+    title: str
+    intro: str
+    header: Sequence[str]
+    rows: list[Sequence[Any]] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    def markdown(self) -> str:
+        """The section as markdown."""
+        lines = [f"## {self.title}", "", self.intro, ""]
+        lines.append("| " + " | ".join(self.header) + " |")
+        lines.append("|" + "|".join("---" for _ in self.header) + "|")
+        for row in self.rows:
+            lines.append("| " + " | ".join(_fmt(v) for v in row) + " |")
+        if self.notes:
+            lines.append("")
+            lines.extend(f"- {note}" for note in self.notes)
+        lines.append("")
+        return "\n".join(lines)
+
+
+def _fmt(value: Any) -> str:
+    if isinstance(value, float):
+        if value >= 100:
+            return f"{value:,.0f}"
+        if value >= 1:
+            return f"{value:.2f}"
+        return f"{value:.3f}"
+    return str(value)
+
+
+def verdict(ok: bool) -> str:
+    """A target's outcome, in words."""
+    return "met" if ok else "MISSED"

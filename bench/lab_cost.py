@@ -1,0 +1,68 @@
+"""Lab cost: capture a long run into frames and build every chart."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+from bench._common import Section, verdict
+from footprint_lab import Agent, Reply, ScriptedProvider, sliding_window, tool
+from footprint_lab.lab import capture, plots
+
+
+@tool
+def look(i: int) -> str:
+    """A small tool result."""
+    return f"seen {i}: " + "x" * 80
+
+
+def long_run(iterations: int) -> Any:
+    """A scripted run of ``iterations`` iterations under sliding_window(6)."""
+    tools = [f"t{i % 5}" for i in range(iterations)]
+    replies = [Reply.tool_call("look", i=i) for i in range(len(tools) - 1)] + [Reply.text("done")]
+    agent = (
+        Agent.create(provider=ScriptedProvider(replies), max_iterations=iterations)
+        .tool(look)
+        .window(sliding_window(6))
+        .build()
+    )
+    return agent.run("go")
+
+
+def _time(fn: Callable[[], Any], repeat: int) -> float:
+    best = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fn()
+        best.append(time.perf_counter() - start)
+    return sorted(best)[len(best) // 2]
+
+
+def run(iterations: int, repeat: int) -> Section:
+    """Seconds to capture and to build each chart; target under 1 s each."""
+    section = Section(
+        "5. Lab cost",
+        f"A {iterations:,}-iteration scripted run under sliding_window(6): capture into frames, "
+        "then every chart builder on those frames (median of repeated runs). Target: under 1 s "
+        "each on this 2-core machine.",
+        ["step", "seconds", "target"],
+    )
+    run = long_run(iterations)
+    frames = capture(run)
+    steps: dict[str, Callable[[], Any]] = {
+        "capture(run)": lambda: capture(run),
+        "plots.window_size": lambda: plots.window_size(frames),
+        "plots.window_map": lambda: plots.window_map(frames),
+        "plots.pins_timeline": lambda: plots.pins_timeline(frames),
+        "plots.refusals_by_reason": lambda: plots.refusals_by_reason(frames),
+        "plots.compare": lambda: plots.compare({"a": frames, "b": frames}),
+    }
+    for label, fn in steps.items():
+        seconds = _time(fn, repeat)
+        section.rows.append([label, seconds, verdict(seconds < 1.0)])
+    section.notes.append(
+        f"membership form used: {frames.membership_mode}; "
+        f"{len(frames.membership):,} membership rows."
+    )
+    return section

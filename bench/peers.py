@@ -1,0 +1,305 @@
+"""Side by side with peers: the same histories trimmed by LangChain's ``trim_messages``,
+AutoGen's ``BufferedChatCompletionContext`` and LlamaIndex's ``ChatMemoryBuffer``.
+
+Each peer gets the history converted to its own message types (conversion is not timed); its
+output is mapped back to our messages by identity and checked for what a provider rejects: a
+tool result whose call was cut (or a call whose results were cut), a window that does not open
+on a user message, or a lost current request. Ours must have none.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from bench._common import Section, median_seconds, verdict
+from footprint_lab import Message, ToolCall, apply_window, sliding_window
+from footprint_lab.evidence import wire_problems
+
+Trim = Callable[[list[Message]], list[Message]]
+
+
+def history(n_messages: int, seed: int = 7) -> list[Message]:
+    """A tool loop with parallel batches (1-3 calls) and varied result sizes."""
+    rng = random.Random(seed)
+    window = [Message.user("the request", stage_id="seed#0")]
+    i = 0
+    while len(window) < n_messages:
+        size = rng.choice([1, 1, 2, 3])
+        calls = [
+            ToolCall(id=f"c{i}_{k}", name=f"tool_{(i + k) % 5}", arguments={"k": k})
+            for k in range(size)
+        ]
+        window.append(Message.assistant("", tool_calls=calls, stage_id=f"call-llm#{i}"))
+        for call in calls:
+            window.append(
+                Message.tool(
+                    call.id, call.name, "r" * rng.randint(20, 400), stage_id=f"tool-calls#{i}"
+                )
+            )
+        i += 1
+    return window
+
+
+def _boundaries(messages: Sequence[Message]) -> list[int]:
+    """Prefix lengths at which a call is about to be made (after each batch's results)."""
+    return [
+        i
+        for i in range(2, len(messages) + 1)
+        if i == len(messages) or messages[i].role == "assistant"
+    ]
+
+
+def _invalid(window: Sequence[Message], request: Message) -> bool:
+    return bool(wire_problems(window)) or not any(m is request for m in window)
+
+
+# -- adapters: (prepare(history) -> native, trim(native) -> our messages) ----------------------
+
+
+def ours(keep_turns: int) -> tuple[Callable[[list[Message]], Any], Callable[[Any], list[Message]]]:
+    strategy = sliding_window(keep_turns)
+    return (lambda h: h), (
+        lambda h: apply_window(strategy, h, iteration=9, request="the request").window
+    )
+
+
+def langchain(max_messages: int, counter: str, **extra: Any) -> Any:
+    from langchain_core.messages import AIMessage, HumanMessage, ToolMessage, trim_messages
+
+    def prepare(h: list[Message]) -> Any:
+        native = []
+        back = {}
+        for m in h:
+            if m.role == "user":
+                lc: Any = HumanMessage(m.content)
+            elif m.role == "assistant":
+                lc = AIMessage(
+                    m.content,
+                    tool_calls=[
+                        {"name": c.name, "args": c.arguments, "id": c.id, "type": "tool_call"}
+                        for c in m.tool_calls
+                    ],
+                )
+            else:
+                lc = ToolMessage(m.content, tool_call_id=m.tool_call_id or "")
+            native.append(lc)
+            back[id(lc)] = m
+        return native, back
+
+    def count_chars(msgs: list[Any]) -> int:
+        return sum(len(str(m.content)) for m in msgs)
+
+    token_counter: Any = len if counter == "messages" else count_chars
+
+    def trim(prepared: Any) -> list[Message]:
+        native, back = prepared
+        out = trim_messages(
+            native, max_tokens=max_messages, token_counter=token_counter, strategy="last", **extra
+        )
+        return [back[id(m)] for m in out]
+
+    return prepare, trim
+
+
+def autogen(buffer_size: int) -> Any:
+    from autogen_core import FunctionCall
+    from autogen_core.model_context import BufferedChatCompletionContext
+    from autogen_core.models import (
+        AssistantMessage,
+        FunctionExecutionResult,
+        FunctionExecutionResultMessage,
+        UserMessage,
+    )
+
+    def prepare(h: list[Message]) -> Any:
+        native: list[Any] = []
+        back: dict[int, list[Message]] = {}
+        i = 0
+        while i < len(h):
+            m = h[i]
+            if m.role == "tool":
+                j = i
+                while j < len(h) and h[j].role == "tool":
+                    j += 1
+                msg: Any = FunctionExecutionResultMessage(
+                    content=[
+                        FunctionExecutionResult(
+                            content=t.content,
+                            call_id=t.tool_call_id or "",
+                            name=t.name or "",
+                            is_error=False,
+                        )
+                        for t in h[i:j]
+                    ]
+                )
+                back[id(msg)] = list(h[i:j])
+                native.append(msg)
+                i = j
+                continue
+            if m.role == "user":
+                msg = UserMessage(content=m.content, source="user")
+            else:
+                msg = AssistantMessage(
+                    content=[
+                        FunctionCall(id=c.id, arguments="{}", name=c.name) for c in m.tool_calls
+                    ]
+                    or m.content,
+                    source="assistant",
+                )
+            back[id(msg)] = [m]
+            native.append(msg)
+            i += 1
+        context = BufferedChatCompletionContext(buffer_size=buffer_size, initial_messages=native)
+        return context, back
+
+    def trim(prepared: Any) -> list[Message]:
+        context, back = prepared
+        out = asyncio.run(context.get_messages())
+        return [m for msg in out for m in back[id(msg)]]
+
+    return prepare, trim
+
+
+def llamaindex(token_limit: int) -> Any:
+    from llama_index.core.base.llms.types import ChatMessage, MessageRole
+    from llama_index.core.memory import ChatMemoryBuffer
+
+    roles = {
+        "user": MessageRole.USER,
+        "assistant": MessageRole.ASSISTANT,
+        "tool": MessageRole.TOOL,
+        "system": MessageRole.SYSTEM,
+    }
+
+    def prepare(h: list[Message]) -> Any:
+        native = []
+        back = {}
+        for m in h:
+            kwargs: dict[str, Any] = {}
+            if m.tool_calls:
+                kwargs["tool_calls"] = [{"id": c.id, "name": c.name} for c in m.tool_calls]
+            if m.tool_call_id:
+                kwargs["tool_call_id"] = m.tool_call_id
+            cm = ChatMessage(role=roles[m.role], content=m.content or " ", additional_kwargs=kwargs)
+            native.append(cm)
+            back[id(cm)] = m
+        # A character tokenizer: the default downloads a tiktoken vocabulary at first use.
+        memory = ChatMemoryBuffer.from_defaults(
+            chat_history=native, token_limit=token_limit, tokenizer_fn=list
+        )
+        return memory, back
+
+    def trim(prepared: Any) -> list[Message]:
+        memory, back = prepared
+        return [back[id(m)] for m in memory.get()]
+
+    return prepare, trim
+
+
+def run(sizes: tuple[int, ...], repeat: int, validity_messages: int) -> Section:
+    """Time ratios at each size and invalid-output counts over every boundary of a history."""
+    keep_turns = 6
+    budget_messages = 14  # about six turns of a tool loop with some parallel batches
+    budget_chars = 2_000
+    candidates: dict[str, Callable[[], Any]] = {
+        "footprint_lab sliding_window(6)": lambda: ours(keep_turns),
+        "LangChain trim_messages (messages, last)": lambda: langchain(budget_messages, "messages"),
+        "LangChain trim_messages (chars, last)": lambda: langchain(budget_chars, "chars"),
+        "LangChain trim_messages (messages, last, start_on=human)": lambda: langchain(
+            budget_messages, "messages", start_on="human"
+        ),
+        "AutoGen BufferedChatCompletionContext": lambda: autogen(budget_messages),
+        "LlamaIndex ChatMemoryBuffer (chars)": lambda: llamaindex(budget_chars),
+    }
+    adapters: dict[str, Any] = {}
+    missing: list[str] = []
+    for label, make in candidates.items():
+        try:
+            adapters[label] = make()
+        except ImportError as exc:
+            missing.append(f"{label}: not installed ({exc.name})")
+    ours_label = next(iter(adapters))
+    big = sizes[-1]
+    section = Section(
+        "2. Side by side with peers",
+        "Each peer trims the same tool-loop history (parallel batches of 1-3 calls) converted "
+        "to its own message types (conversion not timed), set to keep about the same recent "
+        "context. *Cold* = one trim of the whole history. *In a loop* = the cost of one "
+        "boundary in a running agent: a peer re-trims the full history it keeps (that is how "
+        "they are used); footprint_lab trims the window it sent last time plus the new batch. "
+        "Ratios are peer / ours (>1 = the peer is slower). Invalid outputs are counted over "
+        "all {b} boundaries of a "
+        f"{validity_messages:,}-message history. Targets: ours no slower than the fastest peer "
+        "while applying every guard; ours 0 invalid.",
+        [
+            "policy",
+            *(f"cold at {n:,} msgs (ms)" for n in sizes),
+            f"in a loop at {big:,} msgs (ms)",
+            f"cold ratio at {big:,}",
+            f"in-a-loop ratio at {big:,}",
+            "invalid on the wire",
+            "lost the request",
+        ],
+    )
+    cold: dict[str, list[float]] = {label: [] for label in adapters}
+    for n in sizes:
+        h = history(n)
+        for label, (prepare, trim) in adapters.items():
+            prepared = prepare(h)
+            cold[label].append(median_seconds(lambda p=prepared, t=trim: t(p), repeat))
+    # In a loop: ours works on its previous window plus the newest batch.
+    h = history(big + 8)
+    cut = max(i for i in _boundaries(h) if i <= big)
+    previous = apply_window(
+        sliding_window(keep_turns), h[:cut], iteration=9, request="the request"
+    ).window
+    steady = [*previous, *h[cut:]]
+    loop: dict[str, float] = {}
+    for label, (prepare, trim) in adapters.items():
+        source = steady if label == ours_label else h
+        prepared = prepare(source)
+        loop[label] = median_seconds(lambda p=prepared, t=trim: t(p), repeat)
+    h = history(validity_messages)
+    request = h[0]
+    bounds = _boundaries(h)
+    section.intro = section.intro.replace("{b}", str(len(bounds)))
+    for label, (prepare, trim) in adapters.items():
+        wire = lost = 0
+        for b in bounds:
+            out = trim(prepare(h[:b]))
+            wire += bool(wire_problems(out))
+            lost += not any(m is request for m in out)
+        section.rows.append(
+            [
+                label,
+                *(t * 1e3 for t in cold[label]),
+                loop[label] * 1e3,
+                cold[label][-1] / cold[ours_label][-1],
+                loop[label] / loop[ours_label],
+                wire,
+                lost,
+            ]
+        )
+    peers_cold = [cold[k][-1] for k in adapters if k != ours_label]
+    peers_loop = [loop[k] for k in adapters if k != ours_label]
+    if peers_loop:
+        ok_loop = loop[ours_label] <= min(peers_loop)
+        ok_cold = cold[ours_label][-1] <= min(peers_cold)
+        section.notes.append(
+            f"In a loop at {big:,} messages ours takes {loop[ours_label] * 1e3:.3f} ms per "
+            f"boundary, the fastest peer {min(peers_loop) * 1e3:.3f} ms: {verdict(ok_loop)}."
+        )
+        section.notes.append(
+            f"Cold trim of a {big:,}-message history: ours {cold[ours_label][-1] * 1e3:.2f} ms, "
+            f"the fastest peer {min(peers_cold) * 1e3:.2f} ms: {verdict(ok_cold)}. Ours is "
+            "linear in the window because it finds the current request, the pins and the "
+            "stage id of every message that leaves; a tail slice does none of that."
+        )
+    ours_row = section.rows[0]
+    bad = int(ours_row[-1]) + int(ours_row[-2])
+    section.notes.append(f"footprint_lab invalid outputs: {bad} (target 0: {verdict(bad == 0)}).")
+    section.notes.extend(missing)
+    return section

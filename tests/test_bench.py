@@ -1,0 +1,32 @@
+"""The benchmark suite runs end to end on tiny sizes (its numbers are not asserted here)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_bench_runs_on_tiny_sizes_and_writes_every_section(tmp_path: Path) -> None:
+    out = tmp_path / "results.md"
+    done = subprocess.run(
+        [sys.executable, "-m", "bench.run", "--tiny", "--output", str(out)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stderr
+    text = out.read_text()
+    for title in (
+        "Boundary cost scaling",
+        "Side by side with peers",
+        "Loop overhead",
+        "Ledger memory",
+        "Lab cost",
+        "Evidence on real runs",
+    ):
+        assert f". {title}" in text
+    assert "footprint_lab invalid outputs: 0" in text
