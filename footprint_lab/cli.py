@@ -88,6 +88,26 @@ def demo(scenario_names: Sequence[str] | None = None) -> dict[str, dict[str, Run
     return results
 
 
+def report(paths: Sequence[Path], output: Path) -> int:
+    """Load saved runs and write one report; a bad file is a clear error and exit code 2."""
+    from footprint_lab.agent.checkpoint import RunFileError, load_run
+    from footprint_lab.lab.report import write_report
+
+    grouped: dict[str, dict[str, Run]] = {}
+    for path in paths:
+        try:
+            run = load_run(path)
+        except RunFileError as exc:
+            print(f"footprint-lab report: {exc}", file=sys.stderr)
+            return 2
+        scenario = str(run.meta.get("scenario") or path.stem)
+        label = f"{run.strategy or 'no strategy'} ({path.stem})"
+        grouped.setdefault(scenario, {})[label] = run
+    written = write_report(grouped, output)
+    print(f"report written to {written.resolve()}")
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``footprint-lab`` command."""
     parser = argparse.ArgumentParser(prog="footprint-lab", description=__doc__)
@@ -106,7 +126,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         type=Path,
         help="where to write the HTML report (default: footprint-report.html)",
     )
+    p_report = sub.add_parser("report", help="write the HTML report for saved runs")
+    p_report.add_argument("runs", nargs="+", type=Path, help="run files written by run.save()")
+    p_report.add_argument(
+        "-o",
+        "--output",
+        default="footprint-report.html",
+        type=Path,
+        help="where to write the HTML report (default: footprint-report.html)",
+    )
     args = parser.parse_args(argv)
+    if args.command == "report":
+        return report(args.runs, args.output)
     if args.command == "demo":
         results = demo(args.scenario)
         from footprint_lab.lab.report import write_report

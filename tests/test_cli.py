@@ -50,3 +50,30 @@ def test_progress_bars_are_quiet_in_tests(monkeypatch: pytest.MonkeyPatch) -> No
     monkeypatch.delenv("PYTEST_CURRENT_TEST", raising=False)
     monkeypatch.setenv("FOOTPRINT_LAB_QUIET", "1")
     assert quiet()
+
+
+def test_report_command_on_saved_runs(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from footprint_lab.scenarios import deploy_audit
+
+    scenario = deploy_audit()
+    paths = []
+    for label, strategy in scenario.strategies().items():
+        paths.append(scenario.run(strategy).save(tmp_path / f"{label}.json"))
+    out = tmp_path / "saved-report.html"
+    assert cli.main(["report", *map(str, paths), "-o", str(out)]) == 0
+    html = out.read_text()
+    assert (
+        "deploy-audit" in html and html.count("js-plotly-plot") + html.count("plotly-graph-div") > 0
+    )
+    assert str(out.resolve()) in capsys.readouterr().out
+
+
+def test_report_command_rejects_a_bad_file_clearly(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bad = tmp_path / "bad.json"
+    bad.write_text("{not json")
+    assert cli.main(["report", str(bad), "-o", str(tmp_path / "r.html")]) == 2
+    err = capsys.readouterr().err
+    assert str(bad) in err and "truncated or corrupt" in err
+    assert not (tmp_path / "r.html").exists()
