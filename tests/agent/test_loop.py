@@ -197,3 +197,20 @@ def test_default_provider_echoes() -> None:
     run = Agent.create().build().run("hello")
     assert run.output == "(scripted) hello"
     assert isinstance(run.window[-1], Message)
+
+
+def test_compaction_event_has_the_seed_shape_and_no_op_visits_emit_none() -> None:
+    scenario = deploy_audit()
+    run = scenario.run(scenario.strategies()["sliding-window"])
+    compactions = [e for e in run.events if e.type == "context.compaction"]
+    changed = [r for r in run.records if r.removed_message_count]
+    assert len(compactions) == len(changed) < len(run.records)  # iteration 4 changed nothing
+    for event, record in zip(compactions, changed, strict=True):
+        assert event.iteration == record.iteration  # type: ignore[union-attr]
+        assert event.strategy == "sliding-window"  # type: ignore[union-attr]
+        assert event.tokens_after is None  # type: ignore[union-attr]
+        call_before = [c for c in run.calls if c.iteration == record.iteration - 1][-1]
+        assert event.tokens_before == call_before.usage.input_tokens  # type: ignore[union-attr]
+        sent = run.window_sent(run.calls.index(call_before) + 1)
+        assert event.messages_after == len(sent)  # type: ignore[union-attr]
+        assert event.messages_before > event.messages_after  # type: ignore[union-attr]
