@@ -70,3 +70,27 @@ def lookup_context_window(table: Mapping[str, int], model: str, fallback: int) -
         if key.startswith(prefix) and (best is None or len(prefix) > len(best)):
             best = prefix
     return table[best] if best is not None else fallback
+
+
+Override = int | Mapping[str, int] | None
+"""A provider's ``context_window_override``: one window for every model, or one per model id."""
+
+
+def check_override(override: object) -> None:
+    """Raise ``ValueError`` unless ``override`` is a whole number >= 1, a mapping, or None."""
+    if isinstance(override, bool) or (isinstance(override, int) and override < 1):
+        raise ValueError(
+            "context_window_override must be a whole number of tokens >= 1 or a mapping "
+            f"of model id to window, got {override!r}"
+        )
+
+
+def resolve_context_window(
+    override: Override, table: Mapping[str, int], model: str, fallback: int
+) -> int:
+    """The override (for every model, or for this model id), else the table, else fallback."""
+    if isinstance(override, int):
+        return override
+    if override is not None and model in override:
+        return override[model]
+    return lookup_context_window(table, model, fallback)

@@ -44,7 +44,8 @@ from footprint_lab.providers._common import (
 from footprint_lab.providers._context_windows import (
     ANTHROPIC_CONTEXT_WINDOWS,
     ANTHROPIC_FALLBACK_CONTEXT_WINDOW,
-    lookup_context_window,
+    check_override,
+    resolve_context_window,
 )
 from footprint_lab.providers.base import (
     ContextLengthError,
@@ -279,13 +280,7 @@ class AnthropicProvider:
         self._api_key = SecretStr(
             resolve_api_key(api_key, env_var=API_KEY_ENV, provider=name, base_url=base_url)
         )
-        if isinstance(context_window_override, bool) or (
-            isinstance(context_window_override, int) and context_window_override < 1
-        ):
-            raise ValueError(
-                "context_window_override must be a whole number of tokens >= 1 or a mapping "
-                f"of model id to window, got {context_window_override!r}"
-            )
+        check_override(context_window_override)
         if isinstance(default_max_tokens, bool) or default_max_tokens < 1:
             raise ValueError(f"default_max_tokens must be >= 1, got {default_max_tokens!r}")
         self.context_window_override = context_window_override
@@ -317,13 +312,11 @@ class AnthropicProvider:
 
     def context_window(self, model: str) -> int:
         """The override, else the lookup table (longest id prefix), else 200_000."""
-        override = self.context_window_override
-        if isinstance(override, int):
-            return override
-        if override is not None and model in override:
-            return override[model]
-        return lookup_context_window(
-            ANTHROPIC_CONTEXT_WINDOWS, model, ANTHROPIC_FALLBACK_CONTEXT_WINDOW
+        return resolve_context_window(
+            self.context_window_override,
+            ANTHROPIC_CONTEXT_WINDOWS,
+            model,
+            ANTHROPIC_FALLBACK_CONTEXT_WINDOW,
         )
 
     def build_request(self, request: ProviderRequest) -> dict[str, Any]:

@@ -38,7 +38,8 @@ from footprint_lab.providers._common import (
 from footprint_lab.providers._context_windows import (
     OPENAI_CONTEXT_WINDOWS,
     OPENAI_FALLBACK_CONTEXT_WINDOW,
-    lookup_context_window,
+    check_override,
+    resolve_context_window,
 )
 from footprint_lab.providers.base import (
     ContextLengthError,
@@ -264,13 +265,7 @@ class OpenAIProvider:
         self._api_key = SecretStr(
             resolve_api_key(api_key, env_var=API_KEY_ENV, provider=name, base_url=base_url)
         )
-        if isinstance(context_window_override, bool) or (
-            isinstance(context_window_override, int) and context_window_override < 1
-        ):
-            raise ValueError(
-                "context_window_override must be a whole number of tokens >= 1 or a mapping "
-                f"of model id to window, got {context_window_override!r}"
-            )
+        check_override(context_window_override)
         self.context_window_override = context_window_override
         self.organization = organization
         self.max_retries = max_retries
@@ -307,12 +302,12 @@ class OpenAIProvider:
 
     def context_window(self, model: str) -> int:
         """The override, else the lookup table (longest id prefix), else 128_000."""
-        override = self.context_window_override
-        if isinstance(override, int):
-            return override
-        if override is not None and model in override:
-            return override[model]
-        return lookup_context_window(OPENAI_CONTEXT_WINDOWS, model, OPENAI_FALLBACK_CONTEXT_WINDOW)
+        return resolve_context_window(
+            self.context_window_override,
+            OPENAI_CONTEXT_WINDOWS,
+            model,
+            OPENAI_FALLBACK_CONTEXT_WINDOW,
+        )
 
     def build_request(self, request: ProviderRequest) -> dict[str, Any]:
         """The keyword arguments of ``chat.completions.create`` for ``request``."""
