@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import pandas as pd
+
 from footprint_lab import (
     Agent,
+    Checkpoint,
     Reply,
     ScriptedProvider,
     after_compaction,
     ask_human,
+    load_run,
     sliding_window,
     tool,
 )
@@ -89,3 +95,26 @@ def test_a_conversation_of_several_requests() -> None:
     assert seeds["role"].tolist() == ["user", "user"]
     # the first conversation's frames are a prefix of the second's
     assert b.calls["chars"].tolist()[: len(a.calls)] == a.calls["chars"].tolist()
+
+
+def _timeless(frame: pd.DataFrame) -> pd.DataFrame:
+    """A frame without wall-clock columns: two executions differ only in when they ran."""
+    return frame.drop(columns=[c for c in frame.columns if c.endswith("_ms")])
+
+
+def test_checkpoint_json_resume_and_save_load_give_equal_frames(tmp_path: Path) -> None:
+    replies = [
+        Reply.tool_call("lookup", key="a"),
+        Reply.tool_calls([("lookup", {"key": "b"}), ("ask_human", {"question": "go?"})]),
+        Reply.tool_call("lookup", key="c"),
+        Reply.text("done"),
+    ]
+    paused = _agent(list(replies)).run("work")
+    in_process = paused.resume("yes")
+    restored = Checkpoint.model_validate_json(paused.checkpoint().model_dump_json())
+    elsewhere = _agent(list(replies)).resume(restored, answer="yes")
+    loaded = load_run(in_process.save(tmp_path / "run.json"))
+    a, b, c = capture(in_process), capture(elsewhere), capture(loaded)
+    for name in a.frames():
+        pd.testing.assert_frame_equal(_timeless(a[name]), _timeless(b[name]), obj=name)
+        pd.testing.assert_frame_equal(a[name], c[name], obj=name)
