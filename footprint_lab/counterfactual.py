@@ -14,6 +14,7 @@ from collections.abc import Sequence
 
 from footprint_lab.agent.run import CallRecord, Run
 from footprint_lab.events import ContextEvicted, LlmEnd, LlmStart, Recorder
+from footprint_lab.evidence.dependencies import transcript
 from footprint_lab.ledger import Ledger
 from footprint_lab.messages import Message, content_hash, window_chars
 from footprint_lab.usage import Usage
@@ -27,9 +28,9 @@ COUNTERFACTUAL_NOTE = (
 
 
 def transcript_of(run: Run) -> tuple[list[Message], list[Usage | None]]:
-    """The recorded conversation of ``run`` (library-authored messages left out) and the usage
-    each assistant reply reported, in order."""
-    messages = [m for m in run.ledger.messages if m.authored is None]
+    """The recorded conversation of ``run`` (what window stages and injections wrote left out)
+    and the usage each assistant reply reported, in order."""
+    messages = transcript(run)
     usages: list[Usage | None] = [c.usage for c in run.calls if c.usage is not None]
     replies = sum(1 for m in messages if m.role == "assistant")
     usages = (usages + [None] * replies)[:replies]

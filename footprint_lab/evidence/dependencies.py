@@ -49,8 +49,13 @@ def argument_leaves(arguments: Any) -> Iterator[str]:
 
 
 def transcript(run: Run) -> list[Message]:
-    """The recorded conversation: every message that is not library-authored, in order."""
-    return [m for m in run.ledger.messages if m.authored is None]
+    """The recorded conversation, in order: every message except what a window stage wrote
+    (notices, frames, an audited policy's rewrites) and library-authored injections."""
+    return [
+        m
+        for m in run.ledger.messages
+        if m.authored is None and not (m.stage_id or "").startswith("window#")
+    ]
 
 
 def dependencies_in(

@@ -101,7 +101,10 @@ class Violation(BaseModel):
     kind: str
     """Which rule: 'split-tool-pair', 'lost-current-request', ..."""
     message_index: int | None = None
-    """Index in the window the policy was given, where one applies."""
+    """Where it happened: for a lost request, a dropped system message or a non-contiguous
+    removal, the index in the window the policy was given; for a split pair, a non-user head
+    or an inserted message, the index in the window it returned; for a rewrite, the index of
+    the original in the window it was given."""
     detail: str = ""
     """A human sentence about what happened."""
 

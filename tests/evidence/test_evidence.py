@@ -164,3 +164,27 @@ def test_bad_tau_file_is_a_clear_error(tmp_path: Path) -> None:
     path.write_text(json.dumps([{"task_id": 1, "traj": "nope"}]))
     with pytest.raises(TranscriptError, match="message 0, field 'traj'"):
         load_tau_bench(path)
+
+
+def test_a_policy_that_rewrites_does_not_shift_the_transcript() -> None:
+    from footprint_lab import audit
+    from footprint_lab.evidence import transcript
+
+    def shorten_results(messages: list[Any]) -> list[Any]:
+        return [
+            m.model_copy(update={"content": m.content[:12]}) if m.role == "tool" else m
+            for m in messages
+        ]
+
+    run = from_openai(SYNTHETIC)
+    replayed = replay(run, audit(shorten_results))
+    assert any(
+        v.kind == "rewritten-without-frame" for r in replayed.records for v in r.violations or []
+    )
+    assert [m.content for m in transcript(replayed)] == [m.content for m in transcript(run)]
+    deps = dependencies(replayed)
+    assert [(d.call_id, d.message_index) for d in deps] == [
+        (d.call_id, d.message_index) for d in dependencies(run)
+    ]
+    # The rewritten results no longer carry the ids: those calls lost their evidence.
+    assert {x.call_id for x in losses(replayed)} >= {"c4"}
