@@ -32,6 +32,8 @@ import numpy as np
 import pandas as pd
 
 from footprint_lab.agent.run import Run
+from footprint_lab.events import RunPaused, RunResumed
+from footprint_lab.evidence import losses as evidence_losses
 from footprint_lab.lab._ledger_view import IntArray, LedgerView, expand_runs, runs_length
 from footprint_lab.lab.schema import (
     FRAME_NAMES,
@@ -146,6 +148,32 @@ class Frames:
         quadratic in the run's length; ``capture(run, membership="auto")`` switches to this
         form above :data:`MEMBERSHIP_FULL_MAX_ROWS` rows). Both forms agree on every row they
         share.
+
+    ``violations`` — one row per rule an audited policy broke (``WindowRecord.violations``;
+        empty unless the strategy was wrapped in :func:`footprint_lab.audit`): ``record``,
+        ``iteration``, ``strategy``, ``kind``, ``message_index``, ``window`` ('given': the
+        index counts in the window the policy was given — a request or system message that
+        left, a removal, a rewritten original; 'sent': in the window it produced, which the
+        call sent — a kept half of a split tool pair, the non-user head, an inserted message),
+        ``position`` / ``stage_id`` (that message, when it resolves), ``detail``.
+        Violations are recorded, never repaired.
+
+    ``pauses`` — one row per ``run.paused`` event: ``iteration`` (the iteration whose tool
+        calls paused; the run waits between its call and the next), ``call_id``,
+        ``tool_name``, ``kind`` ('ask-human' | 'check-in'), ``outcome`` (from the matching
+        ``run.resumed`` event: 'answered' | 'approved' | 'denied'; <NA> while the run still
+        waits), ``resumed_iteration``, ``position`` / ``stage_id`` (the assistant message that
+        made the call).
+
+    ``losses`` — only with ``capture(run, evidence=True)`` (empty otherwise: it costs a scan
+        of every dependent call's window): one row per dependent value that was not in the
+        window its call was produced from (:func:`footprint_lab.evidence.losses`):
+        ``iteration`` (of that call), ``call_id``, ``tool_name``, ``value``,
+        ``source_stage_id`` / ``source_position`` (the latest tool result that carried the
+        value), ``call_position`` (the assistant message that made the dependent call),
+        ``removed_by`` (iteration of the record that removed the source; <NA> if it was never
+        sent), ``removed_by_strategy``, ``kept_by_summary`` (a compaction frame in that window
+        still states the value).
     """
 
     records: pd.DataFrame
@@ -156,26 +184,48 @@ class Frames:
     calls: pd.DataFrame
     messages: pd.DataFrame
     membership: pd.DataFrame
+    violations: pd.DataFrame = field(default_factory=lambda: empty_frame("violations"))
+    pauses: pd.DataFrame = field(default_factory=lambda: empty_frame("pauses"))
+    losses: pd.DataFrame = field(default_factory=lambda: empty_frame("losses"))
     membership_mode: str = "full"
     """'full' or 'window' (see above); 'mixed' for a ``capture_many`` of both."""
     info: dict[str, Any] = field(default_factory=dict)
-    """Facts about the run: label, strategy, status, iterations, request, scenario, error."""
+    """Facts about the run: label, strategy, status, iterations, request, scenario, error,
+    ``counterfactual`` (True for a :func:`~footprint_lab.replay`), ``replay_of``, ``note``
+    and ``evidence`` (whether ``losses`` was computed)."""
 
     NAMES: ClassVar[tuple[str, ...]] = FRAME_NAMES
 
     @classmethod
     def empty(cls) -> Frames:
         """Frames with no rows (the right columns and dtypes)."""
-        empty = {name: empty_frame(name) for name in FRAME_NAMES}
+        return cls.of({name: empty_frame(name) for name in FRAME_NAMES})
+
+    @classmethod
+    def of(
+        cls,
+        frames: Mapping[str, pd.DataFrame],
+        *,
+        membership_mode: str = "full",
+        info: dict[str, Any] | None = None,
+    ) -> Frames:
+        """Frames from ``{name: frame}``; a frame left out is empty."""
+        get = {name: frames.get(name, None) for name in FRAME_NAMES}
+        f = {name: empty_frame(name) if v is None else v for name, v in get.items()}
         return cls(
-            records=empty["records"],
-            refusals=empty["refusals"],
-            pins=empty["pins"],
-            evictions=empty["evictions"],
-            commits=empty["commits"],
-            calls=empty["calls"],
-            messages=empty["messages"],
-            membership=empty["membership"],
+            records=f["records"],
+            refusals=f["refusals"],
+            pins=f["pins"],
+            evictions=f["evictions"],
+            commits=f["commits"],
+            calls=f["calls"],
+            messages=f["messages"],
+            membership=f["membership"],
+            violations=f["violations"],
+            pauses=f["pauses"],
+            losses=f["losses"],
+            membership_mode=membership_mode,
+            info={} if info is None else info,
         )
 
     def frames(self) -> dict[str, pd.DataFrame]:
@@ -237,7 +287,13 @@ class _RecordFacts:
         self.overrides: dict[int, int] = {}
 
 
-def capture(run: Run, *, membership: MembershipMode = "auto", label: str | None = None) -> Frames:
+def capture(
+    run: Run,
+    *,
+    membership: MembershipMode = "auto",
+    label: str | None = None,
+    evidence: bool = False,
+) -> Frames:
     """Turn a run into :class:`Frames`. Works on any run: no strategy, zero calls, errors.
 
     Args:
@@ -245,6 +301,9 @@ def capture(run: Run, *, membership: MembershipMode = "auto", label: str | None 
         membership: 'full', 'window' or 'auto' (full up to
             :data:`MEMBERSHIP_FULL_MAX_ROWS` rows) — see ``Frames.membership``.
         label: A name for the run, kept in ``frames.info["label"]``.
+        evidence: Also fill ``frames.losses`` with the dependent tool calls whose evidence
+            was not in the window (:func:`footprint_lab.evidence.losses`; it scans the
+            window of every dependent call, so it is off by default).
     """
     if membership not in ("auto", "full", "window"):
         raise ValueError(f"membership must be 'auto', 'full' or 'window', got {membership!r}")
@@ -303,6 +362,7 @@ def capture(run: Run, *, membership: MembershipMode = "auto", label: str | None 
     rec_cols: dict[str, list[Any]] = {name: [] for name in SCHEMAS["records"]}
     ref_cols: dict[str, list[Any]] = {name: [] for name in SCHEMAS["refusals"]}
     pin_cols: dict[str, list[Any]] = {name: [] for name in SCHEMAS["pins"]}
+    vio_cols: dict[str, list[Any]] = {name: [] for name in SCHEMAS["violations"]}
     ev_record: list[int] = []
     ev_pos: list[int] = []
     ev_summarized: list[bool] = []
@@ -317,6 +377,7 @@ def capture(run: Run, *, membership: MembershipMode = "auto", label: str | None 
         return end
 
     for j, (rec, f) in enumerate(zip(records, facts, strict=True)):
+        sent_after: list[int] | None = None
         if f.commit is not None:
             stage = commits[f.commit].stage_id
             first = view.stage_first.get(stage, f.commit)
@@ -328,9 +389,12 @@ def capture(run: Run, *, membership: MembershipMode = "auto", label: str | None 
                 bool(rec.refusals)
                 or rec.removed_message_count > 0
                 or bool(rec.observations is not None and rec.observations.pinned)
+                or bool(rec.violations)
             )
             if needs_given:
                 f.given = [p for a, b in given_runs for p in range(a, b)]
+            if rec.violations:
+                sent_after = [p for a, b in after_runs for p in range(a, b)]
             if rec.removed_message_count > 0 and f.given is not None:
                 kept = {p for a, b in after_runs for p in range(a, b)}
                 f.removed = [p for p in f.given if p not in kept]
@@ -347,6 +411,27 @@ def capture(run: Run, *, membership: MembershipMode = "auto", label: str | None 
                         seen.add(pos)
                         f.removed.append(pos)
         given = f.given
+
+        # violations (audited policies): recorded, never repaired
+        for v in rec.violations or ():
+            side = violation_window(v.kind, v.detail)
+            in_window = given if side == "given" else sent_after
+            v_pos: int | None = None
+            if (
+                in_window is not None
+                and v.message_index is not None
+                and 0 <= v.message_index < len(in_window)
+            ):
+                v_pos = in_window[v.message_index]
+            vio_cols["record"].append(j)
+            vio_cols["iteration"].append(rec.iteration)
+            vio_cols["strategy"].append(rec.strategy)
+            vio_cols["kind"].append(v.kind)
+            vio_cols["message_index"].append(v.message_index)
+            vio_cols["window"].append(side)
+            vio_cols["position"].append(v_pos)
+            vio_cols["stage_id"].append(None if v_pos is None else stage_ids[v_pos])
+            vio_cols["detail"].append(v.detail)
 
         # refusals -> rows and membership overrides
         reasons: list[str] = []
@@ -580,14 +665,19 @@ def capture(run: Run, *, membership: MembershipMode = "auto", label: str | None 
     )
 
     error = getattr(run, "error", None)
+    meta = run.meta if isinstance(run.meta, dict) else {}
     info: dict[str, Any] = {
         "label": label,
         "strategy": run.strategy,
         "status": run.status,
         "iterations": run.iterations,
         "request": run.request,
-        "scenario": run.meta.get("scenario") if isinstance(run.meta, dict) else None,
+        "scenario": meta.get("scenario"),
         "error": None if error is None else f"{type(error).__name__}: {error}",
+        "counterfactual": bool(meta.get("counterfactual")),
+        "replay_of": meta.get("replay_of"),
+        "note": meta.get("note"),
+        "evidence": evidence,
     }
     return Frames(
         records=build_frame("records", rec_cols),
@@ -598,9 +688,102 @@ def capture(run: Run, *, membership: MembershipMode = "auto", label: str | None 
         calls=calls_frame,
         messages=messages_frame,
         membership=membership_frame,
+        violations=build_frame("violations", vio_cols),
+        pauses=_pauses(run, roles),
+        losses=_losses(run) if evidence else empty_frame("losses"),
         membership_mode=mode,
         info=info,
     )
+
+
+_SENT_SIDE_KINDS = frozenset({"split-tool-pair", "window-opens-on-non-user"})
+
+
+def violation_window(kind: str, detail: str = "") -> str:
+    """Which window a violation's ``message_index`` counts in: 'given' (the window the policy
+    was given) or 'sent' (the window it produced).
+
+    :func:`footprint_lab.auditing.find_violations` names a kept half of a split tool pair, the
+    non-user head and an inserted message by their index in the output; every other kind (a
+    request or system message that left, a non-contiguous removal, a message rewritten in
+    place, and any kind of yours) by its index in the input.
+    """
+    if kind in _SENT_SIDE_KINDS:
+        return "sent"
+    if kind == "rewritten-without-frame" and detail.startswith("an inserted message"):
+        return "sent"
+    return "given"
+
+
+def _pauses(run: Run, roles: Sequence[str]) -> pd.DataFrame:
+    """One row per ``run.paused`` event, its outcome from the next matching ``run.resumed``."""
+    cols: dict[str, list[Any]] = {name: [] for name in SCHEMAS["pauses"]}
+    events = list(run.events)
+    if not any(e.type == "run.paused" for e in events):
+        return build_frame("pauses", cols)
+    made_by: dict[str, int] = {}
+    for p, m in enumerate(run.ledger.messages):
+        if roles[p] == "assistant":
+            for call in m.tool_calls:
+                made_by[call.id] = p
+    for i, event in enumerate(events):
+        if not isinstance(event, RunPaused):
+            continue
+        resumed = next(
+            (
+                e
+                for e in events[i + 1 :]
+                if isinstance(e, RunResumed) and e.call_id == event.call_id
+            ),
+            None,
+        )
+        pos = made_by.get(event.call_id)
+        cols["iteration"].append(event.iteration)
+        cols["call_id"].append(event.call_id)
+        cols["tool_name"].append(event.tool_name)
+        cols["kind"].append(event.kind)
+        cols["outcome"].append(None if resumed is None else resumed.outcome)
+        cols["resumed_iteration"].append(None if resumed is None else resumed.iteration)
+        cols["position"].append(pos)
+        cols["stage_id"].append(None if pos is None else run.ledger.messages[pos].stage_id)
+    return build_frame("pauses", cols)
+
+
+def _losses(run: Run) -> pd.DataFrame:
+    """``footprint_lab.evidence.losses(run)`` as rows, with the ledger positions of the source
+    and of the call."""
+    ledger = run.ledger
+    msgs = ledger.messages
+    found = evidence_losses(run)
+    # transcript index -> ledger position (the transcript leaves library-authored messages out)
+    transcript_positions = [p for p, m in enumerate(msgs) if m.authored is None]
+    cols: dict[str, list[Any]] = {name: [] for name in SCHEMAS["losses"]}
+    for loss in found:
+        source_pos: int | None = None
+        try:
+            carriers = ledger.messages_of(loss.source_stage_id)
+        except KeyError:
+            carriers = []
+        tools = [m for m in carriers if m.role == "tool"]
+        source = next((m for m in tools if loss.value in m.content), tools[0] if tools else None)
+        if source is not None:
+            source_pos = ledger.position(source)
+        call_pos = (
+            transcript_positions[loss.message_index]
+            if 0 <= loss.message_index < len(transcript_positions)
+            else None
+        )
+        cols["iteration"].append(loss.iteration)
+        cols["call_id"].append(loss.call_id)
+        cols["tool_name"].append(loss.tool_name)
+        cols["value"].append(loss.value)
+        cols["source_stage_id"].append(loss.source_stage_id)
+        cols["source_position"].append(source_pos)
+        cols["call_position"].append(call_pos)
+        cols["removed_by"].append(loss.removed_by)
+        cols["removed_by_strategy"].append(loss.removed_by_strategy)
+        cols["kept_by_summary"].append(loss.kept_by_summary)
+    return build_frame("losses", cols)
 
 
 def _record_commits(commits: Sequence[Any], records: Sequence[WindowRecord]) -> list[int | None]:
@@ -820,18 +1003,24 @@ def _membership(
 
 
 def capture_many(
-    runs: Mapping[str, Run | Frames], *, membership: MembershipMode = "auto"
+    runs: Mapping[str, Run | Frames],
+    *,
+    membership: MembershipMode = "auto",
+    evidence: bool = False,
 ) -> Frames:
     """Capture several runs and stack each frame, with a ``run`` column (the label) first.
 
-    Values may be runs or already-captured :class:`Frames`.
+    Values may be runs or already-captured :class:`Frames`. ``evidence`` is passed to
+    :func:`capture` for the runs.
     """
     captured: dict[str, Frames] = {}
     for label, value in runs.items():
         if isinstance(value, Frames):
             captured[str(label)] = value
         else:
-            captured[str(label)] = capture(value, membership=membership, label=str(label))
+            captured[str(label)] = capture(
+                value, membership=membership, label=str(label), evidence=evidence
+            )
     stacked: dict[str, pd.DataFrame] = {}
     for name in FRAME_NAMES:
         parts = [with_run_column(f[name], label) for label, f in captured.items()]
@@ -843,15 +1032,8 @@ def capture_many(
         stacked[name] = frame
     modes = {f.membership_mode for f in captured.values()}
     mode = modes.pop() if len(modes) == 1 else ("full" if not modes else "mixed")
-    return Frames(
-        records=stacked["records"],
-        refusals=stacked["refusals"],
-        pins=stacked["pins"],
-        evictions=stacked["evictions"],
-        commits=stacked["commits"],
-        calls=stacked["calls"],
-        messages=stacked["messages"],
-        membership=stacked["membership"],
+    return Frames.of(
+        stacked,
         membership_mode=mode,
         info={"runs": list(captured), "by_run": {k: f.info for k, f in captured.items()}},
     )

@@ -32,12 +32,15 @@ from footprint_lab.window.records import REFUSAL_REASONS
 
 __all__ = [
     "BAR_MAX_BINS",
+    "COUNTERFACTUAL_SUFFIX",
     "MAP_MAX_COLS",
     "MAP_MAX_ROWS",
     "REASON_COLORS",
     "STATE_COLORS",
     "WEBGL_THRESHOLD",
     "compare",
+    "evidence_tradeoff",
+    "is_counterfactual",
     "pins_timeline",
     "refusals_by_reason",
     "window_map",
@@ -149,10 +152,24 @@ def _single(frames: Frames, what: str) -> Frames:
     return frames
 
 
+COUNTERFACTUAL_SUFFIX = " (counterfactual replay)"
+"""Appended to the title of every figure of a counterfactual run (``replay``): its replies are
+the original run's, not what a model would have said to that window."""
+
+
+def is_counterfactual(frames: Frames) -> bool:
+    """Whether the frames show a counterfactual replay (for stacked frames: every run is)."""
+    if "counterfactual" in frames.info:
+        return bool(frames.info["counterfactual"])
+    by_run = frames.info.get("by_run") or {}
+    return bool(by_run) and all(bool(i.get("counterfactual")) for i in by_run.values())
+
+
 def _title(frames: Frames, what: str) -> str:
     runs = ", ".join(str(r) for r in frames.info.get("runs", []))
     label = frames.info.get("label") or frames.info.get("strategy") or runs or "no strategy"
-    return f"{what} — {label}"
+    suffix = COUNTERFACTUAL_SUFFIX if is_counterfactual(frames) else ""
+    return f"{what} — {label}{suffix}"
 
 
 def _truncate(text: str, items: int = 4) -> str:
@@ -262,6 +279,10 @@ def window_size(frames: Frames) -> go.Figure:
             ),
             secondary_y=False,
         )
+    pauses = frames.pauses
+    if len(pauses):
+        top = float(calls["chars"].max()) if len(calls) else 1.0
+        fig.add_trace(_pause_trace(pauses, 0.0, top), secondary_y=False)
     _layout(fig, _title(frames, "Window size"), hovermode="closest")
     fig.update_xaxes(title_text="iteration")
     fig.update_yaxes(title_text="characters sent", rangemode="tozero", secondary_y=False)
@@ -380,6 +401,7 @@ def window_map(
             **heat_kwargs,
         )
     )
+    _map_overlays(fig, frames, ys, rs)
     title = _title(frames, "Window map")
     if rs > 1 or cs > 1:
         title += f" (blocks of {rs} messages × {cs} iterations)"
@@ -395,6 +417,167 @@ def window_map(
         yaxis.update(tickmode="array", tickvals=ys, ticktext=row_labels)
     fig.update_yaxes(**yaxis)
     return fig
+
+
+# -- overlays: violations, lost evidence, pauses ---------------------------------------------
+
+PAUSE_OFFSET = 0.5
+"""A pause is drawn between its iteration and the next (x = iteration + 0.5): the run stopped
+after that iteration's tool calls, before the next call."""
+
+PAUSE_COLOR = "#7F3C8D"
+VIOLATION_COLOR = "#D62728"
+LOSS_COLOR = "#111111"
+
+
+def _vertical_segments(
+    xs: Sequence[float], bottom: float, top: float, texts: Sequence[str]
+) -> tuple[list[float | None], list[float | None], list[str | None]]:
+    """One vertical segment per x, as a single line trace's data (segments split by None)."""
+    out_x: list[float | None] = []
+    out_y: list[float | None] = []
+    out_t: list[str | None] = []
+    for x, text in zip(xs, texts, strict=True):
+        out_x += [x, x, None]
+        out_y += [top, bottom, None]
+        out_t += [text, text, None]
+    return out_x, out_y, out_t
+
+
+def _pause_texts(pauses: pd.DataFrame) -> list[str]:
+    texts: list[str] = []
+    for row in pauses.to_dict("records"):
+        outcome = row["outcome"]
+        after = (
+            "still waiting"
+            if outcome is None or pd.isna(outcome)
+            else f"{outcome} at iteration {row['resumed_iteration']}"
+        )
+        texts.append(
+            f"paused after iteration {row['iteration']} ({row['kind']})<br>"
+            f"{row['tool_name']} · call {row['call_id']}<br>{after}"
+        )
+    return texts
+
+
+def _map_overlays(fig: go.Figure, frames: Frames, ys: Sequence[int], rs: int) -> None:
+    """Markers over the window map, each only when its frame has rows: ``violation`` (red x at
+    the message a rule names, at the record's iteration), ``lost evidence`` (at the tool result
+    that carried a dependent value, at the iteration whose call went without it),
+    ``call without its evidence`` (the assistant message that call produced) and ``pause``
+    (a vertical line after the paused iteration)."""
+    violations = frames.violations
+    placed = violations[violations["position"].notna()]
+    if len(placed):
+        text = [
+            f"<b>{row['kind']}</b> · iteration {row['iteration']} · {row['strategy']}<br>"
+            f"{row['detail']}<br>#{row['position']} {row['stage_id']} "
+            f"(index {row['message_index']} of the window {row['window']})"
+            for row in placed.to_dict("records")
+        ]
+        fig.add_trace(
+            _scatter_class(len(placed))(
+                x=_values(placed["iteration"]),
+                y=_values(placed["position"]),
+                name="violation",
+                mode="markers",
+                marker={
+                    "symbol": "x",
+                    "size": 11,
+                    "color": VIOLATION_COLOR,
+                    "line": {"width": 1, "color": "white"},
+                },
+                hovertext=text,
+                hoverinfo="text",
+            )
+        )
+    losses = frames.losses
+    lost = losses[losses["source_position"].notna()]
+    if len(lost):
+        rows = lost.to_dict("records")
+        text = [_loss_text(row) for row in rows]
+        fig.add_trace(
+            _scatter_class(len(lost))(
+                x=_values(lost["iteration"]),
+                y=_values(lost["source_position"]),
+                name="lost evidence",
+                mode="markers",
+                marker={
+                    "symbol": "diamond-open",
+                    "size": 11,
+                    "color": LOSS_COLOR,
+                    "line": {"width": 2, "color": LOSS_COLOR},
+                },
+                hovertext=text,
+                hoverinfo="text",
+            )
+        )
+        calls = lost[lost["call_position"].notna()].drop_duplicates(["iteration", "call_position"])
+        if len(calls):
+            by_call: dict[tuple[Any, Any], list[str]] = {}
+            for row in rows:
+                by_call.setdefault((row["iteration"], row["call_position"]), []).append(
+                    str(row["value"])
+                )
+            fig.add_trace(
+                _scatter_class(len(calls))(
+                    x=_values(calls["iteration"]),
+                    y=_values(calls["call_position"]),
+                    name="call without its evidence",
+                    mode="markers",
+                    marker={"symbol": "star", "size": 11, "color": LOSS_COLOR},
+                    hovertext=[
+                        f"iteration {row['iteration']}: call {row['call_id']} "
+                        f"({row['tool_name']}) was made without the evidence for "
+                        + _truncate(", ".join(by_call[(row["iteration"], row["call_position"])]))
+                        for row in calls.to_dict("records")
+                    ],
+                    hoverinfo="text",
+                )
+            )
+    pauses = frames.pauses
+    if len(pauses) and len(ys):
+        fig.add_trace(_pause_trace(pauses, ys[-1] + rs / 2, ys[0] - rs / 2))
+
+
+def _pause_trace(pauses: pd.DataFrame, bottom: float, top: float) -> go.Scatter:
+    """The ``pause`` trace: one vertical segment per pause at x = iteration + 0.5, labelled
+    with the tool at its top end, hover = kind, call and outcome."""
+    xs, ys, hover = _vertical_segments(
+        [int(v) + PAUSE_OFFSET for v in pauses["iteration"]], bottom, top, _pause_texts(pauses)
+    )
+    labels: list[str | None] = []
+    for name in pauses["tool_name"].astype(str):
+        labels += [f"paused: {name}", None, None]
+    return go.Scatter(
+        x=xs,
+        y=ys,
+        name="pause",
+        mode="lines+markers+text",
+        line={"color": PAUSE_COLOR, "dash": "dot", "width": 2},
+        marker={"symbol": "line-ew", "size": 10, "color": PAUSE_COLOR},
+        text=labels,
+        textposition="top center",
+        textfont={"color": PAUSE_COLOR, "size": 11},
+        cliponaxis=False,
+        hovertext=hover,
+        hoverinfo="text",
+    )
+
+
+def _loss_text(row: Mapping[Any, Any]) -> str:
+    removed = row["removed_by"]
+    by = (
+        "never sent"
+        if removed is None or pd.isna(removed)
+        else f"removed by {row['removed_by_strategy']} at iteration {removed}"
+    )
+    summary = "<br>a summary still states it" if row["kept_by_summary"] is True else ""
+    return (
+        f"<b>lost evidence</b> at iteration {row['iteration']}<br>"
+        f"call {row['call_id']} ({row['tool_name']}) used {row['value']!s}<br>"
+        f"carried by {row['source_stage_id']} (#{row['source_position']}), {by}{summary}"
+    )
 
 
 # -- pins -------------------------------------------------------------------------------------
@@ -529,6 +712,19 @@ def refusals_by_reason(frames: Frames) -> go.Figure:
 # -- compare ----------------------------------------------------------------------------------
 
 
+def _counterfactual_runs(source: Mapping[str, Frames] | Frames | pd.DataFrame) -> set[str]:
+    """Labels of the runs that are counterfactual replays (unknown for a bare calls frame)."""
+    if isinstance(source, Mapping):
+        return {str(label) for label, f in source.items() if is_counterfactual(f)}
+    if isinstance(source, Frames):
+        by_run = source.info.get("by_run")
+        if by_run:
+            return {str(k) for k, i in by_run.items() if i.get("counterfactual")}
+        if is_counterfactual(source):
+            return {str(source.info.get("label") or "run")}
+    return set()
+
+
 def _calls_by_run(source: Mapping[str, Frames] | Frames | pd.DataFrame) -> dict[str, pd.DataFrame]:
     if isinstance(source, Mapping):
         return {str(label): frames.calls for label, frames in source.items()}
@@ -544,7 +740,8 @@ def compare(
     source: Mapping[str, Frames] | Frames | pd.DataFrame, *, metric: str = "chars"
 ) -> go.Figure:
     """Several runs' window size on one chart: one line per run, x = iteration,
-    y = ``calls[metric]`` (``"chars"`` sent, or ``"input_tokens"`` reported).
+    y = ``calls[metric]`` (``"chars"`` sent, or ``"input_tokens"`` reported). Counterfactual
+    replays are drawn dashed and say so in their hover and in the title.
 
     Args:
         source: ``{label: frames}``, a ``capture_many`` result, or a calls frame with a
@@ -566,19 +763,149 @@ def compare(
         "#EECA3B",
         "#9D755D",
     ]
+    replays = _counterfactual_runs(source)
     for i, (label, calls) in enumerate(by_run.items()):
+        replayed = label in replays
+        note = " (counterfactual replay)" if replayed else ""
         fig.add_trace(
             scatter(
                 x=_values(calls["iteration"]),
                 y=_values(calls[metric]),
                 name=label,
                 mode="lines" if big else "lines+markers",
-                line={"color": palette[i % len(palette)], "width": 2},
-                hovertemplate=f"{label}<br>iteration %{{x}}<br>%{{y}} {metric}<extra></extra>",
+                line={
+                    "color": palette[i % len(palette)],
+                    "width": 2,
+                    "dash": "dash" if replayed else "solid",
+                },
+                hovertemplate=f"{label}{note}<br>iteration %{{x}}<br>%{{y}} {metric}"
+                "<extra></extra>",
             )
         )
     what = "characters sent" if metric == "chars" else metric.replace("_", " ")
-    _layout(fig, f"Window size by run ({what})", hovermode="x unified")
+    title = f"Window size by run ({what})"
+    if replays and replays >= set(by_run):
+        title += COUNTERFACTUAL_SUFFIX
+    elif replays:
+        title += " (dashed: counterfactual replay)"
+    _layout(fig, title, hovermode="x unified")
     fig.update_xaxes(title_text="iteration")
     fig.update_yaxes(title_text=what, rangemode="tozero")
+    return fig
+
+
+# -- evidence trade-off -----------------------------------------------------------------------
+
+_STRATEGY_PALETTE = (
+    "#4C78A8",
+    "#F58518",
+    "#54A24B",
+    "#E45756",
+    "#72B7B2",
+    "#B279A2",
+    "#9D755D",
+    "#EECA3B",
+)
+
+_AXIS_TITLES = {
+    "chars_saved_share": "window characters saved vs no policy",
+    "chars_saved": "window characters saved vs no policy",
+    "lost_share": "dependent calls sent without their evidence",
+    "lost_calls": "dependent calls sent without their evidence",
+}
+
+
+def _evidence_hover(row: Mapping[Any, Any]) -> str:
+    return (
+        f"<b>{row['config']}</b> ({row['strategy']}, pins {row['keep_last_tool_results']})<br>"
+        f"saved {row['chars_saved_share']:.1%} of window characters "
+        f"({int(row['chars_saved']):,} of {int(row['baseline_window_chars']):,})<br>"
+        f"evidence lost on {row['lost_calls']} of {row['dependent_calls']} dependent calls "
+        f"({row['lost_share']:.1%})<br>"
+        f"wire violations {row['wire_violations']} · windows without the request "
+        f"{row['request_lost']} · runs {row['runs']}"
+    )
+
+
+def evidence_tradeoff(
+    frame: pd.DataFrame, *, x: str = "chars_saved_share", y: str = "lost_share"
+) -> go.Figure:
+    """What each configuration saves against what it loses: one point per configuration,
+    x = window characters saved versus no policy (share, summed over runs), y = share of
+    dependent calls whose evidence was lost, and the Pareto front (saving most while losing
+    least) drawn as a line.
+
+    Args:
+        frame: :func:`~footprint_lab.lab.evidence_frame` (aggregated here with
+            :func:`~footprint_lab.lab.evidence_summary`) or that summary itself.
+        x: The summary column on the x axis.
+        y: The summary column on the y axis.
+
+    Traces: one per strategy name (``x``/``y`` = the summary rows of that strategy, in order,
+    hover naming the configuration; pinned configurations are diamonds), then
+    ``Pareto front`` (the non-dominated points sorted by x). ``fig.layout.meta`` holds the
+    configuration labels on the front, in that order.
+    """
+    from footprint_lab.lab.evidence import evidence_summary, pareto_front
+
+    summary = frame if "lost_share" in frame.columns else evidence_summary(frame)
+    fig = go.Figure()
+    strategies = list(dict.fromkeys(summary["strategy"].astype(str).tolist()))
+    for i, name in enumerate(strategies):
+        part = summary[summary["strategy"].astype(str) == name]
+        rows = part.to_dict("records")
+        pins = part["keep_last_tool_results"].fillna(0).astype("int64").tolist()
+        fig.add_trace(
+            go.Scatter(
+                x=_values(part[x]),
+                y=_values(part[y]),
+                name=name,
+                mode="markers",
+                marker={
+                    "size": 11,
+                    "color": _STRATEGY_PALETTE[i % len(_STRATEGY_PALETTE)],
+                    "symbol": ["diamond" if p else "circle" for p in pins],
+                    "line": {"width": 1, "color": "white"},
+                },
+                customdata=part["config"].astype(str).tolist(),
+                hovertext=[_evidence_hover(r) for r in rows],
+                hoverinfo="text",
+            )
+        )
+    front_labels: list[str] = []
+    if len(summary):
+        mask = pareto_front(
+            summary[x].to_numpy(dtype=np.float64, na_value=np.nan),
+            summary[y].to_numpy(dtype=np.float64, na_value=np.nan),
+        )
+        front = summary[mask].sort_values([x, y], kind="stable")
+        front_labels = front["config"].astype(str).tolist()
+        fig.add_trace(
+            go.Scatter(
+                x=_values(front[x]),
+                y=_values(front[y]),
+                name="Pareto front",
+                mode="lines",
+                line={"color": "#52606d", "width": 1.5, "dash": "dash"},
+                customdata=front_labels,
+                hovertemplate="Pareto front: %{customdata}<extra></extra>",
+            )
+        )
+    runs = int(summary["runs"].max()) if "runs" in summary.columns and len(summary) else 0
+    _layout(
+        fig,
+        f"Evidence trade-off — {len(summary)} configurations × {runs} runs" + COUNTERFACTUAL_SUFFIX,
+        hovermode="closest",
+        meta={"pareto": front_labels},
+        height=480,
+    )
+    share = {"tickformat": ".0%"}
+    fig.update_xaxes(title_text=_AXIS_TITLES.get(x, x), **(share if x.endswith("_share") else {}))
+    fig.update_yaxes(
+        title_text=_AXIS_TITLES.get(y, y),
+        rangemode="tozero",
+        **(share if y.endswith("_share") else {}),
+    )
+    if not len(summary):
+        _empty_note(fig, "no configurations")
     return fig

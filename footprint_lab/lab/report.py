@@ -3,7 +3,8 @@
 Layer: lab (on top of capture and plots). ``write_report({scenario: {strategy: run}}, path)``
 writes a single HTML file with plotly.js embedded once, so it opens without a network: per
 scenario the compare chart and a summary table, per strategy the window size, the window map,
-the pins, the refusals and the record table.
+the pins, the refusals and the record table. A counterfactual run (``replay``) is labelled as
+such in its heading, the summary table and every figure title.
 
 The output is deterministic: no timestamps, no random ids (figure divs are numbered), no
 wall-clock facts (``at_ms`` and ``survival_ms`` are left out), so the same runs write the same
@@ -76,6 +77,9 @@ table.records th, table.records td, table.summary th, table.summary td {
 table.records th, table.summary th { background: #eef2f7; }
 details { margin: 8px 0 24px; }
 code { background: #eef2f7; padding: 0 3px; border-radius: 3px; }
+.badge { font-size: 0.7em; font-weight: normal; background: #fdf0d5; color: #7a4b00;
+         border: 1px solid #f0c36d; border-radius: 4px; padding: 1px 6px; vertical-align: middle; }
+p.counterfactual { background: #fdf8ec; border-left: 3px solid #f0c36d; padding: 4px 8px; }
 """
 
 RunLike = Run | Frames
@@ -129,7 +133,7 @@ def _summary_table(by_strategy: Mapping[str, Frames]) -> str:
         records = f.records
         rows.append(
             {
-                "strategy": label,
+                "strategy": label + (" (counterfactual replay)" if _replayed(f) else ""),
                 "status": f.info.get("status"),
                 "iterations": f.info.get("iterations"),
                 "calls": len(calls),
@@ -145,6 +149,26 @@ def _summary_table(by_strategy: Mapping[str, Frames]) -> str:
     frame = pd.DataFrame(rows)
     table: str = frame.to_html(index=False, border=0, classes="summary", na_rep="–")
     return table
+
+
+def _replayed(frames: Frames) -> bool:
+    return bool(frames.info.get("counterfactual"))
+
+
+def _counterfactual_note(frames: Frames) -> str:
+    """The paragraph that labels a counterfactual replay (empty for a run that happened)."""
+    if not _replayed(frames):
+        return ""
+    source = frames.info.get("replay_of")
+    of = f" of <code>{html.escape(str(source))}</code>" if source else ""
+    note = frames.info.get("note") or (
+        "the window is what this strategy would have sent; every reply after it is the "
+        "original run's"
+    )
+    return (
+        f'<p class="counterfactual"><b>Counterfactual replay</b>{of}: '
+        f"{html.escape(str(note).removeprefix('counterfactual: '))}.</p>"
+    )
 
 
 def _records_table(frames: Frames) -> str:
@@ -187,11 +211,15 @@ def render_report(
         for label, f in by_strategy.items():
             status = f.info.get("status")
             error = f.info.get("error")
-            parts.append(f'<article id="{sid}--{_slug(label)}"><h3>{esc(label)}</h3>')
+            heading = esc(label)
+            if _replayed(f):
+                heading += ' <span class="badge">counterfactual replay</span>'
+            parts.append(f'<article id="{sid}--{_slug(label)}"><h3>{heading}</h3>')
             line = f"status <code>{esc(str(status))}</code>"
             if error:
                 line += f" — {esc(str(error))}"
             parts.append(f"<p>{line}</p>")
+            parts.append(_counterfactual_note(f))
             for fig in (
                 plots.window_size(f),
                 plots.window_map(f),

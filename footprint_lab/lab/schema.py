@@ -47,6 +47,16 @@ MESSAGE_FATES: tuple[str, ...] = ("dropped", "summarized", "still-in", "never-se
 EVICTION_HOWS: tuple[str, ...] = ("dropped", "summarized")
 """Values of ``evictions.how``."""
 
+PAUSE_KINDS: tuple[str, ...] = ("ask-human", "check-in")
+"""Values of ``pauses.kind``."""
+
+PAUSE_OUTCOMES: tuple[str, ...] = ("answered", "approved", "denied")
+"""Values of ``pauses.outcome`` (<NA> while the run still waits)."""
+
+VIOLATION_WINDOWS: tuple[str, ...] = ("given", "sent")
+"""Values of ``violations.window``: which window ``message_index`` counts in — the one the
+policy was given, or the one it produced (and the call sent)."""
+
 _I = "Int64"
 _S = "string"
 _B = "boolean"
@@ -183,6 +193,39 @@ SCHEMAS: dict[str, dict[str, Any]] = {
         "stage_id": _S,
         "state": STATE_DTYPE,
         "in_window": _B,
+    },
+    "violations": {
+        "record": _I,
+        "iteration": _I,
+        "strategy": _S,
+        "kind": _S,
+        "message_index": _I,
+        "window": _S,
+        "position": _I,
+        "stage_id": _S,
+        "detail": _S,
+    },
+    "pauses": {
+        "iteration": _I,
+        "call_id": _S,
+        "tool_name": _S,
+        "kind": _S,
+        "outcome": _S,
+        "resumed_iteration": _I,
+        "position": _I,
+        "stage_id": _S,
+    },
+    "losses": {
+        "iteration": _I,
+        "call_id": _S,
+        "tool_name": _S,
+        "value": _S,
+        "source_stage_id": _S,
+        "source_position": _I,
+        "call_position": _I,
+        "removed_by": _I,
+        "removed_by_strategy": _S,
+        "kept_by_summary": _B,
     },
 }
 """Every frame's columns, in order, with their dtypes."""

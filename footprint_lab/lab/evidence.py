@@ -1,0 +1,541 @@
+"""Evidence on many runs: what each window configuration costs in lost tool evidence, as a
+DataFrame (one row per run × configuration) and a per-configuration aggregate.
+
+Layer: lab (on top of ``replay`` and :mod:`footprint_lab.evidence`, which stays pure). Every
+configuration replays every run (:func:`footprint_lab.replay`) and measures
+:func:`footprint_lab.evidence.losses` on the replay — how many dependent tool calls were
+produced from a window that no longer held the tool result their arguments came from — next to
+what the configuration saved in characters sent, and what it sent that a provider would reject
+(:func:`footprint_lab.evidence.wire_problems`) or that held no current request.
+
+A configuration is an :class:`EvidenceConfig`, or a dict with the same keys: ``label``,
+``strategy`` (a strategy, an audited policy, or None for no window management) *or*
+``factory`` (called with the knobs), ``keep_last_tool_results`` (the pin limit, default 2);
+every other key is a knob, reported in its own column. :func:`evidence_grid` builds the
+cartesian product of a factory's knobs (``keep_last_tool_results`` included), so a grid plus a
+few audited peers is one list::
+
+    configs = [
+        *evidence_grid(sliding_window, {"keep_recent_turns": range(1, 9),
+                                        "keep_last_tool_results": [0, 2]}),
+        {"label": "keep-last-6 (audited)", "strategy": audit(keep_last_messages(6)), "n": 6},
+    ]
+    frame = evidence_frame(runs, configs)
+    summary = evidence_summary(frame)
+
+Results are deterministic: rows come in configuration order, then run order, whatever the
+executor. By default the work runs inline — replaying 50 real runs under 16 configurations
+takes about a second, less than a process pool needs to start — and any
+``concurrent.futures.Executor`` runs one job per configuration instead (runs are shipped as
+checkpoints, configurations with cloudpickle, as :func:`footprint_lab.sweep` does).
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from concurrent.futures import Executor, Future, as_completed
+from dataclasses import dataclass, field
+from typing import Any
+
+import cloudpickle
+import numpy as np
+import pandas as pd
+from tqdm.auto import tqdm
+
+from footprint_lab.agent.checkpoint import Checkpoint, run_from_checkpoint
+from footprint_lab.agent.run import Run
+from footprint_lab.counterfactual import replay
+from footprint_lab.evidence import (
+    DEFAULT_MIN_CHARS,
+    calls_of,
+    dependencies,
+    losses,
+    tool_calls_in,
+    wire_problems,
+)
+from footprint_lab.lab.progress import progress as progress_bar
+from footprint_lab.lab.schema import column
+from footprint_lab.window.turns import current_request_index
+
+__all__ = [
+    "EVIDENCE_COLUMNS",
+    "SUMMARY_COLUMNS",
+    "EvidenceConfig",
+    "evidence_frame",
+    "evidence_grid",
+    "evidence_summary",
+    "no_policy",
+    "pareto_front",
+]
+
+PIN_KEY = "keep_last_tool_results"
+"""The knob that goes to the replay (pins are run-level), not to a factory."""
+
+NO_POLICY = "no policy"
+"""The label of :func:`no_policy`."""
+
+_RESERVED = frozenset({"label", "strategy", "factory", PIN_KEY})
+
+EVIDENCE_COLUMNS: dict[str, str] = {
+    "run": "string",
+    "task_id": "Int64",
+    "trial": "Int64",
+    "reward": "float64",
+    "config": "string",
+    "strategy": "string",
+    # <- one column per knob key across the configurations goes here, in first-seen order
+    "keep_last_tool_results": "Int64",
+    "tool_calls": "Int64",
+    "dependent_calls": "Int64",
+    "lost_calls": "Int64",
+    "lost_values": "Int64",
+    "kept_by_summary": "Int64",
+    "windows": "Int64",
+    "mean_window_chars": "float64",
+    "peak_window_chars": "Int64",
+    "window_chars": "Int64",
+    "baseline_window_chars": "Int64",
+    "chars_saved": "Int64",
+    "wire_violations": "Int64",
+    "request_lost": "Int64",
+    "violations": "Int64",
+    "removed_messages": "Int64",
+}
+"""The columns of :func:`evidence_frame` and their dtypes (knob columns sit between
+``strategy`` and ``keep_last_tool_results``; ``task_id`` is ``string`` when some id is not an
+integer):
+
+* ``run`` — the run's label (``meta['label']``, else its key or index); ``task_id``, ``trial``,
+  ``reward`` — from ``run.meta`` (<NA> when absent);
+* ``config`` — the configuration's label; ``strategy`` — the strategy's name ('none' without
+  one); the knobs; ``keep_last_tool_results`` — the pin limit replayed with;
+* ``tool_calls`` — tool calls in the run's transcript; ``dependent_calls`` — calls that took an
+  argument from earlier tool evidence (:func:`~footprint_lab.evidence.dependencies`);
+  ``lost_calls`` — dependent calls produced from a window without that evidence
+  (:func:`~footprint_lab.evidence.losses`, counted by call); ``lost_values`` — (call, value)
+  pairs lost; ``kept_by_summary`` — lost calls whose every lost value a compaction frame in that
+  window still stated;
+* ``windows`` — calls replayed; ``mean_window_chars`` / ``peak_window_chars`` /
+  ``window_chars`` — characters sent per call (mean, max, sum); ``baseline_window_chars`` — the
+  sum with no window management; ``chars_saved`` — baseline minus ``window_chars``;
+* ``wire_violations`` — windows sent that a provider would reject
+  (:func:`~footprint_lab.evidence.wire_problems` non-empty); ``request_lost`` — windows sent
+  with no current request; ``violations`` — rules an audited policy broke (its records'
+  ``violations``); ``removed_messages`` — messages its records removed.
+"""
+
+SUMMARY_COLUMNS: tuple[str, ...] = (
+    "config",
+    "strategy",
+    # <- knob columns
+    "keep_last_tool_results",
+    "runs",
+    "tool_calls",
+    "dependent_calls",
+    "lost_calls",
+    "kept_by_summary",
+    "lost_share",
+    "windows",
+    "mean_window_chars",
+    "peak_window_chars",
+    "window_chars",
+    "baseline_window_chars",
+    "chars_saved",
+    "chars_saved_share",
+    "wire_violations",
+    "request_lost",
+    "violations",
+    "pareto",
+)
+"""The columns of :func:`evidence_summary`: sums over runs per configuration, plus
+``lost_share`` (lost_calls / dependent_calls), ``mean_window_chars`` (window_chars / windows),
+``peak_window_chars`` (max over runs), ``chars_saved_share`` (chars_saved /
+baseline_window_chars) and ``pareto`` (on the front of saving most while losing least)."""
+
+_MEASURES = (
+    "dependent_calls",
+    "lost_calls",
+    "lost_values",
+    "kept_by_summary",
+    "windows",
+    "mean_window_chars",
+    "peak_window_chars",
+    "window_chars",
+    "wire_violations",
+    "request_lost",
+    "violations",
+    "removed_messages",
+)
+
+
+@dataclass(frozen=True)
+class EvidenceConfig:
+    """One window configuration to replay every run under."""
+
+    label: str
+    """The name it is shown under (unique within one ``evidence_frame`` call)."""
+    strategy: Any = None
+    """A strategy or an audited policy; None for no window management (unless ``factory``)."""
+    keep_last_tool_results: int = 2
+    """The pin limit the replay runs with (0 = pins off)."""
+    knobs: Mapping[str, Any] = field(default_factory=dict)
+    """Knob values, each reported in its own column; passed to ``factory`` when there is one.
+    Left empty, a strategy's own ``knobs()`` fill them."""
+    factory: Callable[..., Any] | None = None
+    """Builds the strategy from the knobs (instead of ``strategy``)."""
+
+    def build(self) -> Any:
+        """The strategy to replay with (None: no window management)."""
+        if self.factory is not None:
+            return self.factory(**self.knobs)
+        return self.strategy
+
+    def knob_values(self) -> dict[str, Any]:
+        """The knobs to report: the given ones, else the strategy's own ``knobs()``."""
+        if self.knobs:
+            return dict(self.knobs)
+        strategy = self.strategy
+        for candidate in (strategy, getattr(strategy, "policy", None)):
+            own = getattr(candidate, "knobs", None)
+            if callable(own):
+                values = own()
+                if isinstance(values, Mapping):
+                    return dict(values)
+        return {}
+
+    @classmethod
+    def coerce(cls, value: EvidenceConfig | Mapping[str, Any]) -> EvidenceConfig:
+        """A configuration from a dict (``label``, ``strategy`` or ``factory``,
+        ``keep_last_tool_results``; every other key is a knob)."""
+        if isinstance(value, EvidenceConfig):
+            return value
+        if not isinstance(value, Mapping):
+            raise TypeError(f"a configuration is an EvidenceConfig or a dict, got {value!r}")
+        if "label" not in value:
+            raise ValueError(f"a configuration needs a 'label': {dict(value)!r}")
+        knobs = {k: v for k, v in value.items() if k not in _RESERVED}
+        return cls(
+            label=str(value["label"]),
+            strategy=value.get("strategy"),
+            keep_last_tool_results=int(value.get(PIN_KEY, 2)),
+            knobs=knobs,
+            factory=value.get("factory"),
+        )
+
+
+def no_policy(label: str = NO_POLICY) -> EvidenceConfig:
+    """The baseline: every run replayed with no window management."""
+    return EvidenceConfig(label=label, strategy=None, keep_last_tool_results=0)
+
+
+def _short(key: str) -> str:
+    return {"keep_recent_turns": "k", PIN_KEY: "pins"}.get(key, key)
+
+
+def evidence_grid(
+    factory: Callable[..., Any],
+    grid: Mapping[str, Iterable[Any]],
+    *,
+    label: Callable[[str, Mapping[str, Any]], str] | None = None,
+) -> list[EvidenceConfig]:
+    """Every configuration of ``grid`` (its cartesian product, in order) for ``factory``.
+
+    Args:
+        factory: Builds a strategy from the knobs (``sliding_window``, a lambda, ...).
+        grid: ``{"keep_recent_turns": range(1, 9), "keep_last_tool_results": [0, 2]}``;
+            ``keep_last_tool_results`` goes to the replay, the other keys to ``factory``.
+        label: ``label(strategy_name, config) -> str``; default
+            ``"sliding-window k=2 pins=0"``.
+    """
+    keys = list(grid)
+    values = [list(grid[k]) for k in keys]
+    out: list[EvidenceConfig] = []
+    for combo in itertools.product(*values):
+        config = dict(zip(keys, combo, strict=True))
+        knobs = {k: v for k, v in config.items() if k != PIN_KEY}
+        pins = int(config.get(PIN_KEY, 2))
+        name = str(getattr(factory(**knobs), "name", None) or getattr(factory, "__name__", "?"))
+        text = (
+            label(name, config)
+            if label is not None
+            else " ".join([name, *(f"{_short(k)}={v}" for k, v in config.items())])
+        )
+        out.append(EvidenceConfig(text, None, pins, knobs, factory))
+    return out
+
+
+# -- measuring -------------------------------------------------------------------------------
+
+
+def _meta_int(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _run_facts(label: str, run: Run) -> dict[str, Any]:
+    """What a run contributes regardless of the configuration."""
+    meta = run.meta if isinstance(run.meta, dict) else {}
+    baseline = replay(run, None, keep_last_tool_results=0)
+    reward = meta.get("reward")
+    return {
+        "run": label,
+        "task_id": meta.get("task_id"),
+        "trial": _meta_int(meta.get("trial")),
+        "reward": float(reward) if isinstance(reward, int | float) else None,
+        "tool_calls": tool_calls_in(run),
+        "baseline_window_chars": sum(c.chars for c in baseline.calls),
+    }
+
+
+def measure(run: Run, strategy: Any, keep_last_tool_results: int, min_chars: int) -> dict[str, Any]:
+    """Replay ``run`` under one configuration and measure it (one row's numbers)."""
+    replayed = replay(run, strategy, keep_last_tool_results=keep_last_tool_results)
+    deps = dependencies(replayed, min_chars)
+    lost = losses(replayed, deps)
+    by_call: dict[tuple[int, str], bool] = {}
+    for item in lost:
+        key = (item.message_index, item.call_id)
+        by_call[key] = by_call.get(key, True) and item.kept_by_summary
+    chars = [c.chars for c in replayed.calls]
+    wire = 0
+    no_request = 0
+    for i in range(len(replayed.calls)):
+        window = replayed.window_sent(i)
+        if wire_problems(window):
+            wire += 1
+        if current_request_index(window, None) is None:
+            no_request += 1
+    return {
+        "dependent_calls": calls_of(deps),
+        "lost_calls": calls_of(lost),
+        "lost_values": len(lost),
+        "kept_by_summary": sum(by_call.values()),
+        "windows": len(chars),
+        "mean_window_chars": float(np.mean(chars)) if chars else 0.0,
+        "peak_window_chars": max(chars, default=0),
+        "window_chars": sum(chars),
+        "wire_violations": wire,
+        "request_lost": no_request,
+        "violations": sum(len(r.violations or ()) for r in replayed.records),
+        "removed_messages": sum(r.removed_message_count for r in replayed.records),
+    }
+
+
+def _measure_config(
+    runs: Sequence[Run], config: EvidenceConfig, min_chars: int
+) -> list[dict[str, Any]]:
+    strategy = config.build()
+    return [measure(run, strategy, config.keep_last_tool_results, min_chars) for run in runs]
+
+
+def _job(payload: bytes) -> list[dict[str, Any]]:
+    """One configuration over every run, in a worker (runs arrive as checkpoints)."""
+    shipped, config, min_chars = cloudpickle.loads(payload)
+    runs = [run_from_checkpoint(Checkpoint.model_validate_json(text)) for text in shipped]
+    return _measure_config(runs, config, min_chars)
+
+
+def _labelled(runs: Sequence[Run] | Mapping[str, Run]) -> list[tuple[str, Run]]:
+    if isinstance(runs, Mapping):
+        return [(str(k), r) for k, r in runs.items()]
+    out: list[tuple[str, Run]] = []
+    for i, run in enumerate(runs):
+        meta = run.meta if isinstance(run.meta, dict) else {}
+        out.append((str(meta.get("label") or f"run-{i}"), run))
+    return out
+
+
+def evidence_frame(
+    runs: Sequence[Run] | Mapping[str, Run],
+    configs: Sequence[EvidenceConfig | Mapping[str, Any]],
+    *,
+    executor: Executor | None = None,
+    min_chars: int = DEFAULT_MIN_CHARS,
+    progress: bool = True,
+) -> pd.DataFrame:
+    """Replay every run under every configuration and measure what evidence it lost.
+
+    Args:
+        runs: Runs (labelled by ``meta['label']``) or ``{label: run}`` — recorded, imported
+            (``load_tau_bench``) or from an agent.
+        configs: :class:`EvidenceConfig` objects or dicts (see the module docstring);
+            :func:`evidence_grid` builds a grid, :func:`no_policy` the baseline.
+        executor: Any ``concurrent.futures.Executor`` runs one job per configuration; None
+            (default) runs inline, which is fastest at this size (see the module docstring).
+        min_chars: The shortest argument value that counts as evidence.
+        progress: Show a progress bar (quiet under pytest or ``FOOTPRINT_LAB_QUIET=1``).
+
+    Returns:
+        One row per configuration × run, in that order; columns :data:`EVIDENCE_COLUMNS`.
+    """
+    labelled = _labelled(runs)
+    cfgs = [EvidenceConfig.coerce(c) for c in configs]
+    seen: set[str] = set()
+    for c in cfgs:
+        if c.label in seen:
+            raise ValueError(f"two configurations are labelled {c.label!r}")
+        seen.add(c.label)
+    run_list = [run for _, run in labelled]
+    facts = [_run_facts(label, run) for label, run in labelled]
+    n = len(run_list)
+    results: list[list[dict[str, Any]] | None] = [None] * len(cfgs)
+    total = len(cfgs) * n
+    bar = (
+        progress_bar(total=total, desc="evidence") if progress else tqdm(total=total, disable=True)
+    )
+    try:
+        if executor is None:
+            for i, config in enumerate(cfgs):
+                strategy = config.build()
+                rows: list[dict[str, Any]] = []
+                for run in run_list:
+                    rows.append(measure(run, strategy, config.keep_last_tool_results, min_chars))
+                    bar.update(1)
+                results[i] = rows
+        else:
+            shipped = [run.checkpoint().model_dump_json() for run in run_list]
+            futures: dict[Future[list[dict[str, Any]]], int] = {
+                executor.submit(_job, cloudpickle.dumps((shipped, config, min_chars))): i
+                for i, config in enumerate(cfgs)
+            }
+            for future in as_completed(futures):
+                results[futures[future]] = future.result()
+                bar.update(n)
+    finally:
+        bar.close()
+    return _frame(cfgs, facts, results)
+
+
+def _knob_keys(cfgs: Sequence[EvidenceConfig]) -> list[str]:
+    keys: dict[str, None] = {}
+    for c in cfgs:
+        for k in c.knob_values():
+            if k not in EVIDENCE_COLUMNS:
+                keys.setdefault(k, None)
+    return list(keys)
+
+
+def _typed(values: list[Any]) -> Any:
+    """A knob column: nullable integers, floats, booleans or text when every value is one."""
+    present = [v for v in values if v is not None]
+    if all(isinstance(v, bool) for v in present):
+        return pd.array(values, dtype="boolean")
+    if all(isinstance(v, int) and not isinstance(v, bool) for v in present):
+        return pd.array(values, dtype="Int64")
+    if all(isinstance(v, int | float) and not isinstance(v, bool) for v in present):
+        return pd.array([np.nan if v is None else float(v) for v in values], dtype="float64")
+    return pd.array([None if v is None else str(v) for v in values], dtype="string")
+
+
+def _frame(
+    cfgs: Sequence[EvidenceConfig],
+    facts: Sequence[Mapping[str, Any]],
+    results: Sequence[list[dict[str, Any]] | None],
+) -> pd.DataFrame:
+    knob_keys = _knob_keys(cfgs)
+    cols: dict[str, list[Any]] = {name: [] for name in EVIDENCE_COLUMNS}
+    knob_cols: dict[str, list[Any]] = {k: [] for k in knob_keys}
+    for config, rows in zip(cfgs, results, strict=True):
+        assert rows is not None
+        strategy = config.build()
+        name = str(getattr(strategy, "name", None) or "none") if strategy is not None else "none"
+        knobs = config.knob_values()
+        for fact, row in zip(facts, rows, strict=True):
+            for key in ("run", "task_id", "trial", "reward", "tool_calls"):
+                cols[key].append(fact[key])
+            cols["baseline_window_chars"].append(fact["baseline_window_chars"])
+            cols["config"].append(config.label)
+            cols["strategy"].append(name)
+            cols["keep_last_tool_results"].append(config.keep_last_tool_results)
+            for key in _MEASURES:
+                cols[key].append(row[key])
+            cols["chars_saved"].append(fact["baseline_window_chars"] - row["window_chars"])
+            for k in knob_keys:
+                knob_cols[k].append(knobs.get(k))
+    data: dict[str, Any] = {}
+    for name, dtype in EVIDENCE_COLUMNS.items():
+        values = cols[name]
+        if name == "task_id" and not all(
+            v is None or (isinstance(v, int) and not isinstance(v, bool)) for v in values
+        ):
+            data[name] = pd.array([None if v is None else str(v) for v in values], "string")
+        elif dtype == "float64":
+            data[name] = np.asarray(
+                [np.nan if v is None else float(v) for v in values], dtype=np.float64
+            )
+        else:
+            data[name] = column(values, dtype)
+        if name == "strategy":
+            for k in knob_keys:
+                data[k] = _typed(knob_cols[k])
+    return pd.DataFrame(data)
+
+
+# -- aggregating -----------------------------------------------------------------------------
+
+
+def pareto_front(x: Any, y: Any) -> np.ndarray[Any, np.dtype[np.bool_]]:
+    """Which points no other point beats: a point is on the front unless another has
+    ``x`` at least as large **and** ``y`` at least as small, one of them strictly (more saved,
+    less lost). Equal points are all on the front."""
+    xs = np.asarray(x, dtype=np.float64)
+    ys = np.asarray(y, dtype=np.float64)
+    if not len(xs):
+        return np.zeros(0, dtype=bool)
+    ge = xs[None, :] >= xs[:, None]
+    le = ys[None, :] <= ys[:, None]
+    strict = (xs[None, :] > xs[:, None]) | (ys[None, :] < ys[:, None])
+    dominated = np.asarray((ge & le & strict).any(axis=1), dtype=bool)
+    front: np.ndarray[Any, np.dtype[np.bool_]] = np.asarray(~dominated, dtype=bool)
+    return front
+
+
+def _share(part: pd.Series, whole: pd.Series) -> np.ndarray[Any, np.dtype[np.float64]]:
+    p = part.to_numpy(dtype=np.float64, na_value=np.nan)
+    w = whole.to_numpy(dtype=np.float64, na_value=np.nan)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = np.where(w > 0, p / w, 0.0)
+    return out
+
+
+def evidence_summary(frame: pd.DataFrame) -> pd.DataFrame:
+    """One row per configuration (in the frame's order): sums over its runs, the share of
+    dependent calls lost, characters saved against no policy, and whether it is on the Pareto
+    front of saving most while losing least. Columns: :data:`SUMMARY_COLUMNS`."""
+    if "config" not in frame.columns:
+        raise ValueError("evidence_summary takes the frame evidence_frame returns")
+    start = list(frame.columns).index("strategy") + 1
+    stop = list(frame.columns).index("keep_last_tool_results")
+    knob_keys = list(frame.columns[start:stop])
+    order = list(dict.fromkeys(frame["config"].astype(str).tolist()))
+    grouped = frame.groupby("config", sort=False, observed=True)
+    sums = grouped[
+        [
+            "tool_calls",
+            "dependent_calls",
+            "lost_calls",
+            "kept_by_summary",
+            "windows",
+            "window_chars",
+            "baseline_window_chars",
+            "chars_saved",
+            "wire_violations",
+            "request_lost",
+            "violations",
+        ]
+    ].sum()
+    first = grouped[["strategy", *knob_keys, "keep_last_tool_results"]].first()
+    out = pd.concat([first, grouped.size().rename("runs"), sums], axis=1).reindex(order)
+    out["peak_window_chars"] = grouped["peak_window_chars"].max().reindex(order)
+    out["lost_share"] = _share(out["lost_calls"], out["dependent_calls"])
+    out["mean_window_chars"] = _share(out["window_chars"], out["windows"])
+    out["chars_saved_share"] = _share(out["chars_saved"], out["baseline_window_chars"])
+    out["pareto"] = pd.array(
+        pareto_front(out["chars_saved_share"], out["lost_share"]), dtype="boolean"
+    )
+    out = out.reset_index(names="config")
+    out["config"] = out["config"].astype("string")
+    columns = [*SUMMARY_COLUMNS[:2], *knob_keys, *SUMMARY_COLUMNS[2:]]
+    for name in ("runs", "peak_window_chars"):
+        out[name] = out[name].astype("Int64")
+    return out.loc[:, columns]
