@@ -35,8 +35,12 @@ $(BENCH_STAMP): $(STAMP)
 bench: $(BENCH_STAMP)
 	$(BIN)/python -m bench.run
 
+# JupyterLab refuses to start as root (containers, CI machines) unless told so.
+LAB_FLAGS := $(if $(filter 0,$(shell id -u 2>/dev/null)),--allow-root,)
+
+# `make lab ARGS="--no-browser --port 8890"` passes options on to JupyterLab.
 lab: $(STAMP)
-	$(BIN)/jupyter lab notebooks/
+	$(BIN)/jupyter lab notebooks/ $(LAB_FLAGS) $(ARGS)
 
 clean:
 	rm -rf $(VENV) footprint-report.html

@@ -1,4 +1,4 @@
-"""The lab: a run as dataframes, charts, an HTML report and (soon) widgets.
+"""The lab: a run as dataframes, charts, an HTML report and widgets.
 
 Layer: top. The lab sits on top of the agent and the window core: it *reads* runs — their
 ledger, calls, records and events — and never changes them. pandas and plotly live here and
@@ -9,26 +9,43 @@ only here: ``footprint_lab/window/`` must never import them (the core stays pure
 * :mod:`footprint_lab.lab.plots` holds pure figure builders taking frames and returning
   ``plotly.graph_objects.Figure``.
 * :func:`write_report` writes one standalone, offline HTML file for several runs.
+* :func:`evidence_frame` / :func:`evidence_summary` replay many runs under many window
+  configurations and measure the tool evidence each lost (:mod:`footprint_lab.lab.evidence`).
+* :class:`Inspector`, :class:`Tuner` and :class:`Compare` (:mod:`footprint_lab.lab.widgets`)
+  arrange those figures as ipywidgets dashboards for Jupyter.
 """
 
 from __future__ import annotations
 
 from footprint_lab.lab import plots
+from footprint_lab.lab.evidence import (
+    EvidenceConfig,
+    evidence_frame,
+    evidence_grid,
+    evidence_summary,
+    no_policy,
+)
 from footprint_lab.lab.frames import MEMBERSHIP_FULL_MAX_ROWS, Frames, capture, capture_many
 from footprint_lab.lab.report import write_report
 from footprint_lab.lab.schema import MEMBERSHIP_STATES, SCHEMAS
-
-# Widgets (``Inspector``, ``Tuner``, ``Compare``) are added here by footprint_lab/lab/widgets.py:
-#   from footprint_lab.lab.widgets import Compare, Inspector, Tuner
-# and their names appended to __all__ below.
+from footprint_lab.lab.widgets import Compare, Inspector, Tuner, key_numbers
 
 __all__ = [
     "MEMBERSHIP_FULL_MAX_ROWS",
     "MEMBERSHIP_STATES",
     "SCHEMAS",
+    "Compare",
+    "EvidenceConfig",
     "Frames",
+    "Inspector",
+    "Tuner",
     "capture",
     "capture_many",
+    "evidence_frame",
+    "evidence_grid",
+    "evidence_summary",
+    "key_numbers",
+    "no_policy",
     "plots",
     "write_report",
 ]
