@@ -1,4 +1,5 @@
-"""Evidence analysis cost: the 50 tau-bench runs under 16 configurations."""
+"""Evidence analysis cost: the 50 tau-bench runs under 16 configurations, through the lab's
+``evidence_frame`` (replay every run under every configuration, find the lost evidence)."""
 
 from __future__ import annotations
 
@@ -6,50 +7,50 @@ import time
 from pathlib import Path
 
 from bench._common import Section
-from footprint_lab import replay, sliding_window
-from footprint_lab.evidence import calls_of, dependencies, losses
+from footprint_lab import sliding_window
 from footprint_lab.importers import load_tau_bench
+from footprint_lab.lab.evidence import evidence_frame, evidence_grid
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "tau-bench"
 
 
 def run(keeps: tuple[int, ...], pins: tuple[int, ...], limit: int | None = None) -> Section:
-    """Replay every run under every configuration and find the lost evidence; report time."""
+    """Time one full evidence analysis in this process; report what it found."""
     runs = load_tau_bench(DATA)[:limit]
+    configs = evidence_grid(
+        sliding_window, {"keep_recent_turns": list(keeps), "keep_last_tool_results": list(pins)}
+    )
     start = time.perf_counter()
-    lost_total = 0
-    configs = 0
-    for keep in keeps:
-        for pin in pins:
-            configs += 1
-            for source in runs:
-                replayed = replay(source, sliding_window(keep), keep_last_tool_results=pin)
-                lost_total += calls_of(losses(replayed))
+    frame = evidence_frame(runs, configs)
     elapsed = time.perf_counter() - start
-    dependent = sum(calls_of(dependencies(r)) for r in runs)
+    per_config = frame.groupby("config", sort=False)[["dependent_calls", "lost_calls"]].sum()
     section = Section(
         "6. Evidence on real runs",
-        f"{len(runs)} tau-bench GPT-4o airline runs x {configs} configurations "
+        f"{len(runs)} tau-bench GPT-4o airline runs x {len(configs)} configurations "
         f"(sliding_window keep_recent_turns {keeps[0]}-{keeps[-1]} x keep_last_tool_results "
-        f"{'/'.join(map(str, pins))}): replay, then find every dependent call whose evidence "
-        "was not in its window. One process.",
+        f"{'/'.join(map(str, pins))}) through `evidence_frame`: every run replayed under every "
+        "configuration, every dependent call checked against the window it was sent from. One "
+        "process, inline.",
         [
             "runs",
             "configurations",
-            "dependent calls per run set",
-            "lost (summed)",
+            "rows",
+            "dependent calls",
+            "lost (fewest / most)",
             "seconds",
             "ms per run x config",
         ],
     )
+    dependent = int(per_config["dependent_calls"].iloc[0])
     section.rows.append(
         [
             len(runs),
-            configs,
+            len(configs),
+            len(frame),
             dependent,
-            lost_total,
+            f"{int(per_config['lost_calls'].min())} / {int(per_config['lost_calls'].max())}",
             elapsed,
-            elapsed * 1e3 / max(1, len(runs) * configs),
+            elapsed * 1e3 / max(1, len(runs) * len(configs)),
         ]
     )
     return section
