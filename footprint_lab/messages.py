@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Iterable, Sequence
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -24,10 +24,32 @@ Authored = Literal["drop-notice", "compaction-frame", "injection"]
 AUTHORED_KINDS: tuple[str, ...] = ("drop-notice", "compaction-frame", "injection")
 
 
-class ToolCall(BaseModel):
+class PositionalModel(BaseModel):
+    """A pydantic model whose fields may also be given positionally, in the order named by
+    ``__positional__`` (so ``ToolCall("c1", "read_log", {...})`` reads like the contract)."""
+
+    __positional__: ClassVar[tuple[str, ...]] = ()
+
+    def __init__(self, *args: Any, **data: Any) -> None:
+        if args:
+            names = type(self).__positional__
+            if len(args) > len(names):
+                raise TypeError(
+                    f"{type(self).__name__} takes at most {len(names)} positional arguments "
+                    f"({', '.join(names)}), got {len(args)}"
+                )
+            for name, value in zip(names, args, strict=False):
+                if name in data:
+                    raise TypeError(f"{type(self).__name__} got {name!r} twice")
+                data[name] = value
+        super().__init__(**data)
+
+
+class ToolCall(PositionalModel):
     """One tool call an assistant message asks for."""
 
     model_config = ConfigDict(frozen=True)
+    __positional__ = ("id", "name", "arguments")
 
     id: str
     """The provider's call id; the matching tool message carries it as ``tool_call_id``."""

@@ -40,3 +40,17 @@ def test_content_hash_ignores_stage_but_not_content() -> None:
     assert content_hash(a) == content_hash(a.with_stage("seed#0"))
     assert content_hash(a) != content_hash(Message.user("y"))
     assert content_hash(a) != content_hash(Message.system("x"))
+
+
+def test_contract_models_accept_positional_fields() -> None:
+    from footprint_lab import Pin, Refusal
+
+    assert ToolCall("c1", "read_log", {"d": 1}) == ToolCall(
+        id="c1", name="read_log", arguments={"d": 1}
+    )
+    assert Refusal("current-request", 0, 0).reason == "current-request"
+    assert Pin("whats_here", 1, 1531).chars == 1531
+    with pytest.raises(TypeError, match="at most 3 positional"):
+        ToolCall("a", "b", {}, "extra")
+    with pytest.raises(TypeError, match="twice"):
+        ToolCall("a", id="b", name="c")

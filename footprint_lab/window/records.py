@@ -11,7 +11,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from footprint_lab.messages import Message
+from footprint_lab.messages import Message, PositionalModel
 
 RefusalReason = Literal[
     "current-request",
@@ -41,10 +41,11 @@ REFUSAL_REASONS: tuple[str, ...] = (
 )
 
 
-class Refusal(BaseModel):
+class Refusal(PositionalModel):
     """One turn that refused to leave, and why."""
 
     model_config = ConfigDict(frozen=True)
+    __positional__ = ("reason", "turn_index", "message_index")
 
     reason: RefusalReason
     """Which rule refused (kebab-case, from a closed set)."""
@@ -61,10 +62,11 @@ def refusal_of(reason: RefusalReason, turn_index: int, message_index: int) -> Re
     return Refusal(reason=reason, turn_index=turn_index, message_index=message_index)
 
 
-class Pin(BaseModel):
+class Pin(PositionalModel):
     """A tool's latest result held in the window by ``keep_last_tool_results``."""
 
     model_config = ConfigDict(frozen=True)
+    __positional__ = ("tool_name", "turn_index", "chars")
 
     tool_name: str
     """The tool whose latest result is pinned."""
@@ -95,8 +97,10 @@ def no_pins(limit: int, stand_down: bool = False) -> Observations:
     return Observations(pinned=[], yielded=0, limit=limit, stand_down=stand_down)
 
 
-class Violation(BaseModel):
+class Violation(PositionalModel):
     """A rule a foreign policy broke (recorded by ``audit``, never repaired)."""
+
+    __positional__ = ("kind", "message_index", "detail")
 
     kind: str
     """Which rule: 'split-tool-pair', 'lost-current-request', ..."""
