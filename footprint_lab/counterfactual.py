@@ -10,7 +10,8 @@ original run's, not what a model would have said to the smaller window.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from footprint_lab.agent.run import CallRecord, Run
 from footprint_lab.events import ContextEvicted, LlmEnd, LlmStart, Recorder
@@ -37,15 +38,62 @@ def transcript_of(run: Run) -> tuple[list[Message], list[Usage | None]]:
     return messages, usages
 
 
+Transcript = Sequence[Message] | Sequence[Mapping[str, Any]]
+"""A recorded conversation: our messages, OpenAI Chat Completions dicts, Anthropic Messages
+dicts, or LangChain ``messages_to_dict`` dicts."""
+
+
+def as_run(source: Run | Transcript) -> Run:
+    """A run for ``source``: a run as it is; a transcript through the matching importer.
+
+    Raises:
+        TranscriptError: the transcript's shape is not one of the known ones, or malformed.
+    """
+    if isinstance(source, Run):
+        return source
+    from footprint_lab.importers import (
+        TranscriptError,
+        build_run,
+        from_anthropic,
+        from_langchain,
+        from_openai,
+    )
+
+    items = list(source)
+    if all(isinstance(m, Message) for m in items):
+        messages = [m for m in items if isinstance(m, Message)]
+        system = next((m.content for m in messages[:1] if m.role == "system"), None)
+        body = messages[1:] if system is not None else messages
+        replies = sum(1 for m in body if m.role == "assistant")
+        return build_run(body, [None] * replies, system=system, source="messages")
+    first = items[0] if items else None
+    if isinstance(first, Mapping) and "data" in first and "type" in first:
+        return from_langchain(items)  # type: ignore[arg-type]
+    if any(
+        isinstance(m, Mapping)
+        and isinstance(m.get("content"), list)
+        and any(
+            isinstance(b, Mapping) and b.get("type") in ("tool_use", "tool_result")
+            for b in m["content"]
+        )
+        for m in items
+    ):
+        return from_anthropic(items)  # type: ignore[arg-type]
+    if all(isinstance(m, Mapping) and "role" in m for m in items):
+        return from_openai(items)  # type: ignore[arg-type]
+    raise TranscriptError("replay", None, "source", "expected a Run or a list of messages")
+
+
 def replay(
-    source: Run,
+    source: Run | Transcript,
     strategy: WindowStrategy | None,
     keep_last_tool_results: int | bool = 2,
 ) -> Run:
     """Re-apply ``strategy`` over ``source``'s recorded history; calls no model.
 
     Args:
-        source: A run (from an agent, ``load_run`` or an importer).
+        source: A run (from an agent, ``load_run`` or an importer), or a transcript (our
+            messages, or OpenAI / Anthropic / LangChain message dicts).
         strategy: The window strategy to replay (None replays with no window management).
         keep_last_tool_results: The pin limit for the replay.
 
@@ -57,12 +105,13 @@ def replay(
 
 
 async def areplay(
-    source: Run,
+    source: Run | Transcript,
     strategy: WindowStrategy | None,
     keep_last_tool_results: int | bool = 2,
 ) -> Run:
     """The async form of :func:`replay`."""
     keep_last = check_keep_last_tool_results(keep_last_tool_results)
+    source = as_run(source)
     messages, usages = transcript_of(source)
     ledger = Ledger()
     recorder = Recorder()

@@ -68,3 +68,29 @@ def test_replay_of_a_conversation_moves_the_anchor() -> None:
     again = replay(run, sliding_window(1))
     assert again.requests == ["a", "b", "c"]
     assert [r.model_dump() for r in again.records] == [r.model_dump() for r in run.records]
+
+
+def test_replay_accepts_transcripts_directly() -> None:
+    from footprint_lab import Message, ToolCall
+    from tests.importers.test_importers import ANTHROPIC, LANGCHAIN, OPENAI
+
+    for transcript in (OPENAI, ANTHROPIC, LANGCHAIN):
+        replayed = replay(transcript, sliding_window(1))
+        assert replayed.meta["counterfactual"] is True
+        assert [m.role for m in replayed.ledger.messages if m.authored is None][:2] == [
+            "user",
+            "assistant",
+        ]
+    ours = [
+        Message.system("rules"),
+        Message.user("go"),
+        Message.assistant("", tool_calls=[ToolCall("c1", "f", {})]),
+        Message.tool("c1", "f", "r" * 300),
+        Message.assistant("", tool_calls=[ToolCall("c2", "f", {})]),
+        Message.tool("c2", "f", "r" * 300),
+        Message.assistant("done"),
+    ]
+    replayed = replay(ours, sliding_window(1), keep_last_tool_results=0)
+    assert replayed.system == "rules" and replayed.records
+    with pytest.raises(ValueError, match="expected a Run or a list of messages"):
+        replay([1, 2, 3], sliding_window(1))  # type: ignore[list-item]
