@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from footprint_lab import Message, ToolCall
 
 
@@ -23,3 +25,39 @@ def calls(pairs: list[tuple[str, str]], stage: str | None = None) -> Message:
 
 def result(call_id: str, name: str, content: str, stage: str | None = None) -> Message:
     return Message.tool(call_id, name, content, stage_id=stage)
+
+
+def openai_call(call_id: str, name: str, **args: object) -> dict[str, object]:
+    """An OpenAI Chat Completions assistant message making one tool call."""
+    return {
+        "role": "assistant",
+        "content": None,
+        "tool_calls": [
+            {
+                "id": call_id,
+                "type": "function",
+                "function": {"name": name, "arguments": json.dumps(args)},
+            }
+        ],
+    }
+
+
+def openai_result(call_id: str, name: str, content: str) -> dict[str, object]:
+    """An OpenAI Chat Completions tool result."""
+    return {"role": "tool", "tool_call_id": call_id, "name": name, "content": content}
+
+
+EVIDENCE_TRANSCRIPT: list[dict[str, object]] = [
+    {"role": "system", "content": "Policy. Known id: SYS777."},
+    {"role": "user", "content": "I am user_abcde; find my booking."},
+    openai_call("c1", "get_user", user_id="user_abcde"),  # from the user: not dependent
+    openai_result("c1", "get_user", "reservations: RES12345, RES67890 " + "x" * 200),
+    openai_call("c2", "get_reservation", reservation_id="RES12345"),  # from c1's result
+    openai_result("c2", "get_reservation", "flight FL9999 on 2024-05-20 " + "y" * 200),
+    openai_call("c3", "search", code="SYS777", flight="FL9999", n=1234, ok=True),  # FL9999
+    openai_result("c3", "search", "seat map " + "z" * 200),
+    openai_call("c4", "cancel", reservation_id="RES67890", count=123456),  # from c1 again
+    openai_result("c4", "cancel", "cancelled"),
+    {"role": "assistant", "content": "Done."},
+]
+"""A transcript with a known dependency structure: c2, c3 and c4 depend on tool evidence."""

@@ -12,41 +12,12 @@ import pytest
 from footprint_lab import replay, sliding_window, summarize_oldest, token_budget
 from footprint_lab.evidence import calls_of, dependencies, losses, tool_calls_in, wire_problems
 from footprint_lab.importers import from_openai, load_tau_bench
+from tests.builders import EVIDENCE_TRANSCRIPT
 
 DATA = Path(__file__).parents[2] / "data" / "tau-bench"
 
 
-def _call(call_id: str, name: str, **args: Any) -> dict[str, Any]:
-    return {
-        "role": "assistant",
-        "content": None,
-        "tool_calls": [
-            {
-                "id": call_id,
-                "type": "function",
-                "function": {"name": name, "arguments": json.dumps(args)},
-            }
-        ],
-    }
-
-
-def _result(call_id: str, name: str, content: str) -> dict[str, Any]:
-    return {"role": "tool", "tool_call_id": call_id, "name": name, "content": content}
-
-
-SYNTHETIC = [
-    {"role": "system", "content": "Policy. Known id: SYS777."},
-    {"role": "user", "content": "I am user_abcde; find my booking."},
-    _call("c1", "get_user", user_id="user_abcde"),  # from the user: no
-    _result("c1", "get_user", "reservations: RES12345, RES67890 " + "x" * 200),
-    _call("c2", "get_reservation", reservation_id="RES12345"),  # from c1: yes
-    _result("c2", "get_reservation", "flight FL9999 on 2024-05-20 " + "y" * 200),
-    _call("c3", "search", code="SYS777", flight="FL9999", n=1234, ok=True),  # FL9999 yes
-    _result("c3", "search", "seat map " + "z" * 200),
-    _call("c4", "cancel", reservation_id="RES67890", count=123456),  # from c1 again
-    _result("c4", "cancel", "cancelled"),
-    {"role": "assistant", "content": "Done."},
-]
+SYNTHETIC = EVIDENCE_TRANSCRIPT
 
 
 def test_synthetic_dependencies_are_exact() -> None:

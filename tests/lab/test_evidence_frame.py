@@ -3,7 +3,6 @@ equal to measuring each alone; aggregates and the Pareto front exact on hand-mad
 
 from __future__ import annotations
 
-import json
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from multiprocessing import get_context
 from pathlib import Path
@@ -34,41 +33,12 @@ from footprint_lab.lab import (
     plots,
 )
 from footprint_lab.lab.evidence import EVIDENCE_COLUMNS, SUMMARY_COLUMNS, pareto_front
+from tests.builders import EVIDENCE_TRANSCRIPT
 
 DATA = Path(__file__).parents[2] / "data" / "tau-bench"
 
 
-def _call(call_id: str, name: str, **args: Any) -> dict[str, Any]:
-    return {
-        "role": "assistant",
-        "content": None,
-        "tool_calls": [
-            {
-                "id": call_id,
-                "type": "function",
-                "function": {"name": name, "arguments": json.dumps(args)},
-            }
-        ],
-    }
-
-
-def _result(call_id: str, name: str, content: str) -> dict[str, Any]:
-    return {"role": "tool", "tool_call_id": call_id, "name": name, "content": content}
-
-
-SYNTHETIC = [
-    {"role": "system", "content": "Policy. Known id: SYS777."},
-    {"role": "user", "content": "I am user_abcde; find my booking."},
-    _call("c1", "get_user", user_id="user_abcde"),
-    _result("c1", "get_user", "reservations: RES12345, RES67890 " + "x" * 200),
-    _call("c2", "get_reservation", reservation_id="RES12345"),
-    _result("c2", "get_reservation", "flight FL9999 on 2024-05-20 " + "y" * 200),
-    _call("c3", "search", code="SYS777", flight="FL9999", n=1234, ok=True),
-    _result("c3", "search", "seat map " + "z" * 200),
-    _call("c4", "cancel", reservation_id="RES67890", count=123456),
-    _result("c4", "cancel", "cancelled"),
-    {"role": "assistant", "content": "Done."},
-]
+SYNTHETIC = EVIDENCE_TRANSCRIPT
 
 
 @pytest.fixture(scope="module")

@@ -3,7 +3,6 @@ counterfactual replays labelled wherever they are shown."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +30,7 @@ from footprint_lab.lab import Frames, capture, capture_many, plots
 from footprint_lab.lab.frames import violation_window
 from footprint_lab.lab.report import render_report
 from footprint_lab.lab.schema import SCHEMAS
+from tests.builders import EVIDENCE_TRANSCRIPT
 from tests.lab.invariants import (
     check_all,
     check_calls_and_messages,
@@ -52,37 +52,7 @@ def _col(series: pd.Series) -> list[Any]:
     return [None if pd.isna(v) else v for v in series.tolist()]
 
 
-def _call(call_id: str, name: str, **args: Any) -> dict[str, Any]:
-    return {
-        "role": "assistant",
-        "content": None,
-        "tool_calls": [
-            {
-                "id": call_id,
-                "type": "function",
-                "function": {"name": name, "arguments": json.dumps(args)},
-            }
-        ],
-    }
-
-
-def _result(call_id: str, name: str, content: str) -> dict[str, Any]:
-    return {"role": "tool", "tool_call_id": call_id, "name": name, "content": content}
-
-
-TRANSCRIPT = [
-    {"role": "system", "content": "Policy. Known id: SYS777."},
-    {"role": "user", "content": "I am user_abcde; find my booking."},
-    _call("c1", "get_user", user_id="user_abcde"),
-    _result("c1", "get_user", "reservations: RES12345, RES67890 " + "x" * 200),
-    _call("c2", "get_reservation", reservation_id="RES12345"),
-    _result("c2", "get_reservation", "flight FL9999 on 2024-05-20 " + "y" * 200),
-    _call("c3", "search", code="SYS777", flight="FL9999", n=1234, ok=True),
-    _result("c3", "search", "seat map " + "z" * 200),
-    _call("c4", "cancel", reservation_id="RES67890", count=123456),
-    _result("c4", "cancel", "cancelled"),
-    {"role": "assistant", "content": "Done."},
-]
+TRANSCRIPT = EVIDENCE_TRANSCRIPT
 
 
 @pytest.fixture(scope="module")
