@@ -22,7 +22,9 @@ def long_run(iterations: int) -> Any:
     tools = [f"t{i % 5}" for i in range(iterations)]
     replies = [Reply.tool_call("look", i=i) for i in range(len(tools) - 1)] + [Reply.text("done")]
     agent = (
-        Agent.create(provider=ScriptedProvider(replies), max_iterations=iterations)
+        Agent.create(
+            provider=ScriptedProvider(replies, record_requests=False), max_iterations=iterations
+        )
         .tool(look)
         .window(sliding_window(6))
         .build()

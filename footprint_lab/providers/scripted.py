@@ -93,6 +93,8 @@ class ScriptedProvider:
         context_window: When set, a request whose input tokens exceed it raises
             ``ContextLengthError`` (and consumes no reply).
         name: The provider's name in records and errors.
+        record_requests: Keep every request in ``requests`` (for tests and notebooks). Turn it
+            off for long runs: without a window strategy each request holds the whole history.
     """
 
     def __init__(
@@ -102,6 +104,7 @@ class ScriptedProvider:
         report_usage: bool = True,
         context_window: int | None = None,
         name: str = "scripted",
+        record_requests: bool = True,
     ) -> None:
         self._source = replies if callable(replies) else list(replies)
         self.report_usage = report_usage
@@ -109,6 +112,7 @@ class ScriptedProvider:
         self.name = name
         self.calls = 0
         self._call_ids = 0
+        self.record_requests = record_requests
         self.requests: list[ProviderRequest] = []
         self._call_chars: dict[str, tuple[ToolCall, int]] = {}
 
@@ -141,7 +145,8 @@ class ScriptedProvider:
 
     async def complete(self, request: ProviderRequest) -> ProviderResponse:
         """Answer with the next scripted reply."""
-        self.requests.append(request)
+        if self.record_requests:
+            self.requests.append(request)
         input_tokens = max(1, math.ceil(request_chars(request, self._call_chars) / CHARS_PER_TOKEN))
         if self._context_window is not None and input_tokens > self._context_window:
             raise ContextLengthError(

@@ -86,7 +86,8 @@ def _prepare(
         context_window=context_window,
         max_output_tokens=max_output_tokens,
         forced=forced,
-        prior_records=tuple(prior_records),
+        # No copy: a long run has thousands of records and a boundary reads only a few.
+        prior_records=prior_records,
         window_chars=chars,
         _guards=Guards(messages, request_index, paused_call_id, paused_check_in),
         _keep_last_tool_results=check_keep_last_tool_results(keep_last_tool_results),
