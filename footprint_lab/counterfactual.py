@@ -13,11 +13,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from footprint_lab.agent._boundary import commit_visit
 from footprint_lab.agent.run import CallRecord, Run
-from footprint_lab.events import ContextEvicted, LlmEnd, LlmStart, Recorder
+from footprint_lab.events import LlmEnd, LlmStart, Recorder
 from footprint_lab.evidence.dependencies import transcript
 from footprint_lab.ledger import Ledger
-from footprint_lab.messages import Message, content_hash, window_chars
+from footprint_lab.messages import Message, window_chars
 from footprint_lab.usage import Usage
 from footprint_lab.window.apply import aapply_window, check_keep_last_tool_results, run_sync
 from footprint_lab.window.strategies import WindowStrategy
@@ -219,31 +220,6 @@ async def _window_stage(
     )
     if result.record is None:
         return window
-    new = list(result.window)
-    fresh = [m for m in new if ledger.position(m) is None]
-    if fresh:
-        stamped = dict(zip(map(id, fresh), ledger.append(stage, fresh), strict=True))
-        new = [stamped.get(id(m), m) for m in new]
-    if len(new) != len(window) or any(a is not b for a, b in zip(new, window, strict=False)):
-        ledger.set_window(stage, new)
-    ledger.put(stage, "record", result.record)
-    run.records.append(result.record)
-    for span in result.folded:
-        run.folded.append(
-            span.model_copy(update={"frame_stage_id": new[span.frame_index].stage_id})
-        )
-    kept = {id(m) for m in new}
-    for message in window:
-        if id(message) not in kept:
-            recorder.emit(
-                ContextEvicted(
-                    iteration=iteration,
-                    strategy=result.record.strategy,
-                    stage_id=message.stage_id,
-                    content_hash=content_hash(message),
-                    role=message.role,
-                    tool_name=message.name,
-                    survival_ms=0,
-                )
-            )
-    return new
+    return commit_visit(
+        run, recorder, stage, window, result, iteration=iteration, usage=last_usage, forced=False
+    ).window

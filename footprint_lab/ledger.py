@@ -71,6 +71,10 @@ class Ledger:
 
     # -- writing -------------------------------------------------------------------------
 
+    def now(self) -> int:
+        """The ledger clock's reading, in milliseconds."""
+        return self._clock()
+
     def begin_stage(self, name: str) -> str:
         """Allocate the next runtime stage id, ``name#n``."""
         stage_id = f"{name}#{self._stage_counter}"

@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any, Literal
 
+from footprint_lab.agent._boundary import commit_visit
 from footprint_lab.agent.checkpoint import Checkpoint, run_from_checkpoint
 from footprint_lab.agent.injections import InjectionContext, InjectionRule, injection_message
 from footprint_lab.agent.run import CallRecord, PauseState, Run
@@ -28,9 +29,6 @@ from footprint_lab.agent.tools import (
     run_tool_calls,
 )
 from footprint_lab.events import (
-    BudgetPressure,
-    Compaction,
-    ContextEvicted,
     LlmEnd,
     LlmStart,
     Recorder,
@@ -40,7 +38,7 @@ from footprint_lab.events import (
     ToolEnd,
 )
 from footprint_lab.ledger import Clock, Ledger
-from footprint_lab.messages import Message, ToolCall, content_hash, window_chars
+from footprint_lab.messages import Message, ToolCall, window_chars
 from footprint_lab.providers.base import Provider, ProviderRequest, ProviderResponse
 from footprint_lab.window.apply import aapply_window, run_sync
 from footprint_lab.window.errors import ContextLengthError, WindowConfigError
@@ -257,7 +255,7 @@ class _Loop:
         return loop
 
     def now(self) -> int:
-        return self.ledger._clock()
+        return self.ledger.now()
 
     def start_request(self, request: str) -> None:
         run = self.run
@@ -368,71 +366,22 @@ class _Loop:
             max_output_tokens=self.agent.max_output_tokens,
             forced=forced,
         )
-        record = result.record
-        if record is None:
+        if result.record is None:
             return result
-        if forced and not record.forced:
-            record = record.model_copy(update={"forced": True})
-        before = self.window
-        window = list(result.window)
-        fresh = [m for m in window if self.ledger.position(m) is None]
-        if fresh:
-            stamped = dict(zip(map(id, fresh), self.ledger.append(stage, fresh), strict=True))
-            window = [stamped.get(id(m), m) for m in window]
-        changed = len(window) != len(before) or any(
-            a is not b for a, b in zip(window, before, strict=False)
+        visit = commit_visit(
+            self.run,
+            self.recorder,
+            stage,
+            self.window,
+            result,
+            iteration=iteration,
+            usage=usage,
+            forced=forced,
         )
-        if changed:
-            self.ledger.set_window(stage, window)
-            self.window_changed = True
-        self.ledger.put(stage, "record", record)
-        self.run.records.append(record)
-        self.iteration_record = record
-        now = self.now()
-        for span in result.folded:
-            frame_stage = window[span.frame_index].stage_id
-            self.run.folded.append(span.model_copy(update={"frame_stage_id": frame_stage}))
-        kept = {id(m) for m in window}
-        for message in before:
-            if id(message) in kept:
-                continue
-            committed = self.ledger.committed_at_ms(message)
-            self.recorder.emit(
-                ContextEvicted(
-                    iteration=iteration,
-                    at_ms=now,
-                    strategy=record.strategy,
-                    stage_id=message.stage_id,
-                    content_hash=content_hash(message),
-                    role=message.role,
-                    tool_name=message.name,
-                    survival_ms=max(0, now - committed) if committed is not None else 0,
-                )
-            )
-        if record.over_budget:
-            self.recorder.emit(
-                BudgetPressure(
-                    iteration=iteration,
-                    at_ms=now,
-                    strategy=record.strategy,
-                    measured_tokens=record.measured_tokens,
-                    threshold_tokens=record.threshold_tokens,
-                )
-            )
-        if changed:
-            self.recorder.emit(
-                Compaction(
-                    iteration=iteration,
-                    at_ms=now,
-                    strategy=record.strategy,
-                    messages_before=len(before),
-                    messages_after=len(window),
-                    tokens_before=None if usage is None else usage.input_tokens,
-                    forced=forced,
-                )
-            )
-        self.window = window
-        return WindowResult(window, record, result.folded)
+        self.window = visit.window
+        self.window_changed = self.window_changed or visit.changed
+        self.iteration_record = visit.record
+        return WindowResult(visit.window, visit.record, result.folded)
 
     def _inject(self, iteration: int) -> None:
         if not self.agent.injections:

@@ -1,0 +1,107 @@
+"""Committing one window visit: the bookkeeping shared by the agent loop and replay.
+
+Layer: agent (private). ``apply_window`` decides; this module writes the decision down — new
+library-authored messages and the new window to the ledger, the record, folded spans, and the
+events (one ``context.evicted`` per message that left, ``context.budget_pressure`` on an
+over-budget visit, ``context.compaction`` when the window changed). It obeys the law stated in
+``footprint_lab.window``: it appends to the ledger and never edits what is there.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from footprint_lab.agent.run import Run
+from footprint_lab.events import BudgetPressure, Compaction, ContextEvicted, Recorder
+from footprint_lab.messages import Message, content_hash
+from footprint_lab.usage import Usage
+from footprint_lab.window.records import WindowRecord
+from footprint_lab.window.result import WindowResult
+
+
+@dataclass(frozen=True, slots=True)
+class CommittedVisit:
+    """The window after a visit, and what the visit filed."""
+
+    window: list[Message]
+    """The new window, with new messages stamped by the window stage."""
+    record: WindowRecord
+    """The record filed."""
+    changed: bool
+    """Whether anything left or was inserted."""
+
+
+def commit_visit(
+    run: Run,
+    recorder: Recorder,
+    stage: str,
+    before: Sequence[Message],
+    result: WindowResult,
+    *,
+    iteration: int,
+    usage: Usage | None,
+    forced: bool,
+) -> CommittedVisit:
+    """Write one engaged visit (``result.record`` is not None) to the run's ledger and events."""
+    ledger = run.ledger
+    record = result.record
+    assert record is not None, "only a visit that filed a record is committed"
+    if forced and not record.forced:
+        record = record.model_copy(update={"forced": True})
+    window = list(result.window)
+    fresh = [m for m in window if ledger.position(m) is None]
+    if fresh:
+        stamped = dict(zip(map(id, fresh), ledger.append(stage, fresh), strict=True))
+        window = [stamped.get(id(m), m) for m in window]
+    changed = len(window) != len(before) or any(
+        a is not b for a, b in zip(window, before, strict=False)
+    )
+    if changed:
+        ledger.set_window(stage, window)
+    ledger.put(stage, "record", record)
+    run.records.append(record)
+    for span in result.folded:
+        frame_stage = window[span.frame_index].stage_id
+        run.folded.append(span.model_copy(update={"frame_stage_id": frame_stage}))
+    now = ledger.now()
+    kept = {id(m) for m in window}
+    for message in before:
+        if id(message) in kept:
+            continue
+        committed = ledger.committed_at_ms(message)
+        recorder.emit(
+            ContextEvicted(
+                iteration=iteration,
+                at_ms=now,
+                strategy=record.strategy,
+                stage_id=message.stage_id,
+                content_hash=content_hash(message),
+                role=message.role,
+                tool_name=message.name,
+                survival_ms=max(0, now - committed) if committed is not None else 0,
+            )
+        )
+    if record.over_budget:
+        recorder.emit(
+            BudgetPressure(
+                iteration=iteration,
+                at_ms=now,
+                strategy=record.strategy,
+                measured_tokens=record.measured_tokens,
+                threshold_tokens=record.threshold_tokens,
+            )
+        )
+    if changed:
+        recorder.emit(
+            Compaction(
+                iteration=iteration,
+                at_ms=now,
+                strategy=record.strategy,
+                messages_before=len(before),
+                messages_after=len(window),
+                tokens_before=None if usage is None else usage.input_tokens,
+                forced=forced,
+            )
+        )
+    return CommittedVisit(window, record, changed)
