@@ -1,7 +1,8 @@
 """footprint_lab: make an LLM agent's context window visible, auditable and tunable.
 
-The public API lives here. The window core is :mod:`footprint_lab.window` (where the law is
-stated); the lab (dataframes, charts, widgets) is :mod:`footprint_lab.lab`.
+Layer: the package's front door — it only re-exports. The window core is
+:mod:`footprint_lab.window` (where the law is stated); the lab (dataframes, charts, widgets)
+is :mod:`footprint_lab.lab`.
 """
 
 from __future__ import annotations
