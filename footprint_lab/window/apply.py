@@ -20,7 +20,7 @@ from footprint_lab.window.pins import should_stand_down
 from footprint_lab.window.records import WindowRecord
 from footprint_lab.window.result import WindowResult
 from footprint_lab.window.strategies.base import StrategyInput, WindowStrategy
-from footprint_lab.window.turns import Guards, current_request_index, segment_turns
+from footprint_lab.window.turns import Guards, current_request_index, turn_table
 
 T = TypeVar("T")
 
@@ -77,7 +77,7 @@ def _prepare(
     chars = window_chars(messages)
     return StrategyInput(
         messages=messages,
-        turns=segment_turns(messages),
+        turns=turn_table(messages),
         iteration=iteration,
         request_index=request_index,
         measured_input_tokens=measured_input_tokens,

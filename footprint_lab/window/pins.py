@@ -59,14 +59,18 @@ def choose_pins(
         return frozenset(), None
     if stand_down:
         return frozenset(), no_pins(limit, stand_down=True)
+    from footprint_lab.window.turns import TurnTable
+
+    table = TurnTable.of(turns)
+    starts, ends = table.starts, table.ends
     first_pinnable = 0 if request_turn is None else request_turn + 1
     seen: set[str] = set()
     pinned_turns: set[int] = set()
     pins: list[Pin] = []
     yielded = 0
-    for turn in reversed(turns[first_pinnable:]):
+    for index in range(len(starts) - 1, first_pinnable - 1, -1):
         latest_here: dict[str, Message] = {}
-        for i in range(turn.end - 1, turn.start - 1, -1):
+        for i in range(ends[index] - 1, starts[index] - 1, -1):
             message = messages[i]
             name = message.name
             if message.role != "tool" or name is None or name in seen or name in latest_here:
@@ -75,12 +79,12 @@ def choose_pins(
         if not latest_here:
             continue
         seen.update(latest_here)
-        if turn.index >= keep_start_turn:
+        if index >= keep_start_turn:
             continue  # already kept by the keep window: costs no slot
         if len(pinned_turns) < limit:
-            pinned_turns.add(turn.index)
+            pinned_turns.add(index)
             pins.extend(
-                Pin(tool_name=name, turn_index=turn.index, chars=len(m.content))
+                Pin(tool_name=name, turn_index=index, chars=len(m.content))
                 for name, m in reversed(list(latest_here.items()))
             )
         else:

@@ -18,8 +18,10 @@ it ends the span (and is reported).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import bisect
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
+from typing import overload
 
 from footprint_lab.messages import Message
 from footprint_lab.window.notice import is_compaction_frame, is_drop_notice
@@ -44,13 +46,60 @@ class Turn:
         return self.end - self.start
 
 
+class TurnTable(Sequence[Turn]):
+    """A window's turns as two lists of ints, read as a sequence of :class:`Turn`.
+
+    The engine walks ``starts`` / ``ends`` directly: a 100k-message window has 50k turns, and
+    50k small objects built at every boundary would wake the garbage collector, whose full
+    passes over a long run's ledger cost more than the boundary itself. A :class:`Turn` is
+    built only when someone asks for one.
+    """
+
+    __slots__ = ("ends", "starts")
+
+    def __init__(self, starts: list[int], ends: list[int]) -> None:
+        self.starts = starts
+        self.ends = ends
+
+    @classmethod
+    def of(cls, turns: Sequence[Turn]) -> TurnTable:
+        """The table of any sequence of turns."""
+        if isinstance(turns, TurnTable):
+            return turns
+        return cls([t.start for t in turns], [t.end for t in turns])
+
+    def __len__(self) -> int:
+        return len(self.starts)
+
+    @overload
+    def __getitem__(self, index: int) -> Turn: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[Turn]: ...
+    def __getitem__(self, index: int | slice) -> Turn | list[Turn]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self.starts)))]
+        if index < 0:
+            index += len(self.starts)
+        return Turn(index, self.starts[index], self.ends[index])
+
+    def __iter__(self) -> Iterator[Turn]:
+        return (Turn(k, a, b) for k, (a, b) in enumerate(zip(self.starts, self.ends, strict=True)))
+
+    def __repr__(self) -> str:
+        return f"TurnTable({len(self.starts)} turns)"
+
+
+def turn_table(messages: Sequence[Message]) -> TurnTable:
+    """Split a window into turns (see the module docstring), as a :class:`TurnTable`."""
+    if not messages:
+        return TurnTable([], [])
+    starts = [i for i, m in enumerate(messages) if m.role != "tool" or i == 0]
+    return TurnTable(starts, [*starts[1:], len(messages)])
+
+
 def segment_turns(messages: Sequence[Message]) -> list[Turn]:
     """Split a window into turns (see the module docstring)."""
-    if not messages:
-        return []
-    starts = [i for i, m in enumerate(messages) if m.role != "tool" or i == 0]
-    ends = [*starts[1:], len(messages)]
-    return [Turn(k, a, b) for k, (a, b) in enumerate(zip(starts, ends, strict=True))]
+    return list(turn_table(messages))
 
 
 def is_library_authored(message: Message) -> bool:
@@ -75,14 +124,7 @@ def current_request_index(messages: Sequence[Message], request: str | None = Non
 
 def turn_of(turns: Sequence[Turn], message_index: int) -> int:
     """The index of the turn holding ``message_index``."""
-    lo, hi = 0, len(turns) - 1
-    while lo < hi:
-        mid = (lo + hi + 1) // 2
-        if turns[mid].start <= message_index:
-            lo = mid
-        else:
-            hi = mid - 1
-    return lo
+    return max(0, bisect.bisect_right(TurnTable.of(turns).starts, message_index) - 1)
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,10 +138,16 @@ class Guards:
 
     def reason(self, turn: Turn, pinned: frozenset[int]) -> RefusalReason | None:
         """Why ``turn`` may not leave (first match wins), or None when it may."""
+        return self.reason_at(turn.index, turn.start, turn.end, pinned)
+
+    def reason_at(
+        self, index: int, start: int, end: int, pinned: frozenset[int]
+    ) -> RefusalReason | None:
+        """:meth:`reason` for the turn ``index`` spanning messages ``[start, end)``."""
         messages = self.messages
-        if self.request_index is not None and turn.start <= self.request_index < turn.end:
+        if self.request_index is not None and start <= self.request_index < end:
             return "current-request"
-        head = messages[turn.start]
+        head = messages[start]
         if head.role == "system":
             return "system-envelope"
         calls = head.tool_calls
@@ -107,18 +155,17 @@ class Guards:
             if len(calls) == 1 and self.paused_call_id is None:
                 # Fast path for the common single call: its result must follow in the turn.
                 cid = calls[0].id
-                if not any(
-                    messages[i].tool_call_id == cid for i in range(turn.start + 1, turn.end)
-                ):
-                    return "unresolved-tool-call"
-                return "last-tool-result" if turn.index in pinned else None
+                for i in range(start + 1, end):
+                    if messages[i].tool_call_id == cid:
+                        return "last-tool-result" if index in pinned else None
+                return "unresolved-tool-call"
             call_ids = [c.id for c in calls]
             if self.paused_call_id is not None and self.paused_call_id in call_ids:
                 return "pending-check-in" if self.paused_check_in else "paused-tool"
-            answered = {messages[i].tool_call_id for i in range(turn.start + 1, turn.end)}
+            answered = {messages[i].tool_call_id for i in range(start + 1, end)}
             if any(cid not in answered for cid in call_ids):
                 return "unresolved-tool-call"
-        if turn.index in pinned:
+        if index in pinned:
             return "last-tool-result"
         return None
 
@@ -173,6 +220,7 @@ def plan_removal(
         is_existing_summary: Recognises a previous summary; a span made only of those is
             refused as ``only-existing-summary`` (a summary of a summary gains nothing).
     """
+    turns = TurnTable.of(turns)
     keep = max(0, keep_recent_turns)
     keep_start = max(0, len(turns) - keep)
     request_turn = None if guards.request_index is None else turn_of(turns, guards.request_index)
@@ -199,7 +247,7 @@ def plan_removal(
                 for r in refusals
                 if r.turn_index < first
             )
-        span = (turns[first].start, turns[last - 1].end)
+        span = (turns.starts[first], turns.ends[last - 1])
         if is_existing_summary is None or not all(
             is_existing_summary(messages[i]) for i in range(*span)
         ):
@@ -228,7 +276,7 @@ def plan_removal(
 
 
 def _walk(
-    turns: Sequence[Turn],
+    turns: TurnTable,
     walk_from: int,
     keep_start: int,
     guards: Guards,
@@ -241,16 +289,17 @@ def _walk(
     whether the walk reached the keep window.
     """
     first: int | None = None
-    for turn in turns[walk_from:keep_start]:
-        reason = guards.reason(turn, pinned)
+    starts, ends = turns.starts, turns.ends
+    reason_at = guards.reason_at
+    for k in range(walk_from, keep_start):
+        reason = reason_at(k, starts[k], ends[k], pinned)
         if reason is None:
             if first is None:
-                first = turn.index
+                first = k
             continue
-        refusals.append(refusal_of(reason, turn.index, turn.start))
+        refusals.append(refusal_of(reason, k, starts[k]))
         if first is not None:
-            return first, turn.index, False
-    if keep_start < len(turns):
-        boundary = turns[keep_start]
-        refusals.append(refusal_of("inside-keep-window", boundary.index, boundary.start))
+            return first, k, False
+    if keep_start < len(starts):
+        refusals.append(refusal_of("inside-keep-window", keep_start, starts[keep_start]))
     return first, (keep_start if first is not None else None), True
