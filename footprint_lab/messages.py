@@ -4,24 +4,71 @@ Layer: bottom. Imports nothing from the rest of the package.
 
 A :class:`Message` is immutable. The ledger shares message objects between commits instead of
 copying them, so identity matters: the same object is the same message everywhere it appears.
+
+Two rules live here, because this is the one place messages are built:
+
+* **Sizes.** :func:`message_chars` is the one definition of a message's size, in characters of
+  what a call sends: its content, plus for each tool call the call's name and its arguments as
+  compact JSON (:func:`arguments_json`), plus each typed part (:class:`ContentPart`) at the
+  length of its text or of its encoded data. ``window_chars``, every ``window_chars_*`` of a
+  record, the notice ladder and ``CallRecord.chars`` all count with it.
+* **Storable text.** Any text is storable: a lone surrogate (``os.listdir`` on a file name
+  that is not UTF-8 gives ``'report-\\udcff.txt'``) is escaped on the way in to the visible
+  text ``\\udcff`` (backslash-u-d-c-f-f), so hashing, saving, capture and replay never meet an
+  unencodable character. Valid text is kept exactly.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 Role = Literal["system", "user", "assistant", "tool"]
 """The four wire roles."""
 
-Authored = Literal["drop-notice", "compaction-frame", "injection"]
+Authored = Literal["drop-notice", "compaction-frame", "injection", "cleared-result"]
 """Kinds of message written by this library rather than by a person or a model."""
 
-AUTHORED_KINDS: tuple[str, ...] = ("drop-notice", "compaction-frame", "injection")
+AUTHORED_KINDS: tuple[str, ...] = ("drop-notice", "compaction-frame", "injection", "cleared-result")
+
+STAND_IN_KINDS: frozenset[str] = frozenset({"drop-notice", "compaction-frame", "cleared-result"})
+"""Authored kinds a window stage writes in place of what it stopped sending."""
+
+
+def storable_text(text: str) -> str:
+    """``text`` with every lone surrogate escaped as visible ``\\uXXXX`` text; valid text
+    unchanged (the common case costs one ``isascii`` or one ``encode``)."""
+    if text.isascii():
+        return text
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "backslashreplace").decode("utf-8")
+    return text
+
+
+def storable_value(value: Any) -> Any:
+    """A JSON-like value with every string in it (keys too) made :func:`storable_text`."""
+    if isinstance(value, str):
+        return storable_text(value)
+    if isinstance(value, dict):
+        return {storable_value(k): storable_value(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [storable_value(v) for v in value]
+    if isinstance(value, tuple):
+        return tuple(storable_value(v) for v in value)
+    return value
+
+
+def arguments_json(arguments: Any) -> str:
+    """Tool-call arguments as compact JSON (no spaces, non-ASCII kept): how a call's arguments
+    are sent and counted. Values JSON cannot encode are written as their ``str``."""
+    return json.dumps(arguments, separators=(",", ":"), ensure_ascii=False, default=str)
 
 
 class PositionalModel(BaseModel):
@@ -58,6 +105,64 @@ class ToolCall(PositionalModel):
     arguments: dict[str, Any] = Field(default_factory=dict)
     """The arguments as parsed JSON."""
 
+    @field_validator("id", "name", mode="after")
+    @classmethod
+    def _storable_text(cls, value: str) -> str:
+        return storable_text(value)
+
+    @field_validator("arguments", mode="after")
+    @classmethod
+    def _storable_arguments(cls, value: dict[str, Any]) -> dict[str, Any]:
+        return value if not value else storable_value(value)
+
+    @functools.cached_property
+    def chars(self) -> int:
+        """Characters this call costs on the wire: its name plus its compact-JSON arguments."""
+        return len(self.name) + len(arguments_json(self.arguments))
+
+    def model_copy(
+        self, *, update: Mapping[str, Any] | None = None, deep: bool = False
+    ) -> ToolCall:
+        """A copy; its size is measured afresh when ``update`` is given."""
+        copied = super().model_copy(update=update, deep=deep)
+        if update:
+            copied.__dict__.pop("chars", None)
+        return copied
+
+
+class ContentPart(BaseModel):
+    """A piece of a message that is not its plain text: an image, a document, a thinking
+    block, a refusal, a legacy ``function_call`` ... kept whole, with the block it came from."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    kind: str
+    """What it is: 'image', 'document', 'thinking', 'refusal', 'function-call', ..."""
+    text: str | None = None
+    """Its text, when it has text (a thinking block, a refusal)."""
+    data_chars: int = Field(default=0, ge=0)
+    """Length of its encoded data (base64 or URL) when it has no text."""
+    original: dict[str, Any] = Field(default_factory=dict)
+    """The block exactly as the source wrote it."""
+
+    @field_validator("text", mode="after")
+    @classmethod
+    def _storable_text(cls, value: str | None) -> str | None:
+        return None if value is None else storable_text(value)
+
+    @field_validator("original", mode="after")
+    @classmethod
+    def _storable_original(cls, value: dict[str, Any]) -> dict[str, Any]:
+        return value if not value else storable_value(value)
+
+    @property
+    def chars(self) -> int:
+        """Characters it costs: the length of its text, else of its encoded data."""
+        return len(self.text) if self.text is not None else self.data_chars
+
+
+_SIZE_FIELDS = frozenset({"content", "tool_calls", "parts"})
+
 
 class Message(BaseModel):
     """One message of a conversation, as the wire and the ledger see it."""
@@ -78,6 +183,18 @@ class Message(BaseModel):
     """The ledger stage that committed this message (``seed#0``, ``tool-calls#4`` ...)."""
     authored: Authored | None = None
     """None for real messages; which library-authored kind otherwise."""
+    parts: list[ContentPart] = Field(default_factory=list)
+    """Typed content beside the text (images, documents, thinking ...), kept whole."""
+
+    @field_validator("content", mode="after")
+    @classmethod
+    def _storable_content(cls, value: str) -> str:
+        return storable_text(value)
+
+    @field_validator("tool_call_id", "name", mode="after")
+    @classmethod
+    def _storable_ids(cls, value: str | None) -> str | None:
+        return None if value is None else storable_text(value)
 
     @classmethod
     def user(cls, text: str, **kw: Any) -> Message:
@@ -99,32 +216,58 @@ class Message(BaseModel):
         """A tool result answering the call ``call_id`` of tool ``name``."""
         return cls(role="tool", content=content, tool_call_id=call_id, name=name, **kw)
 
-    @property
+    @functools.cached_property
     def chars(self) -> int:
-        """Exact character count of this message: the length of its content."""
-        return len(self.content)
+        """Exact characters of this message as a call sends it (see :func:`message_chars`);
+        computed once per message object."""
+        return message_chars(self)
+
+    def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> Message:
+        """A copy; its size is measured afresh when ``update`` changes what it counts."""
+        copied = super().model_copy(update=update, deep=deep)
+        if update and not _SIZE_FIELDS.isdisjoint(update):
+            copied.__dict__.pop("chars", None)
+        return copied
 
     def with_stage(self, stage_id: str) -> Message:
         """This message stamped with the stage that commits it."""
         return self.model_copy(update={"stage_id": stage_id})
 
 
-def window_chars(messages: Sequence[Message]) -> int:
-    """Exact characters of a window: the sum of its messages' content lengths.
+def message_chars(message: Message) -> int:
+    """The one definition of a message's size: its content, plus each tool call's name and
+    compact-JSON arguments, plus each typed part's text or encoded data, in characters."""
+    total = len(message.content)
+    for call in message.tool_calls:
+        total += call.chars
+    for part in message.parts:
+        total += part.chars
+    return total
 
-    Tool-call arguments are not counted; tokens are never estimated here.
+
+def window_chars(messages: Sequence[Message]) -> int:
+    """Exact characters of a window: the sum of :func:`message_chars` over its messages.
+
+    Tokens are never estimated here.
     """
-    return sum(len(m.content) for m in messages)
+    return sum(m.chars for m in messages)
 
 
 def content_hash(message: Message) -> str:
-    """A short stable hash of what a message says (role, content, tool calls, call id, name);
-    the stage that committed it does not count."""
+    """A short stable hash of what a message says (role, content, tool calls, call id, name,
+    parts); the stage that committed it does not count."""
     digest = hashlib.sha256()
     for part in (message.role, message.tool_call_id or "", message.name or "", message.content):
-        digest.update(part.encode())
+        digest.update(part.encode("utf-8", "backslashreplace"))
         digest.update(b"\x1f")
     if message.tool_calls:
         calls = [[c.id, c.name, c.arguments] for c in message.tool_calls]
-        digest.update(json.dumps(calls, sort_keys=True, ensure_ascii=False, default=str).encode())
+        digest.update(
+            json.dumps(calls, sort_keys=True, ensure_ascii=False, default=str).encode(
+                "utf-8", "backslashreplace"
+            )
+        )
+    if message.parts:
+        parts = [[p.kind, p.text, p.data_chars] for p in message.parts]
+        digest.update(json.dumps(parts, ensure_ascii=False).encode("utf-8", "backslashreplace"))
     return digest.hexdigest()[:16]

@@ -23,10 +23,13 @@ def test_constructors_and_fields() -> None:
     assert Message.system("s").role == "system" and Message.user("u").role == "user"
 
 
-def test_sizes_are_content_characters() -> None:
+def test_sizes_are_what_the_call_sends() -> None:
+    # Content, plus each call's name and its arguments as compact JSON ('{}' for none).
     msgs = [Message.user("héllo"), Message.assistant("", tool_calls=[ToolCall(id="1", name="x")])]
-    assert [m.chars for m in msgs] == [5, 0]
-    assert window_chars(msgs) == 5
+    assert [m.chars for m in msgs] == [5, 3]
+    assert window_chars(msgs) == 8
+    call = ToolCall("c1", "read_log", {"deployment": "d1", "n": [1, 2]})
+    assert call.chars == len("read_log") + len('{"deployment":"d1","n":[1,2]}')
 
 
 def test_messages_are_immutable() -> None:

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from footprint_lab.auditing.policies import (
+    AbortSignal,
     CompactionContext,
     CompactionPolicy,
     ContextWindowOracle,
@@ -41,6 +42,7 @@ from footprint_lab.window.turns import segment_turns
 __all__ = [
     "FRAME_MARKERS",
     "VIOLATION_KINDS",
+    "AbortSignal",
     "AuditedPolicy",
     "CompactionContext",
     "CompactionPolicy",
@@ -82,7 +84,13 @@ class AuditedPolicy:
         elif callable(getattr(self.policy, "compact", None)):
             ctx = CompactionContext(
                 messages=list(before),
-                provider=ContextWindowOracle(input.context_window),
+                provider=(
+                    input.provider
+                    if input.provider is not None
+                    else ContextWindowOracle(input.context_window)
+                ),
+                model=input.model,
+                signal=AbortSignal.current(),
             )
             produced = self.policy.compact(ctx)
             after = list(await produced if inspect.isawaitable(produced) else produced)

@@ -7,6 +7,7 @@ the violations.
 
 from __future__ import annotations
 
+import asyncio
 import inspect
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
@@ -18,18 +19,59 @@ from footprint_lab.window.strategies.summarize_oldest import SummaryResult
 SUMMARY_OPENING = "<summary of earlier conversation>\n\n"
 
 
+class AbortSignal:
+    """The Python counterpart of an ``AbortSignal``: ``aborted`` turns true once the task the
+    policy runs in is being cancelled (the run was cancelled or timed out).
+
+    A policy that makes its own calls can poll it, or call :meth:`throw_if_aborted` between
+    steps; awaiting inside the run's task is cancelled anyway.
+    """
+
+    def __init__(self, task: asyncio.Task[Any] | None = None) -> None:
+        self._task = task
+        self._aborted = False
+
+    @classmethod
+    def current(cls) -> AbortSignal:
+        """A signal bound to the running task (never aborted outside one)."""
+        try:
+            return cls(asyncio.current_task())
+        except RuntimeError:
+            return cls(None)
+
+    @property
+    def aborted(self) -> bool:
+        """Whether the run this policy serves is being cancelled."""
+        task = self._task
+        return self._aborted or (task is not None and (task.cancelled() or task.cancelling() > 0))
+
+    def abort(self) -> None:
+        """Mark the signal aborted (for callers that cancel by hand)."""
+        self._aborted = True
+
+    def throw_if_aborted(self) -> None:
+        """Raise ``asyncio.CancelledError`` when :attr:`aborted`."""
+        if self.aborted:
+            raise asyncio.CancelledError("the run was cancelled")
+
+    def __repr__(self) -> str:
+        return f"AbortSignal(aborted={self.aborted})"
+
+
 @dataclass(frozen=True)
 class CompactionContext:
-    """What a ``compact(ctx)``-style policy is given (the second seed's shape)."""
+    """What a ``compact(ctx)``-style policy is given (the second seed's shape): the real
+    messages, the run's provider and model, and an abort signal."""
 
     messages: list[Message]
     """The provider-facing view."""
     provider: Any = None
-    """A stand-in answering ``context_window(model)``."""
+    """The run's provider (it answers ``context_window(model)``); in a replay, which calls no
+    model, a stand-in that answers ``context_window`` only."""
     model: str | None = None
-    """The model id, when known."""
-    signal: Any = None
-    """Cancellation is the surrounding task's; kept for shape."""
+    """The agent's model id (None in a replay that does not know it)."""
+    signal: AbortSignal | None = None
+    """Turns aborted when the run is cancelled."""
 
 
 @runtime_checkable

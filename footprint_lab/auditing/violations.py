@@ -96,12 +96,9 @@ def diff_windows(before: Sequence[Message], after: Sequence[Message]) -> WindowD
             diff.rewritten.append((rewritten, out_index))
         else:
             diff.inserted.append(out_index)
-    diff.removed = [i for i in range(len(before)) if i not in used or _was_rewritten(diff, i)]
+    originals = {i for i, _ in diff.rewritten}
+    diff.removed = [i for i in range(len(before)) if i not in used or i in originals]
     return diff
-
-
-def _was_rewritten(diff: WindowDiff, index: int) -> bool:
-    return any(i == index for i, _ in diff.rewritten)
 
 
 def says_what_it_is(message: Message, markers: Sequence[str] = FRAME_MARKERS) -> bool:
@@ -118,32 +115,54 @@ def find_violations(
     request_index: int | None,
     markers: Sequence[str] = FRAME_MARKERS,
 ) -> list[Violation]:
-    """Every rule the change from ``before`` to ``diff.output`` broke."""
+    """Every rule the change from ``before`` to ``diff.output`` broke — and only what the
+    policy did: a break already in the window it was given (an orphan result, a head that was
+    not a user message) is not the policy's, so it is not reported.
+
+    Tool pairs are matched by position, not by id alone (real transcripts reuse ids): a result
+    answers the latest earlier call with its id.
+    """
     out: list[Violation] = []
     after = diff.output
-    kept_ids = {id(m) for m in after}
-    present_results = {m.tool_call_id: i for i, m in enumerate(after) if m.role == "tool"}
-    present_calls = {c.id: i for i, m in enumerate(after) for c in m.tool_calls}
-    answered_before = {m.tool_call_id for m in before if m.role == "tool"}
-    for call_id, index in present_results.items():
-        if call_id is not None and call_id not in present_calls:
+    out_index = {id(m): i for i, m in enumerate(after)}
+    rewritten_to = dict(diff.rewritten)
+    rewritten_originals = set(rewritten_to)
+    # A rewritten message still stands on the wire (its rewrite is reported on its own).
+    present = [id(m) in out_index or i in rewritten_originals for i, m in enumerate(before)]
+
+    def where(i: int) -> int:
+        """Index in the output of input message ``i`` (kept or rewritten)."""
+        return out_index.get(id(before[i]), rewritten_to.get(i, -1))
+
+    call_at: dict[str, int] = {}
+    split_calls: set[tuple[int, str]] = set()
+    for i, message in enumerate(before):
+        for call in message.tool_calls:
+            call_at[call.id] = i
+        if message.role != "tool" or message.tool_call_id is None:
+            continue
+        j = call_at.get(message.tool_call_id)
+        if j is None:
+            continue  # an orphan the policy was given: not its doing
+        if present[i] and not present[j]:
             out.append(
                 Violation(
                     kind="split-tool-pair",
-                    message_index=index,
-                    detail=f"tool result {call_id!r} kept but its call left",
+                    message_index=where(i),
+                    detail=f"tool result {message.tool_call_id!r} kept but its call left",
                 )
             )
-    for call_id, index in present_calls.items():
-        if call_id in answered_before and call_id not in present_results:
-            out.append(
-                Violation(
-                    kind="split-tool-pair",
-                    message_index=index,
-                    detail=f"call {call_id!r} kept but its result left",
-                )
+        elif present[j] and not present[i]:
+            split_calls.add((j, message.tool_call_id))
+    for j, call_id in sorted(split_calls):
+        out.append(
+            Violation(
+                kind="split-tool-pair",
+                message_index=where(j),
+                detail=f"call {call_id!r} kept but its result left",
             )
-    if request_index is not None and id(before[request_index]) not in kept_ids:
+        )
+    if request_index is not None and not present[request_index]:
         out.append(
             Violation(
                 kind="lost-current-request",
@@ -151,21 +170,25 @@ def find_violations(
                 detail="the message the run is executing is no longer in the window",
             )
         )
+    head_before = next((m for m in before if m.role != "system"), None)
     head = next((m for m in after if m.role != "system"), None)
-    if head is not None and head.role != "user":
+    if (
+        head is not None
+        and head.role != "user"
+        and (head_before is None or head_before.role == "user")
+    ):
         out.append(
             Violation(
                 kind="window-opens-on-non-user",
-                message_index=after.index(head),
+                message_index=out_index.get(id(head), after.index(head)),
                 detail=f"the window opens on a {head.role} message",
             )
         )
     for i, m in enumerate(before):
-        if m.role == "system" and id(m) not in kept_ids:
+        if m.role == "system" and not present[i]:
             out.append(
                 Violation(kind="system-dropped", message_index=i, detail="a system message left")
             )
-    rewritten_originals = {i for i, _ in diff.rewritten}  # reported as rewrites instead
     removed = [i for i in diff.removed if i not in rewritten_originals]
     if removed and removed != list(range(removed[0], removed[-1] + 1)):
         out.append(

@@ -2,8 +2,8 @@
 
 Layer: window core. The agent loop, replay and tests all call this, so there is exactly one
 implementation of every rule. It also checks the law stated in ``footprint_lab.window`` on
-whatever a strategy returns: every message that left must be named in the record, the current
-request must still be there, and the record's sizes are made exact here.
+whatever a strategy returns (see :mod:`footprint_lab.window.law`), and the record's sizes are
+made exact here.
 """
 
 from __future__ import annotations
@@ -11,11 +11,12 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import inspect
-from collections.abc import Awaitable, Sequence
+from collections.abc import Awaitable, Iterable, Sequence
 from typing import Any, TypeVar
 
 from footprint_lab.messages import Message, window_chars
 from footprint_lab.window.errors import WindowConfigError, WindowStrategyError
+from footprint_lab.window.law import breaches, change_of
 from footprint_lab.window.pins import should_stand_down
 from footprint_lab.window.records import WindowRecord
 from footprint_lab.window.result import WindowResult
@@ -71,6 +72,9 @@ def _prepare(
     context_window: int | None,
     max_output_tokens: int | None,
     forced: bool,
+    tool_names: Iterable[str] | None,
+    provider: Any,
+    model: str | None,
 ) -> StrategyInput:
     messages = tuple(messages)
     request_index = current_request_index(messages, request)
@@ -89,6 +93,9 @@ def _prepare(
         # No copy: a long run has thousands of records and a boundary reads only a few.
         prior_records=prior_records,
         window_chars=chars,
+        tool_names=None if tool_names is None else frozenset(tool_names),
+        provider=provider,
+        model=model,
         _guards=Guards(messages, request_index, paused_call_id, paused_check_in),
         _keep_last_tool_results=check_keep_last_tool_results(keep_last_tool_results),
         _stand_down=should_stand_down(prior_records),
@@ -96,6 +103,12 @@ def _prepare(
 
 
 def _finish(strategy: WindowStrategy, inp: StrategyInput, out: Any) -> WindowResult:
+    """Check ``out`` against the law and make its record's sizes exact.
+
+    Every result is checked, however it was built: no flag a strategy sets skips a check. A
+    breach raises :class:`WindowStrategyError`; an audited foreign policy (``audit(...)``),
+    whose breaches are the point, files them as ``violations`` instead — it must.
+    """
     if out is None:
         return WindowResult(list(inp.messages), None)
     if not isinstance(out, WindowResult) or not isinstance(out.record, WindowRecord):
@@ -105,34 +118,34 @@ def _finish(strategy: WindowStrategy, inp: StrategyInput, out: Any) -> WindowRes
             "input.unchanged)"
         )
     window = list(out.window)
-    if out.verified and out.record.window_chars_before == inp.window_chars:
-        # Built from a refusal-engine plan by the input's helpers: lawful by construction.
-        return WindowResult(window, out.record, list(out.folded))
-    kept = {id(m) for m in window}
-    left = [m for m in inp.messages if id(m) not in kept]
-    named = set(out.record.removed_stage_ids)
-    unnamed = sorted({m.stage_id for m in left if m.stage_id is not None} - named)
-    if unnamed:
-        raise WindowStrategyError(
-            f"strategy {strategy.name!r} removed messages of stages {unnamed} without naming "
-            "them in removed_stage_ids; a removal that cannot be named cannot be filed"
-        )
-    audited = getattr(strategy, "audited", False)  # audit records breaches instead
-    if (
-        not audited
-        and inp.request_index is not None
-        and id(inp.messages[inp.request_index]) not in kept
-    ):
-        raise WindowStrategyError(
-            f"strategy {strategy.name!r} removed the current request; build removals with "
-            "input.plan_removal(), which refuses it"
-        )
+    record = out.record
+    change = change_of(inp.messages, window)
+    found = breaches(
+        inp.messages,
+        window,
+        record,
+        request_index=inp.request_index,
+        paused_call_id=inp._guards.paused_call_id,
+        change=change,
+    )
+    if found:
+        if not getattr(strategy, "audited", False):
+            raise found[0].error(strategy.name)
+        if record.violations is None:
+            raise WindowStrategyError(
+                f"audited strategy {strategy.name!r} broke {found[0].rule!r} and filed no "
+                "violations; an audited policy records what it breaks",
+                rule=found[0].rule,
+                message_index=found[0].message_index,
+                stage_id=found[0].stage_id,
+            )
+    removed = inp.messages[change.start : change.end]
+    after = inp.window_chars - sum(m.chars for m in removed) + sum(m.chars for m in change.inserted)
     exact = {
         "window_chars_before": inp.window_chars,
-        "window_chars_after": window_chars(window),
-        "removed_message_count": len(left),
+        "window_chars_after": after,
+        "removed_message_count": len(removed),
     }
-    record = out.record
     if any(getattr(record, k) != v for k, v in exact.items()):
         record = record.model_copy(update=exact)
     return WindowResult(window, record, list(out.folded))
@@ -154,12 +167,19 @@ def apply_window(
     context_window: int | None = None,
     max_output_tokens: int | None = None,
     forced: bool = False,
+    tool_names: Iterable[str] | None = None,
+    provider: Any = None,
+    model: str | None = None,
 ) -> WindowResult:
     """Apply ``strategy`` to ``messages`` at one boundary. Pure: returns a new window and the
     record (None when the strategy did not engage); the input is never modified.
 
     An async strategy (e.g. ``summarize_oldest`` with an async summarizer) is driven to
     completion; inside a running event loop use :func:`aapply_window`.
+
+    ``tool_names`` is the agent's tool roster (a drop notice names only those tools);
+    ``provider`` and ``model`` are handed, opaque, to strategies that ask (an audited
+    ``compact(ctx)`` policy). The result is checked against the law whatever built it.
 
     Raises:
         CompactionUnmeasurableError: a token strategy was handed zero reported tokens.
@@ -179,6 +199,9 @@ def apply_window(
         context_window=context_window,
         max_output_tokens=max_output_tokens,
         forced=forced,
+        tool_names=tool_names,
+        provider=provider,
+        model=model,
     )
     out = strategy.plan(inp)
     if inspect.isawaitable(out):
@@ -202,6 +225,9 @@ async def aapply_window(
     context_window: int | None = None,
     max_output_tokens: int | None = None,
     forced: bool = False,
+    tool_names: Iterable[str] | None = None,
+    provider: Any = None,
+    model: str | None = None,
 ) -> WindowResult:
     """The async twin of :func:`apply_window` (same arguments, same rules)."""
     inp = _prepare(
@@ -218,6 +244,9 @@ async def aapply_window(
         context_window=context_window,
         max_output_tokens=max_output_tokens,
         forced=forced,
+        tool_names=tool_names,
+        provider=provider,
+        model=model,
     )
     out: Any = strategy.plan(inp)
     if inspect.isawaitable(out):

@@ -20,4 +20,19 @@ class ContextLengthError(RuntimeError):
 
 
 class WindowStrategyError(RuntimeError):
-    """A custom strategy returned a window its record does not account for."""
+    """A strategy returned a window that breaks the law, or a record that does not account for
+    it. ``rule``, ``message_index`` and ``stage_id`` say which rule broke and where (None when
+    the result itself is malformed)."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        rule: str | None = None,
+        message_index: int | None = None,
+        stage_id: str | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.rule = rule
+        self.message_index = message_index
+        self.stage_id = stage_id

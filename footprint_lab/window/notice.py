@@ -5,15 +5,20 @@ says, on the wire, what it stopped sending).
 
 The drop notice exists for the wire first: an agent window opens on a user turn, and dropping
 the oldest turns would leave an assistant message at the head. Every character of it is a
-library constant plus counts and shape-filtered tool names; no caller prose reaches it.
+library constant plus counts and shape-filtered names (tools, the strategy); no caller prose
+reaches it.
+
+Library-authored messages are recognised by their provenance — the ``authored`` field the
+library sets when it writes one — never by their text: a person's request or a tool result
+whose text happens to start with :data:`DROP_NOTICE_PREFIX` is still what it is.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
-from footprint_lab.messages import Message
+from footprint_lab.messages import STAND_IN_KINDS, Message
 
 DROP_NOTICE_PREFIX = "[dropped history — "
 """Every drop notice starts with this."""
@@ -25,32 +30,45 @@ MAX_NAMED_TOOLS = 4
 _PLAIN_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]{0,63}")
 
 
+GENERIC_STRATEGY_NAME = "custom"
+"""Stands in a notice for a strategy name that is not a plain identifier."""
+
+
 def is_drop_notice(message: Message) -> bool:
-    """Whether ``message`` is a drop notice this library wrote."""
-    return message.authored == "drop-notice" or (
-        message.authored is None
-        and message.role == "user"
-        and message.content.startswith(DROP_NOTICE_PREFIX)
-    )
+    """Whether ``message`` is a drop notice this library wrote (by provenance, not by text)."""
+    return message.authored == "drop-notice"
 
 
 def is_compaction_frame(message: Message) -> bool:
-    """Whether ``message`` is a compaction frame (a summary standing for folded turns)."""
-    return message.authored == "compaction-frame" or (
-        message.authored is None
-        and message.role == "user"
-        and message.content.startswith(COMPACTION_FRAME_PREFIX)
-    )
+    """Whether ``message`` is a compaction frame this library wrote (a summary standing for
+    folded turns; by provenance, not by text)."""
+    return message.authored == "compaction-frame"
 
 
-def plain_tool_names(names: Sequence[str]) -> list[str]:
+def is_stand_in(message: Message) -> bool:
+    """Whether ``message`` was written by a window stage in place of what it stopped sending
+    (a drop notice, a compaction frame or a cleared-result placeholder)."""
+    return message.authored in STAND_IN_KINDS
+
+
+def plain_name(name: str, generic: str = GENERIC_STRATEGY_NAME) -> str:
+    """``name`` when it is a plain identifier (at most 64 characters), else ``generic``: the
+    shape filter every name passes before it reaches text the model reads."""
+    return name if _PLAIN_IDENTIFIER.fullmatch(name) else generic
+
+
+def plain_tool_names(names: Sequence[str], known: Collection[str] | None = None) -> list[str]:
     """Names fit to appear in a notice: plain identifiers only, each once, in order.
 
     A name that is not a plain identifier (or is longer than 64 characters) is dropped, never
-    truncated, so a hostile tool name cannot smuggle text into the model's context.
+    truncated, so a hostile tool name cannot smuggle text into the model's context. With
+    ``known`` (the agent's tool roster), a name the agent does not have — one the model
+    invented — is dropped the same way.
     """
     out: list[str] = []
     for name in names:
+        if known is not None and name not in known:
+            continue
         if _PLAIN_IDENTIFIER.fullmatch(name) and name not in out:
             out.append(name)
     return out
@@ -69,14 +87,15 @@ def drop_notice_text(
     Args:
         count: Messages dropped.
         iteration: The iteration the drop ran at.
-        strategy: The strategy's name.
+        strategy: The strategy's name (shape-filtered: a name that is not a plain identifier
+            reads as "custom").
         request_kept: ``"above"`` or ``"below"`` when the current request is still in the
             window on that side of the notice; None when there is no request to mention.
         tool_names: Tools whose results left, already filtered; None for the plain notice.
     """
     parts = [
         f"{DROP_NOTICE_PREFIX}{count} earlier message(s) were dropped from this window at "
-        f"iteration {iteration} by the '{strategy}' window strategy."
+        f"iteration {iteration} by the '{plain_name(strategy)}' window strategy."
     ]
     if request_kept is not None:
         parts.append(
@@ -121,8 +140,8 @@ def compaction_frame(*, count: int, iteration: int, strategy: str, summary: str)
     """A compaction frame: a summary that stands for ``count`` folded messages."""
     text = (
         f"{COMPACTION_FRAME_PREFIX}{count} earlier message(s) were replaced at iteration "
-        f"{iteration} by a summary written by the '{strategy}' window strategy. It is a "
-        "model's paraphrase, not the originals, which are retained verbatim in this run's "
+        f"{iteration} by a summary written by the '{plain_name(strategy)}' window strategy. "
+        "It is a model's paraphrase, not the originals, which are retained verbatim in this run's "
         "commit log.]\n\n"
         f"{summary}"
     )

@@ -84,7 +84,7 @@ def choose_pins(
         if len(pinned_turns) < limit:
             pinned_turns.add(index)
             pins.extend(
-                Pin(tool_name=name, turn_index=index, chars=len(m.content))
+                Pin(tool_name=name, turn_index=index, chars=m.chars)
                 for name, m in reversed(list(latest_here.items()))
             )
         else:

@@ -20,8 +20,8 @@ class WindowResult:
     folded: list[FoldedSpan] = field(default_factory=list)
     """Spans a compaction frame now stands for (summarize-oldest)."""
     verified: bool = field(default=False, repr=False, compare=False)
-    """Built by the input's own helpers from a refusal-engine plan, so it obeys the law by
-    construction and ``apply_window`` can skip re-checking it message by message."""
+    """Kept for compatibility and ignored: ``apply_window`` checks every result against the
+    law, however it was built; no flag skips a check."""
 
     @property
     def changed(self) -> bool:

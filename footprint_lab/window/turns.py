@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import overload
 
 from footprint_lab.messages import Message
-from footprint_lab.window.notice import is_compaction_frame, is_drop_notice
+from footprint_lab.window.notice import is_stand_in
 from footprint_lab.window.pins import choose_pins
 from footprint_lab.window.records import Observations, Refusal, RefusalReason, refusal_of
 
@@ -103,8 +103,10 @@ def segment_turns(messages: Sequence[Message]) -> list[Turn]:
 
 
 def is_library_authored(message: Message) -> bool:
-    """Drop notices, compaction frames and injections: never the request anchor."""
-    return message.authored is not None or is_drop_notice(message) or is_compaction_frame(message)
+    """Drop notices, compaction frames, placeholders and injections — and anything a window
+    stage committed — are the library's, never the request anchor. Known by provenance (the
+    ``authored`` field and the ``window#`` stage), never by text."""
+    return message.authored is not None or (message.stage_id or "").startswith("window#")
 
 
 def current_request_index(messages: Sequence[Message], request: str | None = None) -> int | None:
@@ -120,6 +122,50 @@ def current_request_index(messages: Sequence[Message], request: str | None = Non
         if fallback is None:
             fallback = i
     return fallback
+
+
+def bound_turns(messages: Sequence[Message], turns: TurnTable) -> list[int] | None:
+    """For each turn, the last turn bound to it by a call whose result landed in a later turn
+    (``assistant(call c1) · user · tool(c1)``), or None when every result sits in its call's
+    own turn — the common case, which costs one pass and no list.
+
+    A result belongs to the latest earlier call with its id: real transcripts reuse ids.
+    """
+    call_turn: dict[str, int] = {}
+    reach: list[int] | None = None
+    starts = turns.starts
+    k = -1
+    next_start = 0
+    for i, message in enumerate(messages):
+        if i == next_start:
+            k += 1
+            next_start = starts[k + 1] if k + 1 < len(starts) else -1
+        if message.tool_calls:
+            for call in message.tool_calls:
+                call_turn[call.id] = k
+        elif message.role == "tool" and message.tool_call_id is not None:
+            j = call_turn.get(message.tool_call_id)
+            if j is not None and j != k:
+                if reach is None:
+                    reach = list(range(len(starts)))
+                if reach[j] < k:
+                    reach[j] = k
+    if reach is None:
+        return None
+    # Close the links into groups of consecutive turns: a group ends where no turn inside it
+    # reaches further. Every member of a group maps to the group's last turn.
+    out = list(range(len(reach)))
+    k = 0
+    while k < len(reach):
+        end = reach[k]
+        j = k
+        while j <= end:
+            end = max(end, reach[j])
+            j += 1
+        for member in range(k, end + 1):
+            out[member] = end
+        k = end + 1
+    return out
 
 
 def turn_of(turns: Sequence[Turn], message_index: int) -> int:
@@ -141,9 +187,16 @@ class Guards:
         return self.reason_at(turn.index, turn.start, turn.end, pinned)
 
     def reason_at(
-        self, index: int, start: int, end: int, pinned: frozenset[int]
+        self,
+        index: int,
+        start: int,
+        end: int,
+        pinned: frozenset[int],
+        answer_end: int | None = None,
     ) -> RefusalReason | None:
-        """:meth:`reason` for the turn ``index`` spanning messages ``[start, end)``."""
+        """:meth:`reason` for the turn ``index`` spanning messages ``[start, end)``; its calls
+        count as answered by results up to ``answer_end`` (default ``end``: a turn bound to
+        later turns by a displaced result is answered there)."""
         messages = self.messages
         if self.request_index is not None and start <= self.request_index < end:
             return "current-request"
@@ -151,6 +204,8 @@ class Guards:
         if head.role == "system":
             return "system-envelope"
         calls = head.tool_calls
+        if answer_end is not None:
+            end = answer_end
         if calls:
             if len(calls) == 1 and self.paused_call_id is None:
                 # Fast path for the common single call: its result must follow in the turn.
@@ -210,6 +265,11 @@ def plan_removal(
 ) -> RemovalPlan:
     """Walk the candidate turns oldest first and return the one contiguous span that may leave.
 
+    Every turn the walk meets that may not leave is named with a reason, and so is every turn
+    of the keep window (``inside-keep-window``), so a visit that removes nothing says why for
+    each turn. Turns bound together by a call whose result landed in a later turn walk as one:
+    they leave together or not at all, and a refusal of one member names them all.
+
     Args:
         messages: The window.
         turns: ``segment_turns(messages)``.
@@ -217,89 +277,108 @@ def plan_removal(
         guards: This boundary's guards.
         keep_last_tool_results: Pin limit (0 = off).
         stand_down: Release pins for this visit.
-        is_existing_summary: Recognises a previous summary; a span made only of those is
-            refused as ``only-existing-summary`` (a summary of a summary gains nothing).
+        is_existing_summary: Recognises what the library already wrote in place of history
+            (default: drop notices, compaction frames, placeholders). A span made only of
+            those is stepped over as ``only-existing-summary`` — a notice of a notice, or a
+            summary of a summary, gains nothing — and the walk goes on further in.
     """
-    turns = TurnTable.of(turns)
+    table = TurnTable.of(turns)
+    starts, ends = table.starts, table.ends
+    n_turns = len(starts)
     keep = max(0, keep_recent_turns)
-    keep_start = max(0, len(turns) - keep)
-    request_turn = None if guards.request_index is None else turn_of(turns, guards.request_index)
+    keep_start = max(0, n_turns - keep)
+    request_turn = None if guards.request_index is None else turn_of(table, guards.request_index)
     pinned, observations = choose_pins(
         messages,
-        turns,
+        table,
         request_turn=request_turn,
         keep_start_turn=keep_start,
         limit=keep_last_tool_results,
         stand_down=stand_down,
     )
+    stand_in = is_existing_summary or is_stand_in
+    group_end = bound_turns(messages, table)
     refusals: list[Refusal] = []
-    head_only_envelope = True
-    walk_from = 0
-    while True:
-        first, last, reached_keep = _walk(turns, walk_from, keep_start, guards, pinned, refusals)
-        if first is None or last is None:
-            return RemovalPlan(
-                turns, keep, None, None, tuple(refusals), observations, False, pinned
-            )
-        if walk_from == 0:
-            head_only_envelope = all(
-                r.reason in ("current-request", "system-envelope")
-                for r in refusals
-                if r.turn_index < first
-            )
-        span = (turns.starts[first], turns.ends[last - 1])
-        if is_existing_summary is None or not all(
-            is_existing_summary(messages[i]) for i in range(*span)
-        ):
-            break
-        # A summary of a summary gains nothing: step over it and look further in.
-        ended_by_refusal = not reached_keep or keep_start < len(turns)
-        refusals.insert(
-            len(refusals) - (1 if ended_by_refusal else 0),
-            refusal_of("only-existing-summary", first, span[0]),
-        )
-        if reached_keep:
-            return RemovalPlan(
-                turns, keep, None, None, tuple(refusals), observations, False, pinned
-            )
-        walk_from = last + 1
+    at_front = True  # every refusal so far is a kept request / system envelope at the head
+    first: int | None = None
+    span: tuple[int, int] | None = None
+    k = 0
+    while k < keep_start:
+        last = k if group_end is None else group_end[k]
+        reason = _group_reason(table, k, last, keep_start, guards, pinned)
+        if reason is not None:
+            for member in range(k, min(last + 1, keep_start)):
+                refusals.append(refusal_of(reason, member, starts[member]))
+            if first is not None:
+                span = (first, k)
+                if not _only_stand_ins(messages, starts[first], ends[k - 1], stand_in):
+                    break
+                _step_over(refusals, first, k, starts)
+                at_front = False
+                first = span = None
+            elif reason not in ("current-request", "system-envelope"):
+                at_front = False
+            k = last + 1
+            continue
+        if first is None:
+            first = k
+        k = last + 1
+    else:
+        if first is not None:
+            if _only_stand_ins(messages, starts[first], ends[keep_start - 1], stand_in):
+                _step_over(refusals, first, keep_start, starts)
+            else:
+                span = (first, keep_start)
+    for member in range(keep_start, n_turns):
+        refusals.append(refusal_of("inside-keep-window", member, starts[member]))
+    refusals.sort(key=_turn_index)
+    if span is None:
+        return RemovalPlan(table, keep, None, None, tuple(refusals), observations, False, pinned)
     return RemovalPlan(
-        turns,
+        table,
         keep,
-        (first, last),
         span,
+        (starts[span[0]], ends[span[1] - 1]),
         tuple(refusals),
         observations,
-        head_only_envelope and walk_from == 0,
+        at_front,
         pinned,
     )
 
 
-def _walk(
+def _turn_index(refusal: Refusal) -> int:
+    return refusal.turn_index
+
+
+def _group_reason(
     turns: TurnTable,
-    walk_from: int,
+    first: int,
+    last: int,
     keep_start: int,
     guards: Guards,
     pinned: frozenset[int],
-    refusals: list[Refusal],
-) -> tuple[int | None, int | None, bool]:
-    """One pass of the span walk from ``walk_from``; appends refusals as it goes.
-
-    Returns the span's first turn and one past its last (None when nothing may leave), and
-    whether the walk reached the keep window.
-    """
-    first: int | None = None
+) -> RefusalReason | None:
+    """Why the turns ``first..last`` (one group) may not leave, first match wins."""
     starts, ends = turns.starts, turns.ends
-    reason_at = guards.reason_at
-    for k in range(walk_from, keep_start):
-        reason = reason_at(k, starts[k], ends[k], pinned)
-        if reason is None:
-            if first is None:
-                first = k
-            continue
-        refusals.append(refusal_of(reason, k, starts[k]))
-        if first is not None:
-            return first, k, False
-    if keep_start < len(starts):
-        refusals.append(refusal_of("inside-keep-window", keep_start, starts[keep_start]))
-    return first, (keep_start if first is not None else None), True
+    if last == first:
+        return guards.reason_at(first, starts[first], ends[first], pinned)
+    answer_end = ends[last]
+    for member in range(first, last + 1):
+        if member >= keep_start:
+            return "inside-keep-window"
+        reason = guards.reason_at(member, starts[member], ends[member], pinned, answer_end)
+        if reason is not None:
+            return reason
+    return None
+
+
+def _only_stand_ins(
+    messages: Sequence[Message], start: int, end: int, stand_in: Callable[[Message], bool]
+) -> bool:
+    return all(stand_in(messages[i]) for i in range(start, end))
+
+
+def _step_over(refusals: list[Refusal], first: int, end: int, starts: list[int]) -> None:
+    """Name the stand-in turns ``first..end-1`` the walk steps over."""
+    for member in range(first, end):
+        refusals.append(refusal_of("only-existing-summary", member, starts[member]))

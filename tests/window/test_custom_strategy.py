@@ -69,7 +69,9 @@ def test_removal_facts_name_stages_and_tools() -> None:
     apply_window(Probe(), _window(), iteration=1)
     facts = captured[0]
     assert facts.stage_ids == ["call-llm#1", "tool-calls#2", "call-llm#3"]  # type: ignore[attr-defined]
-    assert facts.tool_names == ["x"] and facts.count == 3 and facts.chars == 500  # type: ignore[attr-defined]
+    assert facts.tool_names == ["x"] and facts.count == 3  # type: ignore[attr-defined]
+    # Sizes count what the call sends: content plus each call's name and compact-JSON arguments.
+    assert facts.chars == sum(m.chars for m in _window()[1:4]) == 506  # type: ignore[attr-defined]
 
 
 class Sneaky:
@@ -93,10 +95,13 @@ class RequestEater:
 
 
 def test_unnamed_removal_and_request_removal_are_refused_loudly() -> None:
-    with pytest.raises(WindowStrategyError, match="without naming"):
+    with pytest.raises(WindowStrategyError, match="without being named") as unnamed:
         apply_window(Sneaky(), _window(), iteration=1)
-    with pytest.raises(WindowStrategyError, match="current request"):
+    assert unnamed.value.rule == "unnamed-removal"
+    assert (unnamed.value.message_index, unnamed.value.stage_id) == (1, "call-llm#1")
+    with pytest.raises(WindowStrategyError, match="lost-current-request") as lost:
         apply_window(RequestEater(), _window(), iteration=1, request="req")
+    assert (lost.value.message_index, lost.value.stage_id) == (0, "seed#0")
 
 
 def test_record_sizes_are_made_exact() -> None:
@@ -108,7 +113,7 @@ def test_record_sizes_are_made_exact() -> None:
 
     out = apply_window(Liar(), _window(), iteration=1)
     assert out.record is not None
-    assert out.record.window_chars_after == out.record.window_chars_before == 1003
+    assert out.record.window_chars_after == out.record.window_chars_before == 1009
 
 
 def test_custom_strategy_runs_in_an_agent() -> None:

@@ -40,8 +40,8 @@ def test_sliding_window_rejects_bad_keep(bad: object) -> None:
 
 
 def test_sliding_window_keep_is_required() -> None:
-    with pytest.raises(TypeError):
-        sliding_window()  # type: ignore[call-arg]
+    with pytest.raises(WindowConfigError, match="required and has no default"):
+        sliding_window()
 
 
 def test_token_strategies_need_exactly_one_threshold() -> None:

@@ -69,6 +69,8 @@ def test_refused_turns_before_span_are_stepped_over_and_first_refusal_after_ends
         ("current-request", 0),
         ("unresolved-tool-call", 1),
         ("unresolved-tool-call", 4),
+        ("inside-keep-window", 5),  # every kept turn is named, not only the first
+        ("inside-keep-window", 6),
     ]
     assert record.removed_stage_ids == ["s2", "s3", "s4", "s5"]
     # Not at the front (an unresolved turn precedes it): no notice is written.

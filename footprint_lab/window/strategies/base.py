@@ -16,7 +16,7 @@ from footprint_lab.messages import Message, content_hash
 from footprint_lab.window.notice import drop_notice_text, plain_tool_names
 from footprint_lab.window.records import FoldedSpan, WindowRecord, refusal_of
 from footprint_lab.window.result import WindowResult
-from footprint_lab.window.turns import Guards, RemovalPlan, Turn, plan_removal
+from footprint_lab.window.turns import Guards, RemovalPlan, Turn, TurnTable, plan_removal
 
 StrategyResult = WindowResult
 """What ``plan`` returns when it engaged (an alias of :class:`WindowResult`)."""
@@ -79,6 +79,13 @@ class StrategyInput:
     """Records filed at earlier boundaries of this run."""
     window_chars: int = 0
     """Exact characters of the window (computed once by ``apply_window``)."""
+    tool_names: frozenset[str] | None = None
+    """The agent's tool roster, when known: a drop notice names only these tools."""
+    provider: Any = field(default=None, repr=False)
+    """The provider the run calls (None in a bare ``apply_window`` or a replay). Opaque to the
+    core; a ``compact(ctx)``-style policy receives it."""
+    model: str | None = None
+    """The model the run calls, when known."""
     _guards: Guards = field(repr=False)
     _keep_last_tool_results: int = 2
     _stand_down: bool = False
@@ -104,7 +111,7 @@ class StrategyInput:
         picked = [self.messages[i] for i in indices]
         stage_ids = dict.fromkeys(m.stage_id for m in picked if m.stage_id is not None)
         tools = dict.fromkeys(m.name for m in picked if m.role == "tool" and m.name is not None)
-        chars = sum(len(m.content) for m in picked)
+        chars = sum(m.chars for m in picked)
         return RemovalFacts(list(stage_ids), len(picked), chars, list(tools))
 
     # -- building results ----------------------------------------------------------------
@@ -139,13 +146,16 @@ class StrategyInput:
     def refuse_span(
         self, strategy: str, plan: RemovalPlan, reason: Any, **facts: Any
     ) -> StrategyResult:
-        """Keep the window and add a refusal at the span's first turn (e.g. a failed summary)."""
+        """Keep the window and name every turn of the span with ``reason`` (e.g. a failed
+        summary), so the record still gives a reason for every turn that stays."""
         assert plan.span_turns is not None and plan.span is not None
-        refusal = refusal_of(reason, plan.span_turns[0], plan.span[0])
+        starts = TurnTable.of(plan.turns).starts
+        refused = [refusal_of(reason, k, starts[k]) for k in range(*plan.span_turns)]
+        refusals = sorted([*plan.refusals, *refused], key=lambda r: r.turn_index)
         return self.unchanged(
             strategy,
             plan,
-            refusals=[*plan.refusals, refusal],
+            refusals=refusals,
             span_key=self.span_key(plan),
             **facts,
         )
@@ -207,7 +217,7 @@ class StrategyInput:
         if self.request_index is not None:
             request_kept = "above" if self.request_index < start else "below"
         ladder: list[tuple[str, list[str] | None]] = []
-        names = plain_tool_names(removed.tool_names)
+        names = plain_tool_names(removed.tool_names, self.tool_names)
         if names:
             ladder.append(("named", names))
         ladder.append(("plain", None))

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
+from footprint_lab.window.errors import WindowConfigError
 from footprint_lab.window.strategies._trigger import check_keep_recent_turns
 from footprint_lab.window.strategies.base import StrategyInput, StrategyResult
 
@@ -40,10 +41,19 @@ class SlidingWindow:
         return replace(self, name=name)
 
 
-def sliding_window(keep_recent_turns: int) -> SlidingWindow:
+def sliding_window(keep_recent_turns: int | None = None) -> SlidingWindow:
     """Keep the last ``keep_recent_turns`` turns (required, a whole number >= 1).
+
+    ``keep_recent_turns`` has no default, on purpose: how much past an agent needs is a fact
+    about the agent, not about this library.
 
     Raises:
         WindowConfigError: ``keep_recent_turns`` is missing, not an int, or < 1.
     """
+    if keep_recent_turns is None:
+        raise WindowConfigError(
+            "sliding_window: keep_recent_turns is required and has no default — how many recent "
+            "turns the model reasons over is a fact about your agent. keep_recent_turns must "
+            "be a whole number >= 1, e.g. sliding_window(keep_recent_turns=6)"
+        )
     return SlidingWindow(check_keep_recent_turns("sliding_window", keep_recent_turns))

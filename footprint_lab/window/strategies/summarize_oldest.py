@@ -20,7 +20,7 @@ from pydantic import BaseModel
 
 from footprint_lab.messages import Message
 from footprint_lab.window.errors import WindowConfigError
-from footprint_lab.window.notice import compaction_frame, is_compaction_frame
+from footprint_lab.window.notice import compaction_frame
 from footprint_lab.window.strategies._trigger import TokenTrigger, check_keep_recent_turns
 from footprint_lab.window.strategies.base import StrategyInput, StrategyResult
 from footprint_lab.window.turns import RemovalPlan
@@ -51,6 +51,25 @@ Summarizer = Callable[[Sequence[Message]], SummarizerOutput | Awaitable[Summariz
 Retain = Literal["conversation", "discard"]
 
 
+def summary_problem(produced: object) -> str | None:
+    """Why a summarizer's output cannot become a frame (None when it can): it must be text, or a
+    :class:`SummaryResult`, with something in it and token counts that are not negative."""
+    if isinstance(produced, SummaryResult):
+        text: object = produced.text
+        counts = (produced.input_tokens, produced.output_tokens)
+        if any(c is not None and c < 0 for c in counts):
+            return f"the summarizer reported negative token counts {counts}"
+    else:
+        text = produced
+    if text is None:
+        return "the summarizer returned None instead of text"
+    if not isinstance(text, str):
+        return f"the summarizer returned {type(text).__name__}, not text"
+    if not text.strip():
+        return "the summarizer returned empty text"
+    return None
+
+
 def _span_latched(inp: StrategyInput, key: str | None) -> bool:
     return key is not None and any(
         r.span_key == key and "replacement-not-smaller" in r.refusal_reasons()
@@ -78,7 +97,7 @@ class SummarizeOldest:
         facts = self.trigger.evaluate(self.name, input)
         if facts is None:
             return None
-        plan = input.plan_removal(self.keep_recent_turns, is_existing_summary=is_compaction_frame)
+        plan = input.plan_removal(self.keep_recent_turns)
         if plan.span is None:
             return input.unchanged(self.name, plan, **facts)
         key = input.span_key(plan)
@@ -126,9 +145,10 @@ class SummarizeOldest:
         produced: SummarizerOutput,
         facts: dict[str, Any],
     ) -> StrategyResult:
-        summary = (
-            produced if isinstance(produced, SummaryResult) else SummaryResult(text=str(produced))
-        )
+        problem = summary_problem(produced)
+        if problem is not None:
+            return input.refuse_span(self.name, plan, "summarizer-failed", error=problem, **facts)
+        summary = produced if isinstance(produced, SummaryResult) else SummaryResult(text=produced)
         frame = compaction_frame(
             count=len(span), iteration=input.iteration, strategy=self.name, summary=summary.text
         )
