@@ -21,7 +21,7 @@ from footprint_lab.window.pins import should_stand_down
 from footprint_lab.window.records import WindowRecord
 from footprint_lab.window.result import WindowResult
 from footprint_lab.window.strategies.base import StrategyInput, WindowStrategy
-from footprint_lab.window.turns import Guards, current_request_index, turn_table
+from footprint_lab.window.turns import Guards, bound_turns, current_request_index, turn_table
 
 T = TypeVar("T")
 
@@ -38,6 +38,12 @@ def run_sync(awaitable: Awaitable[T]) -> T:
     try:
         asyncio.get_running_loop()
     except RuntimeError:
+        running = False
+    else:
+        running = True
+    # Outside the except clause, so a fault raised by the run carries no "no running event
+    # loop" error on its __context__.
+    if not running:
         return asyncio.run(_wrap())
     with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
         return pool.submit(asyncio.run, _wrap()).result()
@@ -79,9 +85,10 @@ def _prepare(
     messages = tuple(messages)
     request_index = current_request_index(messages, request)
     chars = window_chars(messages)
+    turns = turn_table(messages)
     return StrategyInput(
         messages=messages,
-        turns=turn_table(messages),
+        turns=turns,
         iteration=iteration,
         request_index=request_index,
         measured_input_tokens=measured_input_tokens,
@@ -99,6 +106,9 @@ def _prepare(
         _guards=Guards(messages, request_index, paused_call_id, paused_check_in),
         _keep_last_tool_results=check_keep_last_tool_results(keep_last_tool_results),
         _stand_down=should_stand_down(prior_records),
+        # Facts of the given window, computed here, never by the strategy: the refusal engine
+        # and the law's checks both read them.
+        _bound=bound_turns(messages, turns),
     )
 
 
@@ -127,6 +137,7 @@ def _finish(strategy: WindowStrategy, inp: StrategyInput, out: Any) -> WindowRes
         request_index=inp.request_index,
         paused_call_id=inp._guards.paused_call_id,
         change=change,
+        results_local=inp._bound is None,
     )
     if found:
         if not getattr(strategy, "audited", False):
@@ -141,12 +152,16 @@ def _finish(strategy: WindowStrategy, inp: StrategyInput, out: Any) -> WindowRes
             )
     removed = inp.messages[change.start : change.end]
     after = inp.window_chars - sum(m.chars for m in removed) + sum(m.chars for m in change.inserted)
-    exact = {
-        "window_chars_before": inp.window_chars,
-        "window_chars_after": after,
-        "removed_message_count": len(removed),
-    }
-    if any(getattr(record, k) != v for k, v in exact.items()):
+    if (
+        record.window_chars_before != inp.window_chars
+        or record.window_chars_after != after
+        or record.removed_message_count != len(removed)
+    ):
+        exact = {
+            "window_chars_before": inp.window_chars,
+            "window_chars_after": after,
+            "removed_message_count": len(removed),
+        }
         record = record.model_copy(update=exact)
     return WindowResult(window, record, list(out.folded))
 

@@ -21,6 +21,7 @@ window: a prefix and a suffix kept as they were are matched by identity in one C
 
 from __future__ import annotations
 
+import functools
 import itertools
 import operator
 from collections.abc import Sequence
@@ -99,8 +100,10 @@ def change_of(given: Sequence[Message], returned: Sequence[Message]) -> Change:
     identity from both ends (a message copied is a message rewritten)."""
     n, m = len(given), len(returned)
     limit = min(n, m)
-    same = list(map(operator.is_, given[:limit], returned[:limit]))
-    prefix = same.index(False) if False in same else limit
+    # The kept prefix is short in a running loop (the request, maybe a notice): walk it.
+    prefix = 0
+    while prefix < limit and given[prefix] is returned[prefix]:
+        prefix += 1
     if prefix == n == m:
         return Change(n, n, [])
     tail_limit = limit - prefix
@@ -117,8 +120,12 @@ def change_of(given: Sequence[Message], returned: Sequence[Message]) -> Change:
     return Change(prefix, n - suffix, list(returned[prefix : m - suffix]))
 
 
-def _head(window: Sequence[Message]) -> Message | None:
-    return next((message for message in window if message.role != "system"), None)
+def _head(window: Sequence[Message]) -> int | None:
+    """Index of the first message that is not a system message."""
+    for i, message in enumerate(window):
+        if message.role != "system":
+            return i
+    return None
 
 
 def breaches(
@@ -129,6 +136,7 @@ def breaches(
     request_index: int | None,
     paused_call_id: str | None = None,
     change: Change | None = None,
+    results_local: bool = False,
 ) -> list[Breach]:
     """Every rule ``returned`` (with its ``record``) breaks against ``given``; empty when lawful.
 
@@ -139,152 +147,178 @@ def breaches(
         request_index: Index of the current request in ``given``.
         paused_call_id: The call a paused run waits on.
         change: ``change_of(given, returned)`` when the caller already has it.
+        results_local: True when every result in ``given`` sits in its call's own turn
+            (``bound_turns(given) is None``, computed from the given window, never by the
+            strategy): then a removal of whole turns needs no look outside itself for pairs.
     """
     change = change_of(given, returned) if change is None else change
     start, end, inserted = change.start, change.end, change.inserted
     out: list[Breach] = []
     removed = given[start:end]
-
-    def breach(rule: str, index: int, detail: str, message: Message | None = None) -> None:
-        stage = (given[index] if message is None else message).stage_id if index >= 0 else None
-        out.append(Breach(rule, index, stage, detail))
-
-    # Stand-ins: only the library's own, and only in place of something that left.
     if inserted:
-        left_ids = {id(message) for message in removed}
-        given_ids: set[int] | None = None
-        for offset, message in enumerate(inserted):
-            if id(message) in left_ids:
-                breach(
-                    "non-contiguous-removal",
-                    start + offset,
-                    "what left is not one contiguous span: a message kept between removed ones",
-                    message,
-                )
-                continue
-            if given_ids is None:
-                given_ids = {id(m) for m in given}
-            if id(message) in given_ids:
-                breach(
-                    "non-contiguous-removal",
-                    start + offset,
-                    "a kept message was moved or repeated",
-                    message,
-                )
-            elif message.authored not in STAND_IN_KINDS:
-                breach(
-                    "rewritten-without-frame",
-                    start + offset,
-                    "an inserted message is not a library stand-in (a drop notice or a "
-                    "compaction frame)",
-                    message,
-                )
-            elif not removed:
-                breach(
-                    "rewritten-without-frame",
-                    start + offset,
-                    "a stand-in was inserted where nothing left",
-                    message,
-                )
+        _check_stand_ins(out, given, removed, inserted, start)
     if not removed:
-        out.sort(key=lambda b: _RANK[b.rule])
-        return out
+        return _ranked(out)
 
     # Whole turns: the span opens on a turn's first message and ends where a turn starts.
-    if given[start].role == "tool" and start > 0:
-        breach("partial-turn", start, "the removal starts inside a turn (at a tool result)")
+    whole = True
+    if start > 0 and given[start].role == "tool":
+        whole = False
+        _add(out, given, "partial-turn", start, "the removal starts inside a turn (at a result)")
     if end < len(given) and given[end].role == "tool":
-        breach("partial-turn", end, "the removal ends inside a turn (before a tool result)")
-
-    # The request, system messages, the paused call.
+        whole = False
+        _add(out, given, "partial-turn", end, "the removal ends inside a turn (before a result)")
     if request_index is not None and start <= request_index < end:
-        breach("lost-current-request", request_index, "the message the run is executing left")
-    for offset, message in enumerate(removed):
-        if message.role == "system":
-            breach("system-dropped", start + offset, "a system message left")
+        _add(
+            out,
+            given,
+            "lost-current-request",
+            request_index,
+            "the message the run is executing left",
+        )
 
-    # Pairs, by position: a result answers the latest earlier call with its id.
+    # One pass over what left: system messages, the paused call, and pairs by position (a
+    # result answers the latest earlier call with its id).
+    local = results_local and whole
     calls_here: dict[str, int] = {}
     answered: set[str] = set()
-    for offset, message in enumerate(removed):
-        index = start + offset
-        for call in message.tool_calls:
-            calls_here[call.id] = index
-            answered.discard(call.id)
-            if paused_call_id is not None and call.id == paused_call_id:
-                breach("paused-call-left", index, f"the paused call {call.id!r} left")
-        if message.role == "tool" and message.tool_call_id is not None:
+    index = start - 1
+    for message in removed:
+        index += 1
+        calls = message.tool_calls
+        if calls:
+            for call in calls:
+                calls_here[call.id] = index
+                answered.discard(call.id)
+                if call.id == paused_call_id:
+                    _add(out, given, "paused-call-left", index, f"the paused call {call.id!r} left")
+            continue
+        role = message.role
+        if role == "tool":
             call_id = message.tool_call_id
+            if call_id is None:
+                continue
             if call_id in calls_here:
                 answered.add(call_id)
-            elif _called_before(given, start, call_id):
-                breach(
+            elif not local and _called_before(given, start, call_id):
+                _add(
+                    out,
+                    given,
                     "split-tool-pair",
                     index,
                     f"the result of {call_id!r} left but its call stays",
                 )
-    open_calls = [cid for cid in calls_here if cid not in answered]
-    if open_calls or calls_here:
-        later = _results_after(given, end, set(calls_here))
+        elif role == "system":
+            _add(out, given, "system-dropped", index, "a system message left")
+    if calls_here:
+        open_calls = [cid for cid in calls_here if cid not in answered]
+        # With every result in its own turn, nothing after a whole-turn span answers a call in
+        # it: an open call is unanswered, and no result of one that left stays behind.
+        later = set() if local else _results_after(given, end, set(calls_here))
         for call_id in open_calls:
-            if call_id in later:
-                breach(
-                    "split-tool-pair",
-                    calls_here[call_id],
-                    f"the call {call_id!r} left but its result stays",
-                )
-            else:
-                breach(
-                    "unresolved-call-left",
-                    calls_here[call_id],
-                    f"the call {call_id!r} has no result yet and left",
-                )
-        for call_id in answered:
-            if call_id in later:
-                breach(
-                    "split-tool-pair",
-                    calls_here[call_id],
-                    f"the call {call_id!r} left but one of its results stays",
-                )
+            rule, what = (
+                ("split-tool-pair", "left but its result stays")
+                if call_id in later
+                else ("unresolved-call-left", "has no result yet and left")
+            )
+            _add(out, given, rule, calls_here[call_id], f"the call {call_id!r} {what}")
+        for call_id in answered & later:
+            _add(
+                out,
+                given,
+                "split-tool-pair",
+                calls_here[call_id],
+                f"the call {call_id!r} left but one of its results stays",
+            )
 
     # The wire: a window that opened on a user message still does.
     head_before = _head(given)
-    if head_before is not None and head_before.role == "user":
+    if head_before is not None and given[head_before].role == "user":
         head_after = _head(returned)
-        if head_after is not None and head_after.role != "user":
-            where = next(i for i, m in enumerate(returned) if m is head_after)
+        if head_after is not None and returned[head_after].role != "user":
+            message = returned[head_after]
             out.append(
                 Breach(
                     "window-opens-on-non-user",
-                    where,
-                    head_after.stage_id,
-                    f"the window now opens on a {head_after.role} message",
+                    head_after,
+                    message.stage_id,
+                    f"the window now opens on a {message.role} message",
                 )
             )
 
     # Names: everything that left, and nothing else.
-    left_stages = dict.fromkeys(m.stage_id for m in removed if m.stage_id is not None)
-    named = set(record.removed_stage_ids)
-    for offset, message in enumerate(removed):
-        if message.stage_id is not None and message.stage_id not in named:
-            breach(
+    left_stages = dict.fromkeys(map(_stage_of, removed))
+    left_stages.pop(None, None)
+    named = record.removed_stage_ids
+    if len(named) != len(left_stages) or any(sid not in left_stages for sid in named):
+        named_set = set(named)
+        unnamed = [sid for sid in left_stages if sid not in named_set]
+        if unnamed:
+            first = next(i for i, m in enumerate(removed) if m.stage_id == unnamed[0])
+            _add(
+                out,
+                given,
                 "unnamed-removal",
-                start + offset,
-                f"{message.stage_id} left without being named in removed_stage_ids",
+                start + first,
+                f"{unnamed[0]} left without being named in removed_stage_ids",
             )
-            break
-    extra = [sid for sid in record.removed_stage_ids if sid not in left_stages]
-    if extra:
-        out.append(
-            Breach(
-                "named-but-kept",
-                start,
-                extra[0],
-                f"removed_stage_ids names {extra[:4]} but no message of theirs left",
+        extra = [sid for sid in named if sid not in left_stages]
+        if extra:
+            out.append(
+                Breach(
+                    "named-but-kept",
+                    start,
+                    extra[0],
+                    f"removed_stage_ids names {extra[:4]} but no message of theirs left",
+                )
             )
-        )
-    out.sort(key=lambda b: _RANK[b.rule])
-    return out
+    return _ranked(out)
+
+
+def _ranked(found: list[Breach]) -> list[Breach]:
+    if len(found) > 1:
+        found.sort(key=lambda b: _RANK[b.rule])
+    return found
+
+
+def _add(out: list[Breach], given: Sequence[Message], rule: str, index: int, detail: str) -> None:
+    out.append(Breach(rule, index, given[index].stage_id, detail))
+
+
+def _check_stand_ins(
+    out: list[Breach],
+    given: Sequence[Message],
+    removed: Sequence[Message],
+    inserted: Sequence[Message],
+    start: int,
+) -> None:
+    """Only the library's own stand-ins, and only in place of something that left."""
+    for offset, message in enumerate(inserted):
+        at = start + offset
+        if _holds(given, message):
+            detail = (
+                "what left is not one contiguous span: a message kept between removed ones"
+                if _holds(removed, message)
+                else "a kept message was moved or repeated"
+            )
+            out.append(Breach("non-contiguous-removal", at, message.stage_id, detail))
+        elif message.authored not in STAND_IN_KINDS:
+            detail = (
+                "an inserted message is not a library stand-in (a drop notice or a "
+                "compaction frame)"
+            )
+            out.append(Breach("rewritten-without-frame", at, message.stage_id, detail))
+        elif not removed:
+            detail = "a stand-in was inserted where nothing left"
+            out.append(Breach("rewritten-without-frame", at, message.stage_id, detail))
+
+
+_stage_of = operator.attrgetter("stage_id")
+
+
+def _holds(window: Sequence[Message], message: Message) -> bool:
+    """Whether ``message`` (this very object) stands in ``window`` — one C-level pass."""
+    return any(map(functools.partial(operator.is_, message), window))
 
 
 def _called_before(given: Sequence[Message], start: int, call_id: str) -> bool:

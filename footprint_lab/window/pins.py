@@ -16,7 +16,14 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from footprint_lab.messages import Message
-from footprint_lab.window.records import Observations, Pin, WindowRecord, no_pins
+from footprint_lab.window.records import (
+    Observations,
+    Pin,
+    WindowRecord,
+    no_pins,
+    observations_of,
+    pin_of,
+)
 
 if TYPE_CHECKING:
     from footprint_lab.window.turns import Turn
@@ -69,6 +76,8 @@ def choose_pins(
     pins: list[Pin] = []
     yielded = 0
     for index in range(len(starts) - 1, first_pinnable - 1, -1):
+        if ends[index] - starts[index] == 1 and messages[starts[index]].role != "tool":
+            continue  # a lone message that is not a result pins nothing
         latest_here: dict[str, Message] = {}
         for i in range(ends[index] - 1, starts[index] - 1, -1):
             message = messages[i]
@@ -84,11 +93,10 @@ def choose_pins(
         if len(pinned_turns) < limit:
             pinned_turns.add(index)
             pins.extend(
-                Pin(tool_name=name, turn_index=index, chars=m.chars)
-                for name, m in reversed(list(latest_here.items()))
+                pin_of(name, index, m.chars) for name, m in reversed(list(latest_here.items()))
             )
         else:
             yielded += len(latest_here)
     if not pins and not yielded:
         return frozenset(), no_pins(limit)
-    return frozenset(pinned_turns), Observations(pinned=pins, yielded=yielded, limit=limit)
+    return frozenset(pinned_turns), observations_of(tuple(pins), yielded, limit)

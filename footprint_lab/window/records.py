@@ -91,6 +91,18 @@ class Observations(BaseModel):
     """True when pins were released for this visit because they blocked the two before it."""
 
 
+@functools.lru_cache(maxsize=4096)
+def pin_of(tool_name: str, turn_index: int, chars: int) -> Pin:
+    """A pin, shared between records (the same pin recurs at boundary after boundary)."""
+    return Pin(tool_name=tool_name, turn_index=turn_index, chars=chars)
+
+
+@functools.lru_cache(maxsize=1024)
+def observations_of(pinned: tuple[Pin, ...], yielded: int, limit: int) -> Observations:
+    """Observations, shared between records that pinned the same (immutable)."""
+    return Observations(pinned=list(pinned), yielded=yielded, limit=limit)
+
+
 @functools.lru_cache(maxsize=256)
 def no_pins(limit: int, stand_down: bool = False) -> Observations:
     """The observations of a visit that pinned nothing, shared between records (immutable)."""

@@ -21,7 +21,7 @@ from __future__ import annotations
 import bisect
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import overload
+from typing import Literal, overload
 
 from footprint_lab.messages import Message
 from footprint_lab.window.notice import is_stand_in
@@ -127,13 +127,32 @@ def current_request_index(messages: Sequence[Message], request: str | None = Non
 def bound_turns(messages: Sequence[Message], turns: TurnTable) -> list[int] | None:
     """For each turn, the last turn bound to it by a call whose result landed in a later turn
     (``assistant(call c1) · user · tool(c1)``), or None when every result sits in its call's
-    own turn — the common case, which costs one pass and no list.
+    own turn — the common case, which costs one look at each result and builds no list.
 
     A result belongs to the latest earlier call with its id: real transcripts reuse ids.
     """
+    for a, b in zip(turns.starts, turns.ends, strict=True):
+        if b - a < 2:
+            continue
+        calls = messages[a].tool_calls
+        if b - a == 2 and len(calls) == 1:  # the common turn: one call, its one result
+            if messages[a + 1].tool_call_id == calls[0].id:
+                continue
+        else:
+            ids = {call.id for call in calls}
+            for i in range(a + 1, b):
+                if messages[i].tool_call_id not in ids:
+                    return _bound_turns_slow(messages, turns)
+            continue
+        return _bound_turns_slow(messages, turns)
+    return None
+
+
+def _bound_turns_slow(messages: Sequence[Message], turns: TurnTable) -> list[int] | None:
+    """:func:`bound_turns` once some result is not answered by its own turn's head."""
+    starts = turns.starts
     call_turn: dict[str, int] = {}
     reach: list[int] | None = None
-    starts = turns.starts
     k = -1
     next_start = 0
     for i, message in enumerate(messages):
@@ -151,7 +170,7 @@ def bound_turns(messages: Sequence[Message], turns: TurnTable) -> list[int] | No
                 if reach[j] < k:
                     reach[j] = k
     if reach is None:
-        return None
+        return None  # only orphans: a result with no call binds nothing
     # Close the links into groups of consecutive turns: a group ends where no turn inside it
     # reaches further. Every member of a group maps to the group's last turn.
     out = list(range(len(reach)))
@@ -262,6 +281,7 @@ def plan_removal(
     keep_last_tool_results: int,
     stand_down: bool,
     is_existing_summary: Callable[[Message], bool] | None = None,
+    bound: list[int] | Literal["unknown"] | None = "unknown",
 ) -> RemovalPlan:
     """Walk the candidate turns oldest first and return the one contiguous span that may leave.
 
@@ -281,6 +301,7 @@ def plan_removal(
             (default: drop notices, compaction frames, placeholders). A span made only of
             those is stepped over as ``only-existing-summary`` — a notice of a notice, or a
             summary of a summary, gains nothing — and the walk goes on further in.
+        bound: ``bound_turns(messages, turns)`` when the caller already has it.
     """
     table = TurnTable.of(turns)
     starts, ends = table.starts, table.ends
@@ -297,15 +318,21 @@ def plan_removal(
         stand_down=stand_down,
     )
     stand_in = is_existing_summary or is_stand_in
-    group_end = bound_turns(messages, table)
+    group_end = bound_turns(messages, table) if bound == "unknown" else bound
+    reason_at = guards.reason_at
     refusals: list[Refusal] = []
     at_front = True  # every refusal so far is a kept request / system envelope at the head
+    stepped = True  # no step-over yet: the refusals are in walk order as they stand
     first: int | None = None
     span: tuple[int, int] | None = None
     k = 0
     while k < keep_start:
-        last = k if group_end is None else group_end[k]
-        reason = _group_reason(table, k, last, keep_start, guards, pinned)
+        if group_end is None:
+            last = k
+            reason = reason_at(k, starts[k], ends[k], pinned)
+        else:
+            last = group_end[k]
+            reason = _group_reason(table, k, last, keep_start, guards, pinned)
         if reason is not None:
             for member in range(k, min(last + 1, keep_start)):
                 refusals.append(refusal_of(reason, member, starts[member]))
@@ -314,7 +341,7 @@ def plan_removal(
                 if not _only_stand_ins(messages, starts[first], ends[k - 1], stand_in):
                     break
                 _step_over(refusals, first, k, starts)
-                at_front = False
+                stepped = at_front = False
                 first = span = None
             elif reason not in ("current-request", "system-envelope"):
                 at_front = False
@@ -331,7 +358,8 @@ def plan_removal(
                 span = (first, keep_start)
     for member in range(keep_start, n_turns):
         refusals.append(refusal_of("inside-keep-window", member, starts[member]))
-    refusals.sort(key=_turn_index)
+    if not stepped:  # a step-over names its turns after the refusal that ended the span
+        refusals.sort(key=_turn_index)
     if span is None:
         return RemovalPlan(table, keep, None, None, tuple(refusals), observations, False, pinned)
     return RemovalPlan(
@@ -375,7 +403,7 @@ def _group_reason(
 def _only_stand_ins(
     messages: Sequence[Message], start: int, end: int, stand_in: Callable[[Message], bool]
 ) -> bool:
-    return all(stand_in(messages[i]) for i in range(start, end))
+    return all(map(stand_in, messages[start:end]))
 
 
 def _step_over(refusals: list[Refusal], first: int, end: int, starts: list[int]) -> None:

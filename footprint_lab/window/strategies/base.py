@@ -8,6 +8,7 @@ you write cannot break a rule. See the law in ``footprint_lab.window``.
 from __future__ import annotations
 
 import hashlib
+import operator
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
@@ -17,6 +18,9 @@ from footprint_lab.window.notice import drop_notice_text, plain_tool_names
 from footprint_lab.window.records import FoldedSpan, WindowRecord, refusal_of
 from footprint_lab.window.result import WindowResult
 from footprint_lab.window.turns import Guards, RemovalPlan, Turn, TurnTable, plan_removal
+
+_STAGE_ID = operator.attrgetter("stage_id")
+_CHARS = operator.attrgetter("chars")
 
 StrategyResult = WindowResult
 """What ``plan`` returns when it engaged (an alias of :class:`WindowResult`)."""
@@ -89,6 +93,9 @@ class StrategyInput:
     _guards: Guards = field(repr=False)
     _keep_last_tool_results: int = 2
     _stand_down: bool = False
+    _bound: list[int] | None = field(default=None, repr=False)
+    """``bound_turns`` of the window, computed once by ``apply_window`` (None: every result
+    sits in its call's own turn)."""
 
     def plan_removal(
         self,
@@ -104,15 +111,22 @@ class StrategyInput:
             keep_last_tool_results=self._keep_last_tool_results,
             stand_down=self._stand_down,
             is_existing_summary=is_existing_summary,
+            bound=self._bound,
         )
 
     def removal_facts(self, indices: Iterable[int]) -> RemovalFacts:
         """Turn window indices into the stage ids that wrote them and what they held."""
-        picked = [self.messages[i] for i in indices]
-        stage_ids = dict.fromkeys(m.stage_id for m in picked if m.stage_id is not None)
-        tools = dict.fromkeys(m.name for m in picked if m.role == "tool" and m.name is not None)
-        chars = sum(m.chars for m in picked)
-        return RemovalFacts(list(stage_ids), len(picked), chars, list(tools))
+        if isinstance(indices, range) and indices.step == 1:
+            picked = list(self.messages[indices.start : indices.stop])
+        else:
+            picked = [self.messages[i] for i in indices]
+        # attrgetter maps run at C speed: a cold trim names thousands of messages.
+        stage_ids = dict.fromkeys(map(_STAGE_ID, picked))
+        stage_ids.pop(None, None)
+        tools = dict.fromkeys(m.name for m in picked if m.role == "tool")
+        tools.pop(None, None)
+        chars = sum(map(_CHARS, picked))
+        return RemovalFacts(list(stage_ids), len(picked), chars, list(tools))  # type: ignore[arg-type]
 
     # -- building results ----------------------------------------------------------------
 
