@@ -18,7 +18,10 @@ compare with their threshold.
 else ``default_max_tokens`` (4096). Errors: the API's over-length rejection (400
 ``invalid_request_error``, "prompt is too long: N tokens > M maximum") raises
 ``ContextLengthError``; anything else raises ``ProviderError`` with the HTTP status and the
-API's message. The key never appears in a repr, a name or an error message.
+API's message — transport failures, malformed event streams, a stream that ends without
+``message_stop`` (cut short) and a reply repeating a tool-use id included. A reply stopped by
+the output cap (``stop_reason="max_tokens"``) is returned with ``truncated=True``. The key, and
+any credentials in ``base_url``, never appear in a repr, a name or an error message.
 """
 
 from __future__ import annotations
@@ -29,17 +32,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from pydantic import SecretStr
-
 from footprint_lab.messages import Message, ToolCall
-from footprint_lab.providers._clients import LoopClients
 from footprint_lab.providers._common import (
+    SDKProvider,
+    complete_with,
     error_body_fields,
     host_of,
     parse_arguments,
-    public_url,
-    redact,
-    resolve_api_key,
 )
 from footprint_lab.providers._context_windows import (
     ANTHROPIC_CONTEXT_WINDOWS,
@@ -69,6 +68,10 @@ DEFAULT_MAX_TOKENS = 4096
 
 EMPTY_TEXT = "(empty)"
 """Stands in for a message with no text and no blocks: the API rejects empty content."""
+
+TRUNCATING_STOP_REASONS = frozenset({"max_tokens", "model_context_window_exceeded"})
+"""``stop_reason`` values that mean the reply was cut short (the output cap, or the context
+window filling up while the model wrote)."""
 
 _CONTEXT_LENGTH_MESSAGE = re.compile(
     r"prompt is too long|exceed context limit|context window|context length",
@@ -161,6 +164,8 @@ class _MessageStream:
     output_tokens: int | None = None
     cache_read: int | None = None
     cache_write: int | None = None
+    stop_reason: str | None = None
+    stopped: bool = False
 
     def _usage(self, usage: Any) -> None:
         if usage is None:
@@ -181,6 +186,11 @@ class _MessageStream:
             self._usage(getattr(getattr(event, "message", None), "usage", None))
         elif kind == "message_delta":
             self._usage(getattr(event, "usage", None))
+            reason = getattr(getattr(event, "delta", None), "stop_reason", None)
+            if reason:
+                self.stop_reason = str(reason)
+        elif kind == "message_stop":
+            self.stopped = True
         elif kind == "content_block_start":
             block = getattr(event, "content_block", None)
             btype = getattr(block, "type", "")
@@ -233,7 +243,7 @@ class _MessageStream:
         )
 
 
-class AnthropicProvider:
+class AnthropicProvider(SDKProvider["AsyncAnthropic"]):
     """The Anthropic Messages API through the official SDK, streamed, usage from the stream.
 
     Args:
@@ -254,6 +264,9 @@ class AnthropicProvider:
     Raises:
         MissingAPIKeyError: no key was given, ``ANTHROPIC_API_KEY`` is unset and there is no
             ``base_url``.
+
+    A provider pickles (for sweeps in worker processes) without its SDK clients, which are
+    rebuilt on first use; the key travels as a ``SecretStr``.
     """
 
     def __init__(
@@ -275,40 +288,25 @@ class AnthropicProvider:
                 if custom_url is None or "api.anthropic.com" in custom_url
                 else f"anthropic@{host_of(custom_url)}"
             )
-        self.name = name
-        self.base_url = base_url
-        self._api_key = SecretStr(
-            resolve_api_key(api_key, env_var=API_KEY_ENV, provider=name, base_url=base_url)
+        self._setup(
+            api_key=api_key,
+            base_url=base_url,
+            name=name,
+            env_var=API_KEY_ENV,
+            max_retries=max_retries,
+            timeout=timeout,
+            default_headers=default_headers,
         )
         check_override(context_window_override)
         if isinstance(default_max_tokens, bool) or default_max_tokens < 1:
             raise ValueError(f"default_max_tokens must be >= 1, got {default_max_tokens!r}")
         self.context_window_override = context_window_override
         self.default_max_tokens = default_max_tokens
-        self.max_retries = max_retries
-        self.timeout = timeout
-        self._default_headers = dict(default_headers) if default_headers else None
-        self._clients: LoopClients[AsyncAnthropic] = LoopClients(self._new_client, _close_client)
-
-    def __repr__(self) -> str:
-        url = public_url(self.base_url)
-        where = f", base_url={url!r}" if url else ""
-        return f"AnthropicProvider(name={self.name!r}{where}, api_key='***')"
 
     def _new_client(self) -> AsyncAnthropic:
         from anthropic import AsyncAnthropic
 
-        kwargs: dict[str, Any] = {
-            "api_key": self._api_key.get_secret_value(),
-            "max_retries": self.max_retries,
-        }
-        if self.base_url:
-            kwargs["base_url"] = self.base_url
-        if self.timeout is not None:
-            kwargs["timeout"] = self.timeout
-        if self._default_headers:
-            kwargs["default_headers"] = self._default_headers
-        return AsyncAnthropic(**kwargs)
+        return AsyncAnthropic(**self._client_kwargs())
 
     def context_window(self, model: str) -> int:
         """The override, else the lookup table (longest id prefix), else 200_000."""
@@ -340,39 +338,27 @@ class AnthropicProvider:
 
         Raises:
             ContextLengthError: the API rejected the prompt as too long.
-            ProviderError: any other failure, with the HTTP status and the API's message.
+            ProviderError: any other failure, with the HTTP status and the API's message; also
+                a stream that ended without ``message_stop``, a malformed stream, a broken
+                connection, and a reply repeating a tool-use id.
         """
         import anthropic
 
-        client = await self._clients.get()
         assembled = _MessageStream()
-        try:
-            stream = await client.messages.create(**self.build_request(request))
-            try:
-                async for event in stream:
-                    assembled.feed(event)
-            finally:
-                await stream.close()
-        except anthropic.APIStatusError as exc:
-            raise self._status_error(exc.status_code, exc.body, exc.message) from None
-        except anthropic.APIConnectionError as exc:
-            where = public_url(self.base_url) or "the API"
-            raise ProviderError(
-                self._clean(f"{self.name}: could not reach {where}: {exc}"),
-                provider=self.name,
-            ) from None
-        except anthropic.AnthropicError as exc:
-            raise ProviderError(
-                self._clean(f"{self.name}: {type(exc).__name__}: {exc}"), provider=self.name
-            ) from None
-        return ProviderResponse(message=assembled.message(), usage=assembled.usage())
+        kwargs = self.build_request(request)
 
-    async def aclose(self) -> None:
-        """Close the running event loop's SDK client (it is rebuilt on the next call)."""
-        await self._clients.aclose()
+        async def open_stream(client: AsyncAnthropic) -> Any:
+            return await client.messages.create(**kwargs)
 
-    def _clean(self, text: str) -> str:
-        return redact(text, self._api_key.get_secret_value())
+        await complete_with(self, anthropic, open_stream, assembled.feed)
+        message = assembled.message()
+        self._check_reply(message, terminated=assembled.stopped, terminator="message_stop")
+        return ProviderResponse(
+            message=message,
+            usage=assembled.usage(),
+            finish_reason=assembled.stop_reason,
+            truncated=assembled.stop_reason in TRUNCATING_STOP_REASONS,
+        )
 
     def _status_error(
         self, status: int | None, body: object, fallback: str
@@ -394,7 +380,3 @@ class AnthropicProvider:
             status=status,
             provider=self.name,
         )
-
-
-async def _close_client(client: AsyncAnthropic) -> None:
-    await client.close()

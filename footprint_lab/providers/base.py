@@ -21,6 +21,8 @@ __all__ = [
     "ProviderRequest",
     "ProviderResponse",
     "ToolSpec",
+    "checked_response",
+    "repeated_call_ids",
 ]
 
 
@@ -57,6 +59,12 @@ class ProviderResponse(BaseModel):
     """The assistant message (text and/or tool calls)."""
     usage: Usage = Field(default_factory=Usage)
     """Reported usage; zeros when the API reported none."""
+    finish_reason: str | None = None
+    """Why the reply ended, as the API said it ('stop', 'tool_calls', 'length', 'end_turn',
+    'tool_use', 'max_tokens', ...); None when the provider does not say."""
+    truncated: bool = False
+    """True when the reply was cut short by the output cap (OpenAI ``length``, Anthropic
+    ``max_tokens``): its text or its last tool call's arguments may be incomplete."""
 
 
 class ProviderError(RuntimeError):
@@ -86,3 +94,37 @@ class Provider(Protocol):
             ProviderError: any other failure, with the API's status and message.
         """
         ...
+
+
+def repeated_call_ids(message: Message) -> list[str]:
+    """The tool-call ids that occur more than once in ``message``, sorted."""
+    seen: set[str] = set()
+    repeated: set[str] = set()
+    for call in message.tool_calls:
+        (repeated if call.id in seen else seen).add(call.id)
+    return sorted(repeated)
+
+
+def checked_response(provider: str, response: object) -> ProviderResponse:
+    """``response`` when it is a usable reply; else a :class:`ProviderError` is raised.
+
+    Every provider's reply goes through this (the agent calls it), so a custom provider that
+    returns ``None`` or something else, or a reply that repeats a tool-call id within one batch,
+    stops the run with a clear error instead of a crash further on.
+
+    Raises:
+        ProviderError: ``response`` is not a :class:`ProviderResponse`, or it repeats a call id.
+    """
+    if not isinstance(response, ProviderResponse):
+        what = "None" if response is None else f"a {type(response).__name__}"
+        raise ProviderError(
+            f"{provider}: complete() returned {what}, not a ProviderResponse",
+            provider=provider,
+        )
+    repeated = repeated_call_ids(response.message)
+    if repeated:
+        raise ProviderError(
+            f"{provider}: the reply repeats tool call id(s) {', '.join(repeated)} within one batch",
+            provider=provider,
+        )
+    return response

@@ -10,8 +10,11 @@ strategies raise ``CompactionUnmeasurableError`` rather than guess.
 Errors: the API's own over-length rejection (400, code ``context_length_exceeded``, or the
 "maximum context length" message OpenAI-compatible servers send without a code) raises
 ``ContextLengthError``, which drives the agent's one forced window visit and retry; every other
-failure raises ``ProviderError`` with the HTTP status and the API's message. The API key never
-appears in a repr, a name or an error message.
+failure raises ``ProviderError`` with the HTTP status and the API's message — transport
+failures, malformed event streams, a stream that ends without a ``finish_reason`` (cut short)
+and a reply repeating a tool-call id included. A reply stopped by the output cap
+(``finish_reason="length"``) is returned with ``truncated=True``. The API key, and any
+credentials in ``base_url``, never appear in a repr, a name or an error message.
 """
 
 from __future__ import annotations
@@ -23,17 +26,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import SecretStr
-
 from footprint_lab.messages import Message, ToolCall
-from footprint_lab.providers._clients import LoopClients
 from footprint_lab.providers._common import (
+    SDKProvider,
+    complete_with,
     error_body_fields,
     host_of,
     parse_arguments,
-    public_url,
-    redact,
-    resolve_api_key,
 )
 from footprint_lab.providers._context_windows import (
     OPENAI_CONTEXT_WINDOWS,
@@ -57,6 +56,9 @@ __all__ = ["OpenAIProvider", "to_openai_messages", "to_openai_tools"]
 
 API_KEY_ENV = "OPENAI_API_KEY"
 """The environment variable the key is read from when none is given."""
+
+TRUNCATING_FINISH_REASONS = frozenset({"length"})
+"""``finish_reason`` values that mean the reply was cut short by the output cap."""
 
 _CONTEXT_LENGTH_MESSAGE = re.compile(
     r"maximum context length|context length|context window|prompt is too long|"
@@ -136,6 +138,7 @@ class _ChatStream:
     text: list[str] = field(default_factory=list)
     calls: list[_PendingCall] = field(default_factory=list)
     usage: Any = None
+    finish_reason: str | None = None
 
     def feed(self, chunk: Any) -> None:
         usage = getattr(chunk, "usage", None)
@@ -144,6 +147,9 @@ class _ChatStream:
         for choice in getattr(chunk, "choices", None) or []:
             if getattr(choice, "index", 0) not in (0, None):
                 continue
+            finish = getattr(choice, "finish_reason", None)
+            if finish:
+                self.finish_reason = str(finish)
             delta = getattr(choice, "delta", None)
             if delta is None:
                 continue
@@ -205,7 +211,7 @@ class _ChatStream:
         )
 
 
-class OpenAIProvider:
+class OpenAIProvider(SDKProvider["AsyncOpenAI"]):
     """OpenAI Chat Completions through the official SDK, streamed, usage from the stream.
 
     Args:
@@ -236,6 +242,9 @@ class OpenAIProvider:
     Raises:
         MissingAPIKeyError: no key was given, ``OPENAI_API_KEY`` is unset and there is no
             ``base_url``.
+
+    A provider pickles (for sweeps in worker processes) without its SDK clients, which are
+    rebuilt on first use; the key travels as a ``SecretStr``.
     """
 
     def __init__(
@@ -260,44 +269,30 @@ class OpenAIProvider:
                 if custom_url is None or "api.openai.com" in custom_url
                 else f"openai-compatible@{host_of(custom_url)}"
             )
-        self.name = name
-        self.base_url = base_url
-        self._api_key = SecretStr(
-            resolve_api_key(api_key, env_var=API_KEY_ENV, provider=name, base_url=base_url)
+        self._setup(
+            api_key=api_key,
+            base_url=base_url,
+            name=name,
+            env_var=API_KEY_ENV,
+            max_retries=max_retries,
+            timeout=timeout,
+            default_headers=default_headers,
         )
         check_override(context_window_override)
         self.context_window_override = context_window_override
         self.organization = organization
-        self.max_retries = max_retries
-        self.timeout = timeout
         self.max_tokens_param = max_tokens_param or (
             "max_completion_tokens" if custom_url is None else "max_tokens"
         )
         self.stream_usage = stream_usage
         self.extra_body = dict(extra_body) if extra_body else None
-        self._default_headers = dict(default_headers) if default_headers else None
-        self._clients: LoopClients[AsyncOpenAI] = LoopClients(self._new_client, _close_client)
-
-    def __repr__(self) -> str:
-        url = public_url(self.base_url)
-        where = f", base_url={url!r}" if url else ""
-        return f"OpenAIProvider(name={self.name!r}{where}, api_key='***')"
 
     def _new_client(self) -> AsyncOpenAI:
         from openai import AsyncOpenAI
 
-        kwargs: dict[str, Any] = {
-            "api_key": self._api_key.get_secret_value(),
-            "max_retries": self.max_retries,
-        }
-        if self.base_url:
-            kwargs["base_url"] = self.base_url
+        kwargs = self._client_kwargs()
         if self.organization:
             kwargs["organization"] = self.organization
-        if self.timeout is not None:
-            kwargs["timeout"] = self.timeout
-        if self._default_headers:
-            kwargs["default_headers"] = self._default_headers
         return AsyncOpenAI(**kwargs)
 
     def context_window(self, model: str) -> int:
@@ -331,41 +326,29 @@ class OpenAIProvider:
 
         Raises:
             ContextLengthError: the API rejected the request as over the context window.
-            ProviderError: any other failure, with the HTTP status and the API's message.
+            ProviderError: any other failure, with the HTTP status and the API's message; also
+                a stream that ended without a ``finish_reason``, a malformed stream, a broken
+                connection, and a reply repeating a tool-call id.
         """
         import openai
 
-        client = await self._clients.get()
         assembled = _ChatStream()
-        try:
-            stream = await client.chat.completions.create(**self.build_request(request))
-            try:
-                async for chunk in stream:
-                    assembled.feed(chunk)
-            finally:
-                await stream.close()
-        except openai.APIStatusError as exc:
-            raise self._status_error(exc.status_code, exc.body, exc.message) from None
-        except openai.APIConnectionError as exc:
-            where = public_url(self.base_url) or "the API"
-            raise ProviderError(
-                self._clean(f"{self.name}: could not reach {where}: {exc}"),
-                provider=self.name,
-            ) from None
-        except openai.APIError as exc:  # an error event inside the stream
-            raise self._status_error(None, exc.body, exc.message) from None
-        except openai.OpenAIError as exc:
-            raise ProviderError(
-                self._clean(f"{self.name}: {type(exc).__name__}: {exc}"), provider=self.name
-            ) from None
-        return ProviderResponse(message=assembled.message("call"), usage=assembled.reported_usage())
+        kwargs = self.build_request(request)
 
-    async def aclose(self) -> None:
-        """Close the running event loop's SDK client (it is rebuilt on the next call)."""
-        await self._clients.aclose()
+        async def open_stream(client: AsyncOpenAI) -> Any:
+            return await client.chat.completions.create(**kwargs)
 
-    def _clean(self, text: str) -> str:
-        return redact(text, self._api_key.get_secret_value())
+        await complete_with(self, openai, open_stream, assembled.feed)
+        message = assembled.message("call")
+        self._check_reply(
+            message, terminated=assembled.finish_reason is not None, terminator="finish_reason"
+        )
+        return ProviderResponse(
+            message=message,
+            usage=assembled.reported_usage(),
+            finish_reason=assembled.finish_reason,
+            truncated=assembled.finish_reason in TRUNCATING_FINISH_REASONS,
+        )
 
     def _status_error(
         self, status: int | None, body: object, fallback: str
@@ -387,7 +370,3 @@ class OpenAIProvider:
             status=status,
             provider=self.name,
         )
-
-
-async def _close_client(client: AsyncOpenAI) -> None:
-    await client.close()

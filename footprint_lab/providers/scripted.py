@@ -172,7 +172,11 @@ class ScriptedProvider:
             if self.report_usage
             else Usage()
         )
-        return ProviderResponse(message=message, usage=usage)
+        return ProviderResponse(
+            message=message,
+            usage=usage,
+            finish_reason="tool_calls" if tool_calls else "stop",
+        )
 
 
 def echo_provider() -> ScriptedProvider:

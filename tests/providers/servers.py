@@ -19,13 +19,16 @@ error shape:
   own context-length error.
 
 Replies come from a script (``footprint_lab.Reply`` objects: text, tool calls, parallel calls,
-or ``failure``; or an :class:`HttpError`) and stream exactly as the real APIs do, text and
-argument JSON split into small fragments. Every request is recorded (``requests``), and so is
-every rejection (``rejections``).
+or ``failure``; an :class:`HttpError`; or a :class:`Fault`, a reply streamed wrong on purpose:
+cut by the output cap, without its terminator, with garbage or invalid JSON in the stream, the
+connection dropped mid-body, or a repeated call id) and stream exactly as the real APIs do,
+text and argument JSON split into small fragments. Every request is recorded (``requests``,
+with its ``queries``), and so is every rejection (``rejections``).
 """
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import json
 import math
@@ -36,8 +39,10 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from dataclasses import field as dataclass_field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, Literal
+from urllib.parse import parse_qsl, urlsplit
 
 from footprint_lab import Reply
 
@@ -57,7 +62,37 @@ class HttpError:
     mid_stream: bool = False
 
 
-ScriptItem = Reply | HttpError
+FaultMode = Literal[
+    "length", "no-terminator", "garbage", "invalid-json", "drop", "cut-mid-event", "duplicate-ids"
+]
+"""How a :class:`Fault` streams its reply wrong:
+
+- ``length``: the whole reply, ended by the output cap (OpenAI ``finish_reason="length"``,
+  Anthropic ``stop_reason="max_tokens"``);
+- ``no-terminator``: the reply's content, then the body ends cleanly without the finishing
+  chunk, the usage and ``[DONE]`` (OpenAI) or ``message_delta`` / ``message_stop`` (Anthropic);
+- ``garbage``: after the first event, lines that are not an event stream (invalid UTF-8
+  included), then the body ends;
+- ``invalid-json``: a ``data:`` line whose JSON is cut in the middle, then the rest as usual;
+- ``drop``: after some content, the connection is closed without finishing the HTTP body;
+- ``cut-mid-event``: half of an event is sent, then the connection is closed;
+- ``duplicate-ids``: every tool call of the batch carries the same id.
+"""
+
+
+@dataclass(frozen=True)
+class Fault:
+    """A scripted reply streamed wrong on purpose (see :data:`FaultMode`)."""
+
+    mode: FaultMode
+    reply: Reply = dataclass_field(default_factory=lambda: Reply.text("The answer is forty-"))
+
+
+class _Dropped(Exception):
+    """Raised inside a stream to stop it after the connection was closed on purpose."""
+
+
+ScriptItem = Reply | HttpError | Fault
 Script = Sequence[ScriptItem] | Callable[[dict[str, Any]], ScriptItem]
 
 _server_ids = itertools.count(1)
@@ -153,6 +188,25 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.write(b"0\r\n\r\n")
         self.wfile.flush()
 
+    def send_raw_chunk(self, payload: bytes) -> None:
+        self.wfile.write(f"{len(payload):x}\r\n".encode() + payload + b"\r\n")
+        self.wfile.flush()
+
+    def drop(self, partial: bytes = b"") -> None:
+        """Send ``partial`` (as a chunk claiming to be longer), then close the connection
+        without finishing the body, and stop the stream."""
+        if partial:
+            self.wfile.write(f"{len(partial) + 64:x}\r\n".encode() + partial)
+        self.wfile.flush()
+        self.close_connection = True
+        with contextlib.suppress(OSError):
+            self.connection.shutdown(socket.SHUT_RDWR)
+        raise _Dropped
+
+    def send_garbage(self) -> None:
+        """Lines that are not an event stream, invalid UTF-8 included."""
+        self.send_raw_chunk(b"this is not an event stream\n{{{ ]]\n\xff\xfe\xfa broken\n\n")
+
     def wait_for_disconnect(self, seconds: float) -> bool:
         """Block until the client closes the connection (True) or ``seconds`` pass."""
         sock: socket.socket = self.connection
@@ -190,6 +244,8 @@ class WireServer:
         hold_seconds: Before streaming a reply, start the stream and wait up to this long for
             the client to hang up (for cancellation tests); ``disconnected`` is set if it did.
         cache_read_tokens: Report this many of the input tokens as read from the cache.
+        require_query: When set, every request's URL query must hold these items (else 401),
+            as gateways that take their key in the query string do.
     """
 
     kind = "base"
@@ -205,6 +261,7 @@ class WireServer:
         cache_read_tokens: int = 0,
         text_fragment: int = 7,
         json_fragment: int = 5,
+        require_query: dict[str, str] | None = None,
     ) -> None:
         self.script: Script = script if callable(script) else list(script)
         self.context_window = context_window
@@ -214,7 +271,9 @@ class WireServer:
         self.cache_read_tokens = cache_read_tokens
         self.text_fragment = text_fragment
         self.json_fragment = json_fragment
+        self.require_query = require_query
         self.requests: list[dict[str, Any]] = []
+        self.queries: list[dict[str, str]] = []
         self.headers: list[dict[str, str]] = []
         self.rejections: list[tuple[int, dict[str, Any]]] = []
         self.errors: list[BaseException | None] = []
@@ -282,14 +341,18 @@ class WireServer:
         except ValueError:
             self.reject(handler, 400, self.error_body("invalid_request_error", "invalid JSON"))
             return
+        target = urlsplit(handler.path)
+        query = dict(parse_qsl(target.query, keep_blank_values=True))
         with self._lock:
             self.requests.append(body)
             self.headers.append({k.lower(): v for k, v in handler.headers.items()})
+            self.queries.append(query)
         self.received.set()
-        if not self.authorized(handler):
+        required = self.require_query or {}
+        if not self.authorized(handler) or any(query.get(k) != v for k, v in required.items()):
             self.reject(handler, 401, self.auth_error())
             return
-        if handler.path.rstrip("/") != self.path:
+        if target.path.rstrip("/") != self.path:
             self.reject(
                 handler, 404, self.error_body("not_found_error", f"no route {handler.path}")
             )
@@ -313,6 +376,8 @@ class WireServer:
         try:
             self.stream(handler, body, item, tokens)
             handler.end_stream()
+        except _Dropped:
+            pass
         except (BrokenPipeError, ConnectionResetError):
             self.disconnected.set()
 
@@ -532,15 +597,29 @@ class OpenAIServer(WireServer):
         if isinstance(item, HttpError):
             handler.send_chunk(f"data: {json.dumps(item.body)}\n\n")
             return
+        fault = item.mode if isinstance(item, Fault) else None
+        item = item.reply if isinstance(item, Fault) else item
+        if fault == "garbage":
+            handler.send_garbage()
+            return
+        shared_id = f"call_{self.next_call_id()}"
         for piece in _fragments(item.content, self.text_fragment):
             delta({"content": piece})
+        if fault == "invalid-json":
+            handler.send_chunk(f'data: {{"id": "{completion_id}", "choices": [{{"index": 0, \n\n')
+        elif fault == "drop":
+            handler.drop()
+        elif fault == "cut-mid-event":
+            handler.drop(f'data: {{"id": "{completion_id}", "object": "chat.compl'.encode())
         for index, (name, arguments) in enumerate(item.calls):
             delta(
                 {
                     "tool_calls": [
                         {
                             "index": index,
-                            "id": f"call_{self.next_call_id()}",
+                            "id": shared_id
+                            if fault == "duplicate-ids"
+                            else f"call_{self.next_call_id()}",
                             "type": "function",
                             "function": {"name": name, "arguments": ""},
                         }
@@ -549,7 +628,9 @@ class OpenAIServer(WireServer):
             )
             for piece in _fragments(json.dumps(arguments), self.json_fragment):
                 delta({"tool_calls": [{"index": index, "function": {"arguments": piece}}]})
-        delta({}, "tool_calls" if item.calls else "stop")
+        if fault == "no-terminator":
+            return
+        delta({}, "length" if fault == "length" else "tool_calls" if item.calls else "stop")
         if include_usage and self.report_usage:
             out = _reply_tokens(item)
             chunk(
@@ -739,6 +820,12 @@ class AnthropicServer(WireServer):
         if isinstance(item, HttpError):
             event("error", item.body)
             return
+        fault = item.mode if isinstance(item, Fault) else None
+        item = item.reply if isinstance(item, Fault) else item
+        if fault == "garbage":
+            handler.send_garbage()
+            return
+        shared_id = f"toolu_{self.next_call_id()}"
         index = 0
         if item.content:
             event(
@@ -760,6 +847,12 @@ class AnthropicServer(WireServer):
                 )
             event("content_block_stop", {"type": "content_block_stop", "index": index})
             index += 1
+        if fault == "invalid-json":
+            handler.send_chunk('event: content_block_delta\ndata: {"type": "content_block_de\n\n')
+        elif fault == "drop":
+            handler.drop()
+        elif fault == "cut-mid-event":
+            handler.drop(b'event: content_block_delta\ndata: {"type": "content_blo')
         for name, arguments in item.calls:
             event(
                 "content_block_start",
@@ -768,7 +861,9 @@ class AnthropicServer(WireServer):
                     "index": index,
                     "content_block": {
                         "type": "tool_use",
-                        "id": f"toolu_{self.next_call_id()}",
+                        "id": shared_id
+                        if fault == "duplicate-ids"
+                        else f"toolu_{self.next_call_id()}",
                         "name": name,
                         "input": {},
                     },
@@ -793,10 +888,15 @@ class AnthropicServer(WireServer):
                 )
             event("content_block_stop", {"type": "content_block_stop", "index": index})
             index += 1
+        if fault == "no-terminator":
+            return
+        stop_reason = (
+            "max_tokens" if fault == "length" else "tool_use" if item.calls else "end_turn"
+        )
         delta: dict[str, Any] = {
             "type": "message_delta",
             "delta": {
-                "stop_reason": "tool_use" if item.calls else "end_turn",
+                "stop_reason": stop_reason,
                 "stop_sequence": None,
             },
         }
