@@ -19,6 +19,7 @@ distinct messages rather than with iterations x window size:
 from __future__ import annotations
 
 import bisect
+import itertools
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -54,6 +55,155 @@ class Commit:
 
 
 Runs = tuple[tuple[int, int], ...]
+
+
+class LedgerError(ValueError):
+    """Parts given to :meth:`Ledger.restore` that do not make sense together.
+
+    Attributes:
+        where: The place, as a path into :meth:`Ledger.export`'s parts in their saved form
+            (``commits[12].value``, ``message_commit[3]``, ``stage_counter`` ...).
+        rule: The rule broken, as a sentence.
+    """
+
+    def __init__(self, where: str, rule: str) -> None:
+        super().__init__(f"{where}: {rule}")
+        self.where = where
+        self.rule = rule
+
+
+def stage_number(stage_id: str) -> int | None:
+    """The ``n`` of a ``name#n`` stage id, or None for an id not of that form."""
+    _, sep, digits = stage_id.rpartition("#")
+    return int(digits) if sep and digits.isascii() and digits.isdigit() else None
+
+
+def _positions(stored: Any, where: str) -> tuple[int, int]:
+    try:
+        start, end = stored
+    except (TypeError, ValueError):
+        raise LedgerError(where, "must be a pair [start, end] of positions") from None
+    if type(start) is not int or type(end) is not int:
+        raise LedgerError(where, "must be a pair [start, end] of integer positions")
+    return start, end
+
+
+def _check_window_runs(stored: Any, where: str, committed: int) -> None:
+    if not isinstance(stored, (list, tuple)):
+        raise LedgerError(where, "a window commit holds a list of [start, end] runs")
+    ascending = True
+    last_end = 0
+    for k, run in enumerate(stored):
+        at = f"{where}[{k}]"
+        start, end = _positions(run, at)
+        if start < 0 or end > committed:
+            raise LedgerError(
+                at,
+                f"window run {start}..{end} is out of range: only {committed} messages were "
+                "committed by then",
+            )
+        if start >= end:
+            raise LedgerError(
+                at, f"window run {start}..{end} is empty or reversed (start must be < end)"
+            )
+        ascending = ascending and start >= last_end
+        last_end = end
+    if ascending:
+        return
+    order = sorted(range(len(stored)), key=lambda k: int(stored[k][0]))
+    for before, after in itertools.pairwise(order):
+        if int(stored[after][0]) < int(stored[before][1]):
+            a, b = stored[after]
+            raise LedgerError(
+                f"{where}[{after}]",
+                f"window run {a}..{b} repeats positions of run {before} (a window holds each "
+                "message once)",
+            )
+
+
+def check_ledger_parts(
+    messages: Sequence[Message],
+    message_commit: Sequence[int],
+    commits: Sequence[Commit],
+    stage_counter: int,
+) -> None:
+    """Check that :meth:`Ledger.export`'s parts make sense together, in one linear pass.
+
+    Args:
+        messages: The message store.
+        message_commit: For each message, the index of the commit that appended it.
+        commits: The commits, with ``history`` values as ``(start, end)`` and ``window`` values
+            as runs of ``(start, end)``.
+        stage_counter: How many stage ids were allocated.
+
+    Raises:
+        LedgerError: the first rule broken, and where (see :meth:`Ledger.restore`).
+    """
+    size = len(messages)
+    if len(message_commit) != size:
+        raise LedgerError(
+            "message_commit",
+            f"names {len(message_commit)} commits for {size} messages (one per message)",
+        )
+    appended = 0  # messages committed so far, walking the commits in order
+    highest = -1
+    highest_id = ""
+    for i, commit in enumerate(commits):
+        where = f"commits[{i}]"
+        if commit.index != i:
+            raise LedgerError(f"{where}.index", f"commit {i} carries index {commit.index}")
+        number = stage_number(commit.stage_id)
+        if number is not None and number > highest:
+            highest, highest_id = number, commit.stage_id
+        if commit.key == HISTORY:
+            start, end = _positions(commit.stored, f"{where}.value")
+            if start > end:
+                raise LedgerError(
+                    f"{where}.value",
+                    f"history positions {start}..{end} are reversed (start must be <= end)",
+                )
+            if end > size or start < 0:
+                raise LedgerError(
+                    f"{where}.value",
+                    f"history positions {start}..{end} are out of range: the ledger holds "
+                    f"{size} messages",
+                )
+            if start != appended:
+                gap = "leaves a gap after" if start > appended else "overlaps"
+                raise LedgerError(
+                    f"{where}.value",
+                    f"history positions {start}..{end} {gap} the {appended} messages appended "
+                    f"before (history commits tile the message store in order)",
+                )
+            for pos in range(start, end):
+                if message_commit[pos] != i:
+                    raise LedgerError(
+                        f"message_commit[{pos}]",
+                        f"names commit {message_commit[pos]}, but message {pos} was appended "
+                        f"by history commit {i}",
+                    )
+                if messages[pos].stage_id != commit.stage_id:
+                    raise LedgerError(
+                        f"messages[{pos}].stage_id",
+                        f"is {messages[pos].stage_id!r}, but the commit that appended it "
+                        f"(commit {i}) is stage {commit.stage_id!r}",
+                    )
+            appended = end
+        elif commit.key == WINDOW:
+            _check_window_runs(commit.stored, f"{where}.value", appended)
+    if appended != size:
+        raise LedgerError(
+            f"message_commit[{appended}]",
+            f"message {appended} (and any after it) was appended by no history commit",
+        )
+    if type(stage_counter) is not int or stage_counter < 0:
+        raise LedgerError("stage_counter", f"is {stage_counter!r}; it must be an integer >= 0")
+    if stage_counter <= highest:
+        raise LedgerError(
+            "stage_counter",
+            f"is {stage_counter}, but stage id {highest_id!r} was already allocated: the "
+            f"counter must be greater than every #n used, or ids would be reused",
+        )
 
 
 class Ledger:
@@ -148,34 +298,29 @@ class Ledger:
         stage_counter: int,
         clock: Clock | None = None,
     ) -> Ledger:
-        """Rebuild a ledger from :meth:`export`'s parts, checking they agree.
+        """Rebuild a ledger from :meth:`export`'s parts, checking that they make sense.
+
+        The checks (one linear pass, see :func:`check_ledger_parts`): every commit carries its
+        own index; ``history`` commits tile the message store in order (each starts where the
+        one before ended, ``start <= end``, the last ends at the last message) and every message
+        names the history commit that appended it and carries that commit's stage id;
+        ``window`` commits hold non-empty, non-repeating runs of positions committed by then;
+        and ``stage_counter`` lies past every ``name#n`` id used, so no id is handed out twice.
 
         Raises:
-            ValueError: the parts are inconsistent (wrong indices, positions out of range).
+            LedgerError: the parts are inconsistent; ``where`` names the place (e.g.
+                ``commits[12].value``) and ``rule`` the rule broken.
         """
+        check_ledger_parts(messages, message_commit, commits, stage_counter)
         ledger = cls(clock)
-        if len(messages) != len(message_commit):
-            raise ValueError("every message needs the index of the commit that appended it")
+        ledger._commits.extend(commits)
         for i, commit in enumerate(commits):
-            if commit.index != i:
-                raise ValueError(f"commit {i} carries index {commit.index}")
-            ledger._commits.append(commit)
             ledger._key_index.setdefault(commit.key, []).append(i)
-            if commit.key == HISTORY:
-                start, end = commit.stored
-                if not 0 <= start <= end <= len(messages):
-                    raise ValueError(f"commit {i} appends positions {start}..{end} out of range")
-            elif commit.key == WINDOW:
-                for start, end in commit.stored:
-                    if not 0 <= start < end <= len(messages):
-                        raise ValueError(f"commit {i} holds positions {start}..{end} out of range")
-        for pos, (message, commit_index) in enumerate(zip(messages, message_commit, strict=True)):
-            if not 0 <= commit_index < len(commits) or message.stage_id is None:
-                raise ValueError(f"message {pos} has no valid commit or stage id")
+        ledger._messages.extend(messages)
+        ledger._message_commit.extend(message_commit)
+        for pos, message in enumerate(messages):
             ledger._position[id(message)] = pos
-            ledger._messages.append(message)
-            ledger._message_commit.append(commit_index)
-            ledger._by_stage.setdefault(message.stage_id, []).append(pos)
+            ledger._by_stage.setdefault(message.stage_id or "", []).append(pos)
         ledger._stage_counter = stage_counter
         return ledger
 

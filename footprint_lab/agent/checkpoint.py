@@ -6,31 +6,68 @@ spans, pause state and where inside an iteration it stood — as one pydantic mo
 serialises to JSON. ``run.save(path)`` writes the same model, atomically (temp file, then
 rename); :func:`load_run` reads it back or raises :class:`RunFileError` naming the file and what
 is wrong — never a half-loaded run.
+
+A run file is the checkpoint's JSON with one more field in front, ``"checksum":
+"sha256:<hex>"``: the SHA-256 of the exact UTF-8 bytes of the document without that field (as
+``model_dump_json`` writes it), so a flipped bit is reported, not loaded. Files written before
+checksums (no ``checksum`` field) still load, unverified. Loading checks shape (pydantic, no
+unknown field at any depth), then sense (positions, stage ids, counts, status against phase —
+see :mod:`footprint_lab.agent._runfile_checks`), then the checksum. Reading is bounded: only a
+regular file, at most :data:`MAX_RUN_FILE_BYTES`. A save leaves nothing behind: it removes the
+temp files of killed saves to the same place, writes through a symlink to its target, and gives
+the file the mode ``open()`` would.
 """
 
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from footprint_lab.agent.run import CallRecord, PauseState, Phase, Run, RunStatus
+from footprint_lab.agent._runfile_checks import (
+    RunFileProblem,
+    check_run,
+    check_unknown_fields,
+    json_path,
+    loc_path,
+)
+from footprint_lab.agent._runfile_io import (
+    CHECKSUM_FIELD,
+    MAX_RUN_FILE_BYTES,
+    RunFileError,
+    read_run_text,
+    verify_checksum,
+    with_checksum,
+)
+from footprint_lab.agent._runfile_io import atomic_write as _atomic_write
+from footprint_lab.agent.run import CallRecord, ImportProblem, PauseState, Phase, Run, RunStatus
 from footprint_lab.events import Event
-from footprint_lab.ledger import HISTORY, WINDOW, Commit, Ledger
+from footprint_lab.ledger import HISTORY, WINDOW, Commit, Ledger, LedgerError
 from footprint_lab.messages import Message
 from footprint_lab.usage import Usage
 from footprint_lab.window.records import FoldedSpan, WindowRecord
 
 FORMAT: Literal["footprint-lab/run"] = "footprint-lab/run"
 VERSION: Literal[1] = 1
-
-
-class RunFileError(ValueError):
-    """A run file could not be read: the message names the file and what is wrong."""
+__all__ = [
+    "CHECKSUM_FIELD",
+    "FORMAT",
+    "MAX_RUN_FILE_BYTES",
+    "VERSION",
+    "Checkpoint",
+    "RestoredError",
+    "RunFileError",
+    "SavedCommit",
+    "SavedError",
+    "SavedLedger",
+    "checkpoint_of",
+    "load_checkpoint",
+    "load_run",
+    "run_from_checkpoint",
+    "save_run",
+]
 
 
 class RestoredError(RuntimeError):
@@ -44,6 +81,8 @@ class RestoredError(RuntimeError):
 
 class SavedCommit(BaseModel):
     """One ledger commit in serialisable form."""
+
+    model_config = ConfigDict(extra="forbid")
 
     index: int
     """Position in the log."""
@@ -60,6 +99,8 @@ class SavedCommit(BaseModel):
 class SavedLedger(BaseModel):
     """The ledger: every message once, and every commit."""
 
+    model_config = ConfigDict(extra="forbid")
+
     messages: list[Message]
     """Every message ever committed, in order."""
     message_commit: list[int]
@@ -73,6 +114,8 @@ class SavedLedger(BaseModel):
 class SavedError(BaseModel):
     """A fault, as text."""
 
+    model_config = ConfigDict(extra="forbid")
+
     type_name: str
     """The exception's class name."""
     message: str
@@ -81,6 +124,8 @@ class SavedError(BaseModel):
 
 class Checkpoint(BaseModel):
     """Everything needed to resume a run, or to reopen it in the lab."""
+
+    model_config = ConfigDict(extra="forbid")
 
     format: Literal["footprint-lab/run"] = FORMAT
     """Marks the file as ours."""
@@ -132,10 +177,17 @@ class Checkpoint(BaseModel):
     """The pin limit."""
     meta: dict[str, Any] = Field(default_factory=dict)
     """Free-form facts about the run."""
+    import_problems: list[ImportProblem] = Field(default_factory=list)
+    """What an importer found wrong in the transcript and kept as it was."""
 
     def save(self, path: str | Path) -> Path:
-        """Write this checkpoint to one JSON file, atomically (temp file, then rename)."""
-        return _atomic_write(path, self.model_dump_json())
+        """Write this checkpoint to one JSON run file with its checksum, atomically.
+
+        See :func:`_atomic_write`: a temp file in the target's folder, then a rename; stale
+        temp files of killed saves to the same place are removed first; a symlink is written
+        through; the file gets the mode ``open()`` would give it.
+        """
+        return _atomic_write(path, with_checksum(self.model_dump_json()))
 
 
 def _encode_value(commit: Commit) -> Any:
@@ -147,17 +199,45 @@ def _encode_value(commit: Commit) -> Any:
     return value
 
 
-def _decode_value(key: str, value: Any) -> Any:
+def _decode_value(key: str, value: Any, where: str) -> Any:
+    """A saved commit value in the ledger's stored form. Malformed positions are passed on
+    as they are, for ``Ledger.restore`` to name; a bad record or usage is named here."""
     if key == HISTORY:
-        start, end = value
-        return (int(start), int(end))
+        return tuple(value) if isinstance(value, list) and len(value) == 2 else value
     if key == WINDOW:
-        return tuple((int(a), int(b)) for a, b in value)
-    if key == "record":
-        return WindowRecord.model_validate(value)
-    if key == "usage":
-        return Usage.model_validate(value)
-    return value
+        if not isinstance(value, list):
+            return value
+        return tuple(tuple(run) if isinstance(run, list) else run for run in value)
+    models: dict[str, type[BaseModel]] = {"record": WindowRecord, "usage": Usage}
+    model = models.get(key)
+    if model is None:
+        return value
+    try:
+        decoded = model.model_validate(value)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        place = json_path([where, *loc_path(first["loc"], value)])
+        raise RunFileProblem(place, str(first["msg"]), kind="corrupt run file") from None
+    check_unknown_fields(value, decoded, (None, where))
+    return decoded
+
+
+def _ledger_of(checkpoint: Checkpoint) -> Ledger:
+    saved = checkpoint.ledger
+    commits = [
+        Commit(
+            c.index,
+            c.stage_id,
+            c.key,
+            c.at_ms,
+            _decode_value(c.key, c.value, f"ledger.commits[{i}].value"),
+        )
+        for i, c in enumerate(saved.commits)
+    ]
+    try:
+        return Ledger.restore(saved.messages, saved.message_commit, commits, saved.stage_counter)
+    except LedgerError as exc:
+        raise RunFileProblem(f"ledger.{exc.where}", exc.rule) from None
 
 
 def checkpoint_of(run: Run) -> Checkpoint:
@@ -213,24 +293,31 @@ def checkpoint_of(run: Run) -> Checkpoint:
         provider=run.provider,
         keep_last_tool_results=run.keep_last_tool_results,
         meta=dict(run.meta),
+        import_problems=list(run.import_problems),
     )
 
 
 def run_from_checkpoint(checkpoint: Checkpoint) -> Run:
     """Rebuild a :class:`Run` from a checkpoint (no agent attached).
 
+    The ledger is checked as :meth:`Ledger.restore` checks it, and the window's positions
+    against it; the run-level sense checks of :func:`load_run` are not repeated here.
+
     Raises:
-        ValueError: the checkpoint's parts do not agree with each other.
+        ValueError: the checkpoint's parts do not agree with each other (a
+            :class:`~footprint_lab.agent._runfile_checks.RunFileProblem` naming the place).
     """
-    saved = checkpoint.ledger
-    commits = [
-        Commit(c.index, c.stage_id, c.key, c.at_ms, _decode_value(c.key, c.value))
-        for c in saved.commits
-    ]
-    ledger = Ledger.restore(saved.messages, saved.message_commit, commits, saved.stage_counter)
+    return _run_of(checkpoint, _ledger_of(checkpoint))
+
+
+def _run_of(checkpoint: Checkpoint, ledger: Ledger) -> Run:
     messages = ledger.messages
-    if any(not 0 <= p < len(messages) for p in checkpoint.window):
-        raise ValueError("the window names a message position the ledger does not hold")
+    for i, pos in enumerate(checkpoint.window):
+        if not 0 <= pos < len(messages):
+            raise RunFileProblem(
+                f"window[{i}]",
+                f"position {pos} is out of range: the ledger holds {len(messages)} messages",
+            )
     error = (
         None
         if checkpoint.error is None
@@ -254,6 +341,7 @@ def run_from_checkpoint(checkpoint: Checkpoint) -> Run:
         provider=checkpoint.provider,
         keep_last_tool_results=checkpoint.keep_last_tool_results,
         meta=dict(checkpoint.meta),
+        import_problems=list(checkpoint.import_problems),
         requests=list(checkpoint.requests),
         phase=checkpoint.phase,
         pause=checkpoint.pause,
@@ -268,35 +356,7 @@ def save_run(run: Run, path: str | Path) -> Path:
     return checkpoint_of(run).save(path)
 
 
-def _atomic_write(path: str | Path, payload: str) -> Path:
-    target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(payload)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return target
-
-
-def load_checkpoint(path: str | Path) -> Checkpoint:
-    """Read a run file as a checkpoint.
-
-    Raises:
-        RunFileError: missing, unreadable, truncated, corrupt, foreign or wrong-version file.
-    """
-    source = Path(path)
-    try:
-        text = source.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise RunFileError(f"{source}: no such run file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise RunFileError(f"{source}: cannot be read as a run file ({exc})") from None
+def _parse(source: Path, text: str) -> dict[str, Any]:
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
@@ -308,29 +368,72 @@ def load_checkpoint(path: str | Path) -> Checkpoint:
         raise RunFileError(
             f'{source}: not a footprint_lab run file (expected "format": "{FORMAT}")'
         )
-    if data.get("version") != VERSION:
+    version = data.get("version")
+    if type(version) is not int or version != VERSION:
         raise RunFileError(
-            f"{source}: run file version {data.get('version')!r} is not supported; this "
-            f"footprint_lab reads version {VERSION}"
+            f"{source}: run file version {version!r} is not supported; this footprint_lab "
+            f"reads version {VERSION} (the integer)"
         )
+    return data
+
+
+def _load(path: str | Path, max_bytes: int) -> tuple[Checkpoint, Run]:
+    source = Path(path)
+    text = read_run_text(source, max_bytes)
     try:
-        return Checkpoint.model_validate(data)
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"])
+        data = _parse(source, text)
+        has_checksum = CHECKSUM_FIELD in data
+        checksum = data.pop(CHECKSUM_FIELD, None)
+        try:
+            checkpoint = Checkpoint.model_validate(data)
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            where = json_path(loc_path(first["loc"], data))
+            rule = str(first["msg"])
+            if first["type"] == "extra_forbidden":
+                rule = f"unknown field: no field {first['loc'][-1]!r} here in a run file"
+            raise RunFileError(
+                f"{source}: corrupt run file — {where}: {rule} ({exc.error_count()} problem(s))"
+            ) from None
+        check_unknown_fields(data, checkpoint)
+        ledger = _ledger_of(checkpoint)
+        check_run(checkpoint, ledger)
+        run = _run_of(checkpoint, ledger)
+    except RunFileProblem as problem:
+        raise RunFileError(f"{source}: {problem.kind} — {problem.where}: {problem.rule}") from None
+    except RecursionError:
         raise RunFileError(
-            f"{source}: corrupt run file — {where}: {first['msg']} ({exc.error_count()} problem(s))"
+            f"{source}: corrupt run file — nested too deeply to be a run file"
         ) from None
+    if has_checksum:
+        verify_checksum(source, text, checksum)
+    return checkpoint, run
 
 
-def load_run(path: str | Path) -> Run:
-    """Reopen a run saved with ``run.save(path)``, losslessly.
+def load_checkpoint(path: str | Path, *, max_bytes: int = MAX_RUN_FILE_BYTES) -> Checkpoint:
+    """Read a run file as a checkpoint, checking its shape, its sense and its checksum.
+
+    Args:
+        path: The run file.
+        max_bytes: The largest file read (default :data:`MAX_RUN_FILE_BYTES`).
 
     Raises:
-        RunFileError: the file is missing, truncated, corrupt, foreign or of another version.
+        RunFileError: the file is missing, not a regular file, too big, not UTF-8, truncated,
+            corrupt, foreign, of another version, inconsistent or altered. The message names
+            the file, the place in the document (a JSON path such as
+            ``ledger.commits[12].value``) and the rule broken.
     """
-    checkpoint = load_checkpoint(path)
-    try:
-        return run_from_checkpoint(checkpoint)
-    except (ValueError, TypeError, IndexError) as exc:
-        raise RunFileError(f"{Path(path)}: inconsistent run file — {exc}") from None
+    return _load(path, max_bytes)[0]
+
+
+def load_run(path: str | Path, *, max_bytes: int = MAX_RUN_FILE_BYTES) -> Run:
+    """Reopen a run saved with ``run.save(path)``, losslessly (see :func:`load_checkpoint`).
+
+    Args:
+        path: The run file.
+        max_bytes: The largest file read (default :data:`MAX_RUN_FILE_BYTES`).
+
+    Raises:
+        RunFileError: as :func:`load_checkpoint` — never a half-loaded run.
+    """
+    return _load(path, max_bytes)[1]
