@@ -43,6 +43,17 @@ class LlmEnd(_Event):
     """What the provider reported for this call."""
 
 
+class ReplyTruncated(_Event):
+    """The provider's reply was cut short (the output cap, OpenAI ``finish_reason="length"``,
+    Anthropic ``stop_reason="max_tokens"``): its text or last tool call may be incomplete."""
+
+    type: Literal["llm.truncated"] = "llm.truncated"
+    stage_id: str
+    """The call-llm stage."""
+    finish_reason: str | None
+    """Why the reply ended, as the provider said it."""
+
+
 class ToolEnd(_Event):
     """A tool call finished (or failed into an error result the model sees)."""
 
@@ -135,16 +146,29 @@ class RunFailed(_Event):
     """Its message."""
 
 
+class RunCancelled(_Event):
+    """The run was interrupted or cancelled (Ctrl-C, ``SystemExit``, task cancellation or a
+    timeout around ``arun``); everything up to it is recorded and the run resumes."""
+
+    type: Literal["run.cancelled"] = "run.cancelled"
+    reason: str
+    """The exception's class name (``KeyboardInterrupt``, ``CancelledError`` ...)."""
+    phase: str
+    """The step that had not finished (see ``Run.phase``): a resume starts there."""
+
+
 Event = Annotated[
     LlmStart
     | LlmEnd
+    | ReplyTruncated
     | ToolEnd
     | ContextEvicted
     | BudgetPressure
     | Compaction
     | RunPaused
     | RunResumed
-    | RunFailed,
+    | RunFailed
+    | RunCancelled,
     Field(discriminator="type"),
 ]
 """Any event."""

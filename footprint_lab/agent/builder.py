@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from footprint_lab.agent.injections import InjectionRule
-from footprint_lab.agent.tools import Tool, ToolFunction
+from footprint_lab.agent.tools import Tool, ToolFunction, check_timeout
 from footprint_lab.providers.base import Provider
 from footprint_lab.providers.scripted import echo_provider
 from footprint_lab.window.apply import check_keep_last_tool_results
@@ -31,8 +31,11 @@ class AgentBuilder:
         max_iterations: int,
         keep_last_tool_results: int | bool,
         max_output_tokens: int | None,
+        *,
+        tool_timeout: float | None = None,
     ) -> None:
         self._provider = provider
+        self._tool_timeout = tool_timeout
         self._model = model
         self._max_iterations = max_iterations
         self._keep_last = keep_last_tool_results
@@ -99,7 +102,8 @@ class AgentBuilder:
 
         Raises:
             WindowConfigError: two strategies, a malformed strategy, a duplicate tool name, or
-                a value out of range; the message says what to change.
+                a value out of range (``tool_timeout`` included); the message says what to
+                change.
         """
         from footprint_lab.agent.agent import Agent
 
@@ -134,6 +138,7 @@ class AgentBuilder:
                 f"{self._max_output_tokens!r}"
             )
         keep_last = check_keep_last_tool_results(self._keep_last)
+        tool_timeout = check_timeout(self._tool_timeout, "tool_timeout")
         names = [t.name for t in self._tools]
         duplicates = sorted({n for n in names if names.count(n) > 1})
         if duplicates:
@@ -166,4 +171,5 @@ class AgentBuilder:
             tools=list(self._tools),
             strategy=strategy,
             injections=list(self._injections),
+            tool_timeout=tool_timeout,
         )

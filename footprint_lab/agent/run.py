@@ -6,11 +6,12 @@ the ledger, records and events intact up to the fault, so it can be inspected.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from footprint_lab.events import Event
 from footprint_lab.ledger import Ledger
@@ -22,10 +23,23 @@ if TYPE_CHECKING:
     from footprint_lab.agent.agent import Agent
     from footprint_lab.agent.checkpoint import Checkpoint
 
-RunStatus = Literal["done", "paused", "max-iterations", "error"]
-Phase = Literal["window", "call", "tools", "resume", "finished"]
-"""Where a run stands inside an iteration: about to run its window stage, about to call the
-model, about to run tools, waiting on a person (resume), or finished."""
+RunStatus = Literal["done", "paused", "max-iterations", "error", "cancelled"]
+"""'cancelled' is an interrupt (Ctrl-C, ``SystemExit``) or a task cancellation (including a
+timeout around ``arun``): the run stopped between or inside a stage and resumes like a fault."""
+Phase = Literal[
+    "window", "visit", "inject", "call", "recover", "retry", "tools", "resume", "finished"
+]
+"""Where a run stands inside an iteration — always the next step that has not finished, so a
+checkpoint taken there (after a fault, an interrupt or a kill) re-runs only that step:
+
+* ``window``: at the iteration boundary, the iteration not yet counted;
+* ``visit``: the iteration is counted, its window stage has not committed;
+* ``inject``: the window stage committed, the injection rules have not run;
+* ``call``: about to call the model;
+* ``recover``: the call was rejected as too long, the forced window stage has not committed;
+* ``retry``: the forced stage (and its injections) committed, the one retry is due;
+* ``tools``: the model asked for tools; the calls of its batch without a result are due;
+* ``resume``: waiting on a person; ``finished``: nothing left to run."""
 
 
 class PauseState(BaseModel):
@@ -70,6 +84,39 @@ class CallRecord(BaseModel):
     """What the provider reported (None when the call failed)."""
     retry: bool = False
     """True for the one retry after a context-length rejection."""
+    finish_reason: str | None = None
+    """Why the reply ended, as the provider said it ('stop', 'tool_calls', 'length',
+    'end_turn', 'max_tokens', ...); None when it did not say or the call failed."""
+    truncated: bool = False
+    """True when the reply was cut short by the output cap (an ``llm.truncated`` event too)."""
+
+
+class ImportProblem(BaseModel):
+    """One thing an importer found wrong in a transcript and kept as it was."""
+
+    model_config = ConfigDict(frozen=True)
+
+    source: str
+    """Where the transcript came from ('openai', 'anthropic', 'langchain', 'tau-bench', ...)."""
+    index: int | None
+    """Index of the input message it concerns (None: the transcript as a whole)."""
+    field: str
+    """The field it concerns, as a path inside the message ('tool_calls[0].function.name')."""
+    problem: str
+    """What is wrong with it, and how it was kept."""
+
+
+def open_batch(window: Sequence[Message]) -> tuple[Message | None, list[str]]:
+    """The last assistant message of ``window`` and the ids of its calls that have a result
+    after it, in call order. Derived from the window itself, so a checkpoint needs no extra
+    field to say which calls of a batch were answered."""
+    for index in range(len(window) - 1, -1, -1):
+        message = window[index]
+        if message.role != "assistant":
+            continue
+        results = {m.tool_call_id for m in window[index + 1 :] if m.role == "tool"}
+        return message, [c.id for c in message.tool_calls if c.id in results]
+    return None, []
 
 
 @dataclass
@@ -81,7 +128,7 @@ class Run:
     ledger: Ledger
     """The append-only commit log."""
     status: RunStatus = "done"
-    """'done', 'paused', 'max-iterations' or 'error'."""
+    """'done', 'paused', 'max-iterations', 'error' or 'cancelled'."""
     output: str | None = None
     """The final answer, when the run finished."""
     window: list[Message] = field(default_factory=list)
@@ -122,6 +169,8 @@ class Run:
     """Usage of the last successful call: what a token strategy measures next."""
     provider_state: dict[str, Any] | None = None
     """State of a stateful provider (the scripted one) as of the last checkpointable point."""
+    import_problems: list[ImportProblem] = field(default_factory=list)
+    """What an importer found wrong in the transcript and kept as it was (empty otherwise)."""
     agent: Agent | None = field(default=None, repr=False, compare=False)
     """The agent that produced this run (None for loaded runs); ``resume`` uses it."""
 
@@ -133,6 +182,21 @@ class Run:
             if call.usage is not None:
                 total = total + call.usage
         return total
+
+    @property
+    def answered_calls(self) -> list[str]:
+        """Ids of the calls of the open tool batch (the last assistant message of the window)
+        that already have a committed result — a resume runs only the others."""
+        return open_batch(self.window)[1]
+
+    @property
+    def pending_calls(self) -> list[str]:
+        """Ids of the calls of the open tool batch that have no result yet, in call order."""
+        assistant, answered = open_batch(self.window)
+        if assistant is None:
+            return []
+        done = set(answered)
+        return [c.id for c in assistant.tool_calls if c.id not in done]
 
     def window_sent(self, call_index: int) -> list[Message]:
         """The exact window sent by call number ``call_index`` (0-based)."""
@@ -176,6 +240,17 @@ class Run:
         if self.error is not None:
             raise self.error
         return self
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickle the run without its ``agent`` link (for sweeps across processes).
+
+        The agent holds the provider, and a real provider holds SDK clients and its key; a
+        pickled run carries only what the run produced, and ``agent`` is None when unpickled
+        (attach a rebuilt agent, or use ``agent.resume(run.checkpoint())``).
+        """
+        state = dict(self.__dict__)
+        state["agent"] = None
+        return state
 
     def __repr__(self) -> str:
         return (

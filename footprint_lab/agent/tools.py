@@ -1,7 +1,15 @@
 """Tools: the ``@tool`` decorator, argument validation and safe execution.
 
-Layer: agent. A tool that raises, an unknown tool and invalid arguments all become an error
-result the model sees — never a crash of the run.
+Layer: agent. A tool that raises, an unknown tool, invalid arguments, a return value that
+cannot be turned into text and a tool that outlives its timeout all become an error result the
+model sees — never a crash of the run, never a call left without a result. An interrupt
+(``KeyboardInterrupt``, ``SystemExit``) or a cancellation is not a tool error: it propagates, and
+the loop records the run as cancelled.
+
+Sync tools run in a worker thread, so a blocking tool never blocks the event loop: a timeout
+(``@tool(timeout=...)``, ``Agent.create(tool_timeout=...)``), ``asyncio.wait_for`` around
+``arun`` and a task cancellation all fire while it runs. Python cannot stop a thread, so a
+sync tool that timed out keeps running in the background; its late result is discarded.
 
 Two kinds of tool stop the run for a person: ``ask_human`` (the person's answer becomes the
 result) and a tool declared with ``check_in=True`` (it runs only after the person approves).
@@ -10,10 +18,15 @@ result) and a tool declared with ``check_in=True`` (it runs only after the perso
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import contextvars
 import functools
 import inspect
 import json
+import math
+import threading
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, Literal, overload
 
 from pydantic import BaseModel, ConfigDict, ValidationError, create_model
@@ -52,6 +65,64 @@ def _as_text(value: Any) -> str:
     return json.dumps(value, default=str, ensure_ascii=False)
 
 
+def _describe(exc: BaseException) -> str:
+    """``Type: message`` of an exception, even when its ``__str__`` raises."""
+    try:
+        text = str(exc)
+    except Exception:
+        text = "<unprintable exception>"
+    return f"{type(exc).__name__}: {text}"
+
+
+def check_timeout(value: object, what: str) -> float | None:
+    """Validate a timeout: None (no bound) or a finite number of seconds > 0.
+
+    Raises:
+        WindowConfigError: anything else (the message names ``what``).
+    """
+    if value is None:
+        return None
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, int | float)
+        or not math.isfinite(value)
+        or value <= 0
+    ):
+        raise WindowConfigError(f"{what} must be a number of seconds > 0 or None, got {value!r}")
+    return float(value)
+
+
+async def _in_thread(fn: ToolFunction, kwargs: dict[str, Any]) -> Any:
+    """Run ``fn(**kwargs)`` in a daemon thread and await its outcome.
+
+    Not ``asyncio.to_thread``: its pool is the loop's default executor, which ``asyncio.run``
+    joins on shutdown, so a tool that timed out would still hold ``agent.run`` until it ended.
+    A daemon thread per call (with the caller's context variables) is abandoned instead.
+    """
+    loop = asyncio.get_running_loop()
+    future: asyncio.Future[Any] = loop.create_future()
+    context = contextvars.copy_context()
+
+    def settle(outcome: Any, failed: bool) -> None:
+        if future.done():  # timed out or cancelled meanwhile: the late outcome is discarded
+            return
+        if failed:
+            future.set_exception(outcome)
+        else:
+            future.set_result(outcome)
+
+    def work() -> None:
+        try:
+            outcome, failed = context.run(fn, **kwargs), False
+        except BaseException as exc:  # carried to the loop: an interrupt is not lost here
+            outcome, failed = exc, True
+        with contextlib.suppress(RuntimeError):  # the loop closed while an abandoned tool ran
+            loop.call_soon_threadsafe(settle, outcome, failed)
+
+    threading.Thread(target=work, name=f"tool-{getattr(fn, '__name__', 'fn')}", daemon=True).start()
+    return await future
+
+
 class Tool:
     """A callable the model may ask for, with validated arguments."""
 
@@ -62,12 +133,15 @@ class Tool:
         name: str | None = None,
         description: str | None = None,
         kind: ToolKind = "auto",
+        timeout: float | None = None,
     ) -> None:
         if not callable(fn):
             raise WindowConfigError(f"a tool must be a callable, got {fn!r}")
         self.fn = fn
         self.kind: ToolKind = kind
         self.name = name or fn.__name__
+        self.timeout = check_timeout(timeout, f"tool '{self.name}' timeout")
+        """Seconds after which a call gets an error result (None: the agent's default)."""
         self.description = description or inspect.getdoc(fn) or ""
         self.arguments = _arguments_model(fn, self.name)
 
@@ -81,8 +155,26 @@ class Tool:
         schema.pop("title", None)
         return ToolSpec(name=self.name, description=self.description, parameters=schema)
 
-    async def invoke(self, call: ToolCall) -> Message:
-        """Run the call; any failure becomes an error result the model can read."""
+    async def invoke(self, call: ToolCall, *, default_timeout: float | None = None) -> Message:
+        """Run the call; any failure becomes an error result the model can read.
+
+        Args:
+            call: The call to answer.
+            default_timeout: The agent's bound, used when the tool declares none.
+        """
+        timeout = self.timeout if self.timeout is not None else default_timeout
+        if timeout is None:
+            return await self._answer(call)
+        try:
+            return await asyncio.wait_for(self._answer(call), timeout)
+        except TimeoutError:  # only the bound: _answer turns the tool's own errors into text
+            return Message.tool(
+                call.id,
+                call.name,
+                f"error: TimeoutError: tool '{self.name}' did not finish within {float(timeout)} s",
+            )
+
+    async def _answer(self, call: ToolCall) -> Message:
         try:
             args = self.arguments.model_validate(call.arguments)
         except ValidationError as exc:
@@ -91,13 +183,26 @@ class Tool:
                 for e in exc.errors()
             )
             return Message.tool(call.id, call.name, f"error: invalid arguments — {problems}")
+        kwargs = {k: getattr(args, k) for k in type(args).model_fields}
         try:
-            result = self.fn(**{k: getattr(args, k) for k in type(args).model_fields})
-            if inspect.isawaitable(result):
-                result = await result
+            if inspect.iscoroutinefunction(self.fn):
+                result = await self.fn(**kwargs)
+            else:
+                result = await _in_thread(self.fn, kwargs)
+                if inspect.isawaitable(result):
+                    result = await result
         except Exception as exc:
-            return Message.tool(call.id, call.name, f"error: {type(exc).__name__}: {exc}")
-        return Message.tool(call.id, call.name, _as_text(result))
+            return Message.tool(call.id, call.name, f"error: {_describe(exc)}")
+        try:
+            text = _as_text(result)
+        except Exception as exc:  # tuple keys, a cycle, a __str__ that raises ...
+            return Message.tool(
+                call.id,
+                call.name,
+                f"error: tool '{self.name}' returned a {type(result).__name__} that cannot be "
+                f"turned into text ({_describe(exc)})",
+            )
+        return Message.tool(call.id, call.name, text)
 
 
 def is_error_result(message: Message) -> bool:
@@ -113,26 +218,81 @@ def unknown_tool_result(tools: dict[str, Tool], call: ToolCall) -> Message:
     )
 
 
-async def run_tool_calls(tools: dict[str, Tool], calls: list[ToolCall]) -> list[Message]:
-    """Run a batch (possibly parallel) and return results in call order."""
+@dataclass(frozen=True, slots=True)
+class _Interrupted:
+    """An interrupt a tool raised, carried out of its task so asyncio does not re-raise it
+    straight out of the event loop (it does that for tasks) before the batch can record it."""
+
+    exc: BaseException
+
+
+ResultHook = Callable[[Message], None]
+"""Called with each result as it is committed to the batch (in call order)."""
+
+
+async def run_tool_calls(
+    tools: dict[str, Tool],
+    calls: list[ToolCall],
+    *,
+    default_timeout: float | None = None,
+    on_result: ResultHook | None = None,
+) -> list[Message]:
+    """Run a batch (possibly parallel) and return results in call order.
+
+    ``on_result`` receives each result as soon as it and every earlier call of the batch have
+    finished: results are delivered in call order (the order the window shows), one at a time,
+    so a caller can commit each before the next is delivered.
+
+    Raises:
+        KeyboardInterrupt, SystemExit: a tool raised it; the results before it were delivered,
+            the calls still running are cancelled.
+    """
+    results: list[Message] = []
+
+    def deliver(message: Message) -> None:
+        results.append(message)
+        if on_result is not None:
+            on_result(message)
 
     async def one(call: ToolCall) -> Message:
         tool = tools.get(call.name)
         if tool is None:
             return unknown_tool_result(tools, call)
-        return await tool.invoke(call)
+        return await tool.invoke(call, default_timeout=default_timeout)
 
     if len(calls) == 1:
-        return [await one(calls[0])]
+        deliver(await one(calls[0]))
+        return results
 
-    return list(await asyncio.gather(*(one(c) for c in calls)))
+    async def guarded(call: ToolCall) -> Message | _Interrupted:
+        try:
+            return await one(call)
+        except (KeyboardInterrupt, SystemExit) as exc:
+            return _Interrupted(exc)
+
+    tasks = [asyncio.ensure_future(guarded(c)) for c in calls]
+    try:
+        for task in tasks:  # awaiting in call order delivers each complete prefix at once
+            outcome = await task
+            if isinstance(outcome, _Interrupted):
+                raise outcome.exc
+            deliver(outcome)
+    finally:
+        for task in tasks:
+            if not task.done():
+                task.cancel()
+    return results
 
 
 @overload
 def tool(fn: ToolFunction, /) -> Tool: ...
 @overload
 def tool(
-    *, name: str | None = None, description: str | None = None, check_in: bool = False
+    *,
+    name: str | None = None,
+    description: str | None = None,
+    check_in: bool = False,
+    timeout: float | None = None,
 ) -> Callable[[ToolFunction], Tool]: ...
 def tool(
     fn: ToolFunction | None = None,
@@ -141,6 +301,7 @@ def tool(
     name: str | None = None,
     description: str | None = None,
     check_in: bool = False,
+    timeout: float | None = None,
 ) -> Tool | Callable[[ToolFunction], Tool]:
     """Make a function a tool: name from the function, description from its docstring,
     arguments validated from its signature. Use as ``@tool`` or ``@tool(name=...)``.
@@ -148,13 +309,16 @@ def tool(
     Args:
         check_in: The tool acts on the world: the run pauses for a person's consent before
             each call (``run.approve()`` / ``run.deny(reason)``).
+        timeout: Seconds after which a call gets an error result
+            (``error: TimeoutError: tool 'x' did not finish within 2.0 s``); overrides the
+            agent's ``tool_timeout``. Checked here: not a number > 0 raises WindowConfigError.
     """
     kind: ToolKind = "check-in" if check_in else "auto"
     if fn is not None:
-        return Tool(fn, name=name, description=description, kind=kind)
+        return Tool(fn, name=name, description=description, kind=kind, timeout=timeout)
 
     def wrap(f: ToolFunction) -> Tool:
-        return Tool(f, name=name, description=description, kind=kind)
+        return Tool(f, name=name, description=description, kind=kind, timeout=timeout)
 
     return wrap
 

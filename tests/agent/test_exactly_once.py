@@ -1,0 +1,111 @@
+"""Exactly once: every committed tool result is checkpointed, and a resume runs only the calls
+of the open batch that have no result — in-process, and across SIGKILLs in child processes."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+
+from footprint_lab import Agent, Reply, ScriptedProvider, sliding_window, tool
+from footprint_lab.agent import Checkpoint
+from footprint_lab.agent.checkpoint import run_from_checkpoint
+
+CHILD = Path(__file__).with_name("exactly_once_child.py")
+TRIALS_PER_STRATEGY = 20
+
+
+def _batch_agent(executed: Counter[str]) -> Agent:
+    @tool
+    def fetch(key: str) -> str:
+        """Fetch a value."""
+        executed[key] += 1
+        return f"{key}: " + "v" * 120
+
+    replies = [
+        Reply.tool_calls(
+            [("fetch", {"key": "a"}), ("fetch", {"key": "b"}), ("fetch", {"key": "c"})]
+        ),
+        Reply.tool_call("fetch", key="d"),
+        Reply.text("all fetched"),
+    ]
+    agent: Agent = (
+        Agent.create(provider=ScriptedProvider(replies), max_iterations=5)
+        .tool(fetch)
+        .window(sliding_window(2))
+        .build()
+    )
+    return agent
+
+
+def test_a_checkpoint_follows_every_committed_tool_result() -> None:
+    executed: Counter[str] = Counter()
+    seen: list[Checkpoint] = []
+    run = _batch_agent(executed).run("fetch everything", on_checkpoint=seen.append)
+    assert run.status == "done"
+    after_results = [c for c in seen if c.phase == "tools"]
+    assert len(after_results) == 4 == sum(executed.values())
+    answered = [run_from_checkpoint(c).answered_calls for c in after_results]
+    assert answered == [
+        ["call_1"],
+        ["call_1", "call_2"],
+        ["call_1", "call_2", "call_3"],
+        ["call_4"],
+    ]
+    pending = [run_from_checkpoint(c).pending_calls for c in after_results]
+    assert pending == [["call_2", "call_3"], ["call_3"], [], []]
+    # The iteration boundaries still checkpoint too.
+    assert [c.iterations for c in seen if c.phase == "window"] == [0, 1, 2]
+
+
+def test_a_resume_mid_batch_runs_only_the_calls_without_a_result() -> None:
+    whole = _batch_agent(Counter()).run("fetch everything")
+    seen: list[Checkpoint] = []
+    _batch_agent(Counter()).run("fetch everything", on_checkpoint=seen.append)
+    first_result = next(c for c in seen if c.phase == "tools")
+    executed: Counter[str] = Counter()
+    resumed = _batch_agent(executed).resume(
+        Checkpoint.model_validate_json(first_result.model_dump_json())
+    )
+    assert executed == Counter({"b": 1, "c": 1, "d": 1})  # "a" had its result: it did not run
+    assert resumed.status == "done" and resumed.output == whole.output
+    for i in range(len(whole.calls)):
+        assert resumed.window_sent(i) == whole.window_sent(i)
+    assert [r.model_dump() for r in resumed.records] == [r.model_dump() for r in whole.records]
+    # The batch's results share one stage id, resumed or not.
+    batch = [m for m in resumed.ledger.messages if m.role == "tool"][:3]
+    assert len({m.stage_id for m in batch}) == 1
+
+
+def test_sigkill_right_after_a_tool_commit_never_runs_a_tool_twice(tmp_path: Path) -> None:
+    report = tmp_path / "summary.json"
+    done = subprocess.run(
+        [
+            sys.executable,
+            str(CHILD),
+            str(tmp_path),
+            str(TRIALS_PER_STRATEGY),
+            "20261201",
+            str(report),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,  # a hang guard only
+    )
+    assert done.returncode == 0, done.stderr
+    summary = json.loads(report.read_text())
+    assert set(summary) == {"sliding-window", "token-budget", "summarize-oldest"}
+    for name, result in summary.items():
+        trials = result["trials"]
+        assert len(trials) == TRIALS_PER_STRATEGY, name
+        assert result["tool_commits"] == 6
+        assert all(t["killed_by"] == -signal.SIGKILL for t in trials), name
+        assert all(t["resumed_exit"] == 0 for t in trials), name
+        assert [t["duplicates"] for t in trials] == [0] * TRIALS_PER_STRATEGY, name
+        assert all(t["executions"] == result["tool_commits"] for t in trials), name
+        assert all(t["identical"] for t in trials), name
+        # The kill points are spread over the run, not bunched at one commit.
+        assert len({t["kill_after_tool_commit"] for t in trials}) >= 3, name
