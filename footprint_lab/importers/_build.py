@@ -3,7 +3,8 @@
 Layer: importers (above the agent's run model). Every message gets a stage id in the agent's
 own scheme (``seed#n`` for user turns, ``call-llm#n`` for assistant replies with their usage,
 ``tool-calls#n`` for consecutive tool results), so ``replay`` and ``capture`` treat an import
-like any recorded run.
+like any recorded run. Import is linear in the number of messages: the size of what each call
+sent is a running total, never a re-count of the window.
 """
 
 from __future__ import annotations
@@ -11,20 +12,43 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from footprint_lab.agent.run import CallRecord, Run
+from footprint_lab.agent.run import CallRecord, ImportProblem, Run
+from footprint_lab.importers._parts import TranscriptError, json_problem
 from footprint_lab.ledger import Ledger
-from footprint_lab.messages import Message, window_chars
+from footprint_lab.messages import Message, storable_text, storable_value
 from footprint_lab.usage import Usage
 
+__all__ = ["TranscriptError", "build_run"]
 
-class TranscriptError(ValueError):
-    """An imported transcript is malformed; the message names the index and the field."""
 
-    def __init__(self, source: str, index: int | None, field: str, problem: str) -> None:
-        where = f"message {index}" if index is not None else "transcript"
-        super().__init__(f"{source}: {where}, field {field!r}: {problem}")
-        self.index = index
-        self.field = field
+def _check(
+    messages: Sequence[Message],
+    usages: Sequence[Usage | None],
+    system: str | None,
+    source: str,
+    meta: dict[str, Any] | None,
+) -> list[Message]:
+    if isinstance(messages, (str, bytes)) or not isinstance(messages, Sequence):
+        raise TranscriptError(source, None, "messages", "expected a list of messages")
+    if isinstance(usages, (str, bytes)) or not isinstance(usages, Sequence):
+        raise TranscriptError(source, None, "usages", "expected a list of usages")
+    out: list[Message] = []
+    seen: set[int] = set()
+    for index, message in enumerate(messages):
+        if not isinstance(message, Message):
+            raise TranscriptError(source, index, "message", "expected a Message")
+        # The ledger stores each message object once: a repeated object is committed as a copy.
+        out.append(message.model_copy() if id(message) in seen else message)
+        seen.add(id(message))
+    for k, usage in enumerate(usages):
+        if usage is not None and not isinstance(usage, Usage):
+            raise TranscriptError(source, None, f"usages[{k}]", "expected a Usage or None")
+    if system is not None and not isinstance(system, str):
+        raise TranscriptError(source, None, "system", "expected text or None")
+    why = json_problem(meta or {})
+    if why is not None:
+        raise TranscriptError(source, None, "meta", f"meta holds {why}")
+    return out
 
 
 def build_run(
@@ -34,20 +58,30 @@ def build_run(
     system: str | None,
     source: str,
     meta: dict[str, Any] | None = None,
+    problems: Sequence[ImportProblem] = (),
 ) -> Run:
-    """Commit ``messages`` in order and return a finished run.
+    """Commit ``messages`` in order and return a finished run, in time linear in their number.
 
     Args:
         messages: The conversation (system prompt excluded).
         usages: One entry per assistant message: its reported usage, or None.
         system: The system prompt.
         source: Where it came from ('openai', 'anthropic', 'langchain', ...).
-        meta: Extra facts (task id, ...).
+        meta: Extra facts (task id, ...); must be JSON values.
+        problems: What the importer found wrong and kept (becomes ``run.import_problems``).
+
+    Raises:
+        TranscriptError: an argument is not what it should be (not a Message, ...).
     """
+    messages = _check(messages, usages, system, source, meta)
     ledger = Ledger()
+    if system is not None:
+        system = storable_text(system)
     run = Run(request="", ledger=ledger, system=system, provider=source, model="imported")
-    run.meta = {"imported_from": source, **(meta or {})}
+    run.meta = {"imported_from": source, **storable_value(meta or {})}
+    run.import_problems = list(problems)
     window: list[Message] = []
+    sent_chars = 0
     replies = iter(usages)
     # seed#0 carries the system prompt, as in an agent run, and the first user turn.
     seed = ledger.begin_stage("seed")
@@ -61,10 +95,16 @@ def build_run(
             j = i
             while j < len(messages) and messages[j].role == "tool":
                 j += 1
-            window.extend(ledger.append(ledger.begin_stage("tool-calls"), messages[i:j]))
+            committed = ledger.append(ledger.begin_stage("tool-calls"), messages[i:j])
+            window.extend(committed)
+            sent_chars += sum(m.chars for m in committed)
             i = j
             continue
         if message.role == "assistant":
+            if len(ledger) == 0:
+                # A reply with nothing before it still follows a commit (the empty seed).
+                ledger.append(first_seed or ledger.begin_stage("seed"), [])
+                first_seed = None
             run.iterations += 1
             stage = ledger.begin_stage("call-llm")
             usage = next(replies, None)
@@ -74,21 +114,25 @@ def build_run(
                     stage_id=stage,
                     sent_commit=len(ledger) - 1,
                     messages=len(window),
-                    chars=window_chars(window),
+                    chars=sent_chars,
                     usage=usage,
                 )
             )
             if usage is not None:
                 ledger.put(stage, "usage", usage)
                 run.last_usage = usage
-            window.extend(ledger.append(stage, [message]))
+            committed = ledger.append(stage, [message])
+            window.extend(committed)
+            sent_chars += committed[0].chars
         else:
             if message.role == "user" and message.authored is None:
                 run.request = message.content
                 run.requests.append(message.content)
             stage = first_seed if first_seed is not None else ledger.begin_stage("seed")
             first_seed = None
-            window.extend(ledger.append(stage, [message]))
+            committed = ledger.append(stage, [message])
+            window.extend(committed)
+            sent_chars += committed[0].chars
         i += 1
     run.window = window
     last = window[-1] if window else None

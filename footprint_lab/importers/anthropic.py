@@ -1,7 +1,15 @@
 """Import an Anthropic Messages list (content blocks, tool_use / tool_result).
 
 Layer: importers. A user message carrying tool_result blocks becomes one ``tool`` message per
-block (named after the tool_use it answers), followed by a user message for any text blocks.
+block (named after the tool_use it answers), followed by a user message for its other blocks.
+Nothing is dropped: images, documents, thinking and redacted thinking, and block types we do
+not know are kept as :class:`~footprint_lab.messages.ContentPart` s on their message (on the
+tool message, for blocks inside a ``tool_result``), so they count in sizes.
+
+``system=`` may be a string or Anthropic's list of blocks. The text blocks, joined, are the
+run's system prompt; the list itself is kept in ``run.meta['system_blocks']`` (cache_control
+and all); a block that is not text (the API accepts none) is kept as a part on a leading
+``system`` message and listed as a problem.
 """
 
 from __future__ import annotations
@@ -10,106 +18,209 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from footprint_lab.agent.run import Run
-from footprint_lab.importers._build import TranscriptError, build_run
-from footprint_lab.messages import Message, ToolCall
+from footprint_lab.importers._build import build_run
+from footprint_lab.importers._parts import (
+    CallIds,
+    Problems,
+    TranscriptError,
+    arguments_of,
+    blocks_of,
+    content_part,
+    json_problem,
+    text_and_parts,
+    text_of,
+    usage_from,
+)
+from footprint_lab.messages import ContentPart, Message, ToolCall
 from footprint_lab.usage import Usage
 
 SOURCE = "anthropic"
 
+__all__ = ["SOURCE", "TranscriptError", "from_anthropic", "parse_anthropic"]
 
-def _blocks(content: Any, index: int) -> list[Mapping[str, Any]]:
+
+def _blocks(content: Any, problems: Problems, index: int) -> list[Mapping[str, Any]]:
     if isinstance(content, str):
         return [{"type": "text", "text": content}]
-    if not isinstance(content, list):
-        raise TranscriptError(SOURCE, index, "content", "expected a string or a list of blocks")
-    for k, block in enumerate(content):
-        if not isinstance(block, Mapping) or not isinstance(block.get("type"), str):
-            raise TranscriptError(SOURCE, index, f"content[{k}]", "a block needs a type")
-    return content
+    return blocks_of(content, problems, index, "content")
 
 
-def _result_text(content: Any, index: int, k: int) -> str:
+def _result(
+    block: Mapping[str, Any], problems: Problems, ids: CallIds, index: int, field: str
+) -> Message:
+    call_id = block.get("tool_use_id")
+    if not isinstance(call_id, str):
+        problems.fail(index, f"{field}.tool_use_id", "missing")
+    content = block.get("content")
+    parts: list[ContentPart] = []
     if content is None:
-        return ""
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "".join(str(b.get("text", "")) for b in content if isinstance(b, Mapping))
-    raise TranscriptError(SOURCE, index, f"content[{k}].content", "expected text or blocks")
+        text = ""
+    elif isinstance(content, str):
+        text = content
+    elif isinstance(content, list):
+        inner = blocks_of(content, problems, index, f"{field}.content")
+        text, parts = text_and_parts(inner, problems, index, f"{field}.content")
+    else:
+        problems.fail(index, f"{field}.content", "expected text or blocks")
+    is_error = block.get("is_error")
+    if is_error is not None and not isinstance(is_error, bool):
+        problems.fail(index, f"{field}.is_error", "expected true or false")
+    if is_error:
+        text = f"error: {text}"
+    name = ids.answered(call_id, index, f"{field}.tool_use_id")
+    return Message.tool(call_id, name or "unknown", text, parts=parts)
 
 
-def _usage(raw: Any, index: int) -> Usage | None:
-    if raw is None:
-        return None
-    if not isinstance(raw, Mapping):
-        raise TranscriptError(SOURCE, index, "usage", "expected an object")
-    return Usage(
-        input_tokens=int(raw.get("input_tokens", 0) or 0),
-        output_tokens=int(raw.get("output_tokens", 0) or 0),
-        cache_read_tokens=raw.get("cache_read_input_tokens"),
-        cache_write_tokens=raw.get("cache_creation_input_tokens"),
+def _usage(raw: Any, problems: Problems, index: int) -> Usage | None:
+    keys = {
+        "input_tokens": "input_tokens",
+        "output_tokens": "output_tokens",
+        "cache_read_tokens": "cache_read_input_tokens",
+        "cache_write_tokens": "cache_creation_input_tokens",
+    }
+    counts = (
+        {name: (raw.get(key), f"usage.{key}") for name, key in keys.items()}
+        if isinstance(raw, Mapping)
+        else {}
     )
+    return usage_from(raw, counts, problems, index, "usage")
+
+
+def _assistant(
+    blocks: list[Mapping[str, Any]], problems: Problems, ids: CallIds, index: int
+) -> Message:
+    texts: list[str] = []
+    parts: list[ContentPart] = []
+    calls: list[ToolCall] = []
+    for k, block in enumerate(blocks):
+        field = f"content[{k}]"
+        if block["type"] == "text":
+            texts.append(text_of(block.get("text"), problems, index, f"{field}.text"))
+        elif block["type"] == "tool_use":
+            call_id = block.get("id")
+            if not isinstance(call_id, str):
+                problems.fail(index, f"{field}.id", "tool_use needs an id")
+            name = ids.name(index, f"{field}.name", block.get("name"))
+            arguments = arguments_of(
+                block.get("input"), problems, index, f"{field}.input", missing="input" not in block
+            )
+            calls.append(ToolCall(id=call_id, name=name, arguments=arguments))
+        else:
+            parts.append(content_part(block, problems, index, field))
+    ids.asked(calls, index, "content")
+    return Message.assistant("".join(texts), tool_calls=calls, parts=parts)
+
+
+def _user(
+    blocks: list[Mapping[str, Any]], problems: Problems, ids: CallIds, index: int
+) -> list[Message]:
+    out: list[Message] = []
+    texts: list[str] = []
+    parts: list[ContentPart] = []
+    others = 0
+    for k, block in enumerate(blocks):
+        field = f"content[{k}]"
+        if block["type"] == "tool_result":
+            out.append(_result(block, problems, ids, index, field))
+            continue
+        others += 1
+        if block["type"] == "text":
+            texts.append(text_of(block.get("text"), problems, index, f"{field}.text"))
+        else:
+            parts.append(content_part(block, problems, index, field))
+    if others or not out:
+        out.append(Message.user("".join(texts), parts=parts))
+    return out
+
+
+def parse_system(
+    system: Any, problems: Problems
+) -> tuple[str | None, list[Message], list[Any] | None]:
+    """The system prompt of ``system=`` (text or a list of blocks), a leading system message
+    for blocks that are not text (empty when all are), and the block list as given.
+
+    Raises:
+        TranscriptError: ``system`` is neither text nor a list of typed blocks.
+    """
+    if system is None or isinstance(system, str):
+        return system, [], None
+    if not isinstance(system, list):
+        problems.fail(None, "system", "expected text or a list of blocks")
+    blocks = blocks_of(system, problems, None, "system")
+    why = json_problem(system)
+    if why is not None:
+        problems.fail(None, "system", f"blocks hold {why}")
+    texts: list[str] = []
+    parts: list[ContentPart] = []
+    for k, block in enumerate(blocks):
+        if block["type"] == "text":
+            texts.append(text_of(block.get("text"), problems, None, f"system[{k}].text"))
+        else:
+            problems.note(None, f"system[{k}]", "a system block that is not text; kept as a part")
+            parts.append(content_part(block, problems, None, f"system[{k}]"))
+    leading = [Message.system("", parts=parts)] if parts else []
+    return "".join(texts), leading, list(system)
 
 
 def parse_anthropic(
-    messages: Sequence[Mapping[str, Any]],
-) -> tuple[list[Message], list[Usage | None]]:
-    """Messages and per-reply usage of an Anthropic Messages list."""
+    messages: Sequence[Mapping[str, Any]], *, strict: bool = False
+) -> tuple[list[Message], list[Usage | None], Problems]:
+    """Messages, per-reply usage and the problems of an Anthropic Messages list.
+
+    Raises:
+        TranscriptError: the list is malformed (or, when ``strict``, has a problem).
+    """
+    problems = Problems(SOURCE, strict=strict)
     if isinstance(messages, (str, bytes)) or not isinstance(messages, Sequence):
-        raise TranscriptError(SOURCE, None, "messages", "expected a list of message objects")
+        problems.fail(None, "messages", "expected a list of message objects")
     out: list[Message] = []
     usages: list[Usage | None] = []
-    names: dict[str, str] = {}
+    ids = CallIds(problems)
     for index, raw in enumerate(messages):
         if not isinstance(raw, Mapping):
-            raise TranscriptError(SOURCE, index, "message", f"expected an object, got {raw!r}")
+            problems.fail(index, "message", f"expected an object, got {type(raw).__name__}")
         role = raw.get("role")
-        blocks = _blocks(raw.get("content"), index)
+        if role not in ("assistant", "user"):
+            problems.fail(index, "role", f"unknown role {role!r}")
+        blocks = _blocks(raw.get("content"), problems, index)
         if role == "assistant":
-            text = "".join(str(b.get("text", "")) for b in blocks if b["type"] == "text")
-            calls = []
-            for k, block in enumerate(blocks):
-                if block["type"] != "tool_use":
-                    continue
-                if not isinstance(block.get("id"), str) or not isinstance(block.get("name"), str):
-                    raise TranscriptError(
-                        SOURCE, index, f"content[{k}]", "tool_use needs an id and a name"
-                    )
-                arguments = block.get("input") or {}
-                if not isinstance(arguments, dict):
-                    raise TranscriptError(SOURCE, index, f"content[{k}].input", "not an object")
-                names[block["id"]] = block["name"]
-                calls.append(ToolCall(id=block["id"], name=block["name"], arguments=arguments))
-            out.append(Message.assistant(text, tool_calls=calls))
-            usages.append(_usage(raw.get("usage"), index))
-        elif role == "user":
-            texts = []
-            for k, block in enumerate(blocks):
-                if block["type"] == "tool_result":
-                    call_id = block.get("tool_use_id")
-                    if not isinstance(call_id, str):
-                        raise TranscriptError(SOURCE, index, f"content[{k}].tool_use_id", "missing")
-                    text = _result_text(block.get("content"), index, k)
-                    if block.get("is_error"):
-                        text = f"error: {text}"
-                    out.append(Message.tool(call_id, names.get(call_id, "unknown"), text))
-                elif block["type"] == "text":
-                    texts.append(str(block.get("text", "")))
-            if texts:
-                out.append(Message.user("".join(texts)))
+            out.append(_assistant(blocks, problems, ids, index))
+            usages.append(_usage(raw.get("usage"), problems, index))
         else:
-            raise TranscriptError(SOURCE, index, "role", f"unknown role {role!r}")
-    return out, usages
+            out.extend(_user(blocks, problems, ids, index))
+    return out, usages, problems
 
 
 def from_anthropic(
-    messages: Sequence[Mapping[str, Any]], system: str | None = None, **meta: Any
+    messages: Sequence[Mapping[str, Any]],
+    system: str | Sequence[Mapping[str, Any]] | None = None,
+    *,
+    strict: bool = False,
+    **meta: Any,
 ) -> Run:
     """Import an Anthropic Messages list (``usage`` on assistant messages is read when
     present) as a run that ``replay`` and ``capture`` accept.
 
+    Args:
+        messages: The message list.
+        system: The system prompt: text, or Anthropic's list of system blocks.
+        strict: Raise at the first problem instead of listing it in ``run.import_problems``.
+        **meta: Extra facts for ``run.meta`` (JSON values).
+
     Raises:
-        TranscriptError: naming the message index and field that is malformed.
+        TranscriptError: naming the message index and field that is malformed (or, when
+            ``strict``, that has a problem).
     """
-    parsed, usages = parse_anthropic(messages)
-    return build_run(parsed, usages, system=system, source=SOURCE, meta=meta)
+    problems = Problems(SOURCE, strict=strict)
+    prompt, leading, blocks = parse_system(system, problems)
+    parsed, usages, found = parse_anthropic(messages, strict=strict)
+    if blocks is not None:
+        meta = {**meta, "system_blocks": blocks}
+    return build_run(
+        [*leading, *parsed],
+        usages,
+        system=prompt,
+        source=SOURCE,
+        meta=meta,
+        problems=[*problems.found, *found.found],
+    )

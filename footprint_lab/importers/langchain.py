@@ -1,6 +1,10 @@
 """Import a LangChain message dump (``messages_to_dict``). Layer: importers.
 
-Works on the plain dicts, so LangChain itself need not be installed.
+Works on the plain dicts, so LangChain itself need not be installed. Nothing is dropped: text
+in a content list (plain strings and ``text`` blocks) becomes the message text; images, files,
+audio, thinking and other blocks, and each of an AI message's ``invalid_tool_calls`` (kept as
+an ``invalid-tool-call`` part sized by its name and argument text), become
+:class:`~footprint_lab.messages.ContentPart` s, so they count in sizes.
 """
 
 from __future__ import annotations
@@ -9,84 +13,153 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from footprint_lab.agent.run import Run
-from footprint_lab.importers._build import TranscriptError, build_run
-from footprint_lab.messages import Message, ToolCall
+from footprint_lab.importers._build import build_run
+from footprint_lab.importers._parts import (
+    TEXT_TYPES,
+    CallIds,
+    Problems,
+    TranscriptError,
+    arguments_of,
+    content_part,
+    json_problem,
+    optional_str,
+    text_of,
+    usage_from,
+)
+from footprint_lab.messages import ContentPart, Message, ToolCall
 from footprint_lab.usage import Usage
 
 SOURCE = "langchain"
 
+__all__ = ["SOURCE", "TranscriptError", "from_langchain"]
 
-def _content(data: Mapping[str, Any], index: int) -> str:
+
+def _content(
+    data: Mapping[str, Any], problems: Problems, index: int
+) -> tuple[str, list[ContentPart]]:
     content = data.get("content", "")
     if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "".join(
-            str(p.get("text", "")) if isinstance(p, Mapping) else str(p) for p in content
+        return content, []
+    if content is None:
+        problems.note(index, "data.content", "null content, imported as empty text")
+        return "", []
+    if not isinstance(content, list):
+        problems.fail(index, "data.content", "expected text or a list of parts")
+    texts: list[str] = []
+    parts: list[ContentPart] = []
+    for k, item in enumerate(content):
+        field = f"data.content[{k}]"
+        if isinstance(item, str):
+            texts.append(item)
+        elif not isinstance(item, Mapping) or not isinstance(item.get("type"), str):
+            problems.fail(index, field, "a part must be text or an object with a type")
+        elif item["type"] in TEXT_TYPES:
+            texts.append(text_of(item.get("text"), problems, index, f"{field}.text"))
+        else:
+            parts.append(content_part(item, problems, index, field))
+    return "".join(texts), parts
+
+
+def _calls(data: Mapping[str, Any], problems: Problems, ids: CallIds, index: int) -> list[ToolCall]:
+    raw_calls = data.get("tool_calls")
+    if raw_calls is not None and not isinstance(raw_calls, list):
+        problems.fail(index, "data.tool_calls", "expected a list of calls")
+    calls: list[ToolCall] = []
+    for k, call in enumerate(raw_calls or []):
+        field = f"data.tool_calls[{k}]"
+        if not isinstance(call, Mapping):
+            problems.fail(index, field, "expected an object")
+        name = ids.name(index, f"{field}.name", call.get("name"))
+        call_id = optional_str(call.get("id"), problems, index, f"{field}.id")
+        arguments = arguments_of(
+            call.get("args"), problems, index, f"{field}.args", missing="args" not in call
         )
-    raise TranscriptError(SOURCE, index, "data.content", "expected text or a list of parts")
+        # LangChain allows a call without an id; it gets one from its position.
+        calls.append(ToolCall(id=call_id or f"lc_{index}_{k}", name=name, arguments=arguments))
+    ids.asked(calls, index, "data.tool_calls")
+    return calls
 
 
-def from_langchain(dicts: Sequence[Mapping[str, Any]], **meta: Any) -> Run:
+def _invalid_calls(data: Mapping[str, Any], problems: Problems, index: int) -> list[ContentPart]:
+    invalid = data.get("invalid_tool_calls")
+    if invalid is None:
+        return []
+    if not isinstance(invalid, list):
+        problems.fail(index, "data.invalid_tool_calls", "expected a list")
+    parts: list[ContentPart] = []
+    for k, call in enumerate(invalid):
+        field = f"data.invalid_tool_calls[{k}]"
+        if not isinstance(call, Mapping):
+            problems.fail(index, field, "expected an object")
+        why = json_problem(call)
+        if why is not None:
+            problems.fail(index, field, f"holds {why}")
+        name = optional_str(call.get("name"), problems, index, f"{field}.name") or ""
+        args = optional_str(call.get("args"), problems, index, f"{field}.args") or ""
+        parts.append(
+            ContentPart(kind="invalid-tool-call", data_chars=len(name) + len(args), original=call)
+        )
+    return parts
+
+
+def _usage(data: Mapping[str, Any], problems: Problems, index: int) -> Usage | None:
+    raw = data.get("usage_metadata")
+    field = "data.usage_metadata"
+    counts = (
+        {key: (raw.get(key), f"{field}.{key}") for key in ("input_tokens", "output_tokens")}
+        if isinstance(raw, Mapping)
+        else {}
+    )
+    return usage_from(raw, counts, problems, index, field)
+
+
+def from_langchain(dicts: Sequence[Mapping[str, Any]], *, strict: bool = False, **meta: Any) -> Run:
     """Import ``langchain_core.messages.messages_to_dict(...)`` output as a run.
 
+    Args:
+        dicts: The dumped messages.
+        strict: Raise at the first problem instead of listing it in ``run.import_problems``.
+        **meta: Extra facts for ``run.meta`` (JSON values).
+
     Raises:
-        TranscriptError: naming the message index and field that is malformed.
+        TranscriptError: naming the message index and field that is malformed (or, when
+            ``strict``, that has a problem).
     """
+    problems = Problems(SOURCE, strict=strict)
     if isinstance(dicts, (str, bytes)) or not isinstance(dicts, Sequence):
-        raise TranscriptError(SOURCE, None, "messages", "expected a list of message dicts")
+        problems.fail(None, "messages", "expected a list of message dicts")
     out: list[Message] = []
     usages: list[Usage | None] = []
     system: str | None = None
+    ids = CallIds(problems)
     for index, raw in enumerate(dicts):
         if not isinstance(raw, Mapping) or not isinstance(raw.get("data"), Mapping):
-            raise TranscriptError(SOURCE, index, "data", "expected {'type': ..., 'data': {...}}")
+            problems.fail(index, "data", "expected {'type': ..., 'data': {...}}")
         kind = raw.get("type")
         data = raw["data"]
-        text = _content(data, index)
+        if kind not in ("system", "human", "chat", "ai", "AIMessageChunk", "tool"):
+            problems.fail(index, "type", f"unknown message type {kind!r}")
+        text, parts = _content(data, problems, index)
         if kind == "system":
-            if not out and system is None:
+            if not out and system is None and not parts:
                 system = text
             else:
-                out.append(Message.system(text))
+                out.append(Message.system(text, parts=parts))
         elif kind in ("human", "chat"):
-            out.append(Message.user(text))
+            out.append(Message.user(text, parts=parts))
         elif kind in ("ai", "AIMessageChunk"):
-            calls = []
-            for k, call in enumerate(data.get("tool_calls") or []):
-                if not isinstance(call, Mapping) or not isinstance(call.get("name"), str):
-                    raise TranscriptError(SOURCE, index, f"data.tool_calls[{k}]", "needs a name")
-                args = call.get("args") or {}
-                if not isinstance(args, dict):
-                    raise TranscriptError(SOURCE, index, f"data.tool_calls[{k}].args", "not a dict")
-                calls.append(
-                    ToolCall(
-                        id=str(call.get("id") or f"lc_{index}_{k}"),
-                        name=call["name"],
-                        arguments=args,
-                    )
-                )
-            out.append(Message.assistant(text, tool_calls=calls))
-            usage = data.get("usage_metadata")
-            usages.append(
-                Usage(
-                    input_tokens=int(usage.get("input_tokens", 0) or 0),
-                    output_tokens=int(usage.get("output_tokens", 0) or 0),
-                )
-                if isinstance(usage, Mapping)
-                else None
-            )
-        elif kind == "tool":
+            calls = _calls(data, problems, ids, index)
+            parts.extend(_invalid_calls(data, problems, index))
+            out.append(Message.assistant(text, tool_calls=calls, parts=parts))
+            usages.append(_usage(data, problems, index))
+        else:
             call_id = data.get("tool_call_id")
             if not isinstance(call_id, str):
-                raise TranscriptError(SOURCE, index, "data.tool_call_id", "missing")
-            name = data.get("name")
-            if not isinstance(name, str):
-                name = next(
-                    (c.name for m in reversed(out) for c in m.tool_calls if c.id == call_id),
-                    "unknown",
-                )
-            out.append(Message.tool(call_id, name, text))
-        else:
-            raise TranscriptError(SOURCE, index, "type", f"unknown message type {kind!r}")
-    return build_run(out, usages, system=system, source=SOURCE, meta=meta)
+                problems.fail(index, "data.tool_call_id", "missing")
+            given = optional_str(data.get("name"), problems, index, "data.name")
+            if given is not None:
+                ids.name(index, "data.name", given)
+            known = ids.answered(call_id, index, "data.tool_call_id")
+            name = given if given is not None else known or "unknown"
+            out.append(Message.tool(call_id, name, text, parts=parts))
+    return build_run(out, usages, system=system, source=SOURCE, meta=meta, problems=problems.found)

@@ -1,6 +1,7 @@
 """Load tau-bench trajectories (OpenAI message lists with task metadata) as runs.
 
-Layer: importers.
+Layer: importers. A file that is not UTF-8, not JSON, truncated or nested too deep, and any
+malformed trajectory, raises :class:`TranscriptError` naming the file, the entry and the field.
 """
 
 from __future__ import annotations
@@ -9,45 +10,87 @@ import json
 from pathlib import Path
 from typing import Any
 
-from footprint_lab.agent.run import Run
-from footprint_lab.importers._build import TranscriptError
+from footprint_lab.agent.run import ImportProblem, Run
+from footprint_lab.importers._parts import TranscriptError, json_problem
 from footprint_lab.importers.openai import from_openai
 
 DEFAULT_FILE = "gpt-4o-airline-dev.json"
+SOURCE = "tau-bench"
+
+__all__ = ["DEFAULT_FILE", "SOURCE", "load_tau_bench"]
 
 
-def load_tau_bench(path: str | Path) -> list[Run]:
+def _read(source: Path) -> Any:
+    where = str(source)
+    try:
+        text = source.read_bytes().decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise TranscriptError(
+            SOURCE, None, "file", f"not UTF-8 text (byte {exc.start})", path=where
+        ) from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise TranscriptError(
+            SOURCE,
+            None,
+            "file",
+            f"not JSON at line {exc.lineno} column {exc.colno}: {exc.msg} (truncated or corrupt?)",
+            path=where,
+        ) from None
+    except RecursionError:
+        raise TranscriptError(SOURCE, None, "file", "JSON nested too deep", path=where) from None
+    except ValueError as exc:  # e.g. an integer too long to convert
+        raise TranscriptError(
+            SOURCE, None, "file", f"not readable JSON: {exc}", path=where
+        ) from None
+
+
+def load_tau_bench(path: str | Path, *, strict: bool = False) -> list[Run]:
     """One run per trajectory, each carrying ``meta`` with ``task_id``, ``trial`` and
-    ``reward``.
+    ``reward``; what a trajectory had wrong is in its ``run.import_problems`` (source
+    'tau-bench', index = the message's index in ``traj``).
 
     Args:
         path: A tau-bench trajectories JSON file, or a folder holding
             ``gpt-4o-airline-dev.json``.
+        strict: Raise at the first problem instead of listing it.
 
     Raises:
-        TranscriptError: the file is not a list of trajectories (naming the entry and field).
+        TranscriptError: the file cannot be read as JSON, is not a list of trajectories, or a
+            trajectory is malformed (naming the file, the entry and the field).
     """
     source = Path(path)
     if source.is_dir():
         source = source / DEFAULT_FILE
-    data: Any = json.loads(source.read_text(encoding="utf-8"))
+    where = str(source)
+    data = _read(source)
     if not isinstance(data, list):
-        raise TranscriptError("tau-bench", None, "trajectories", "expected a list")
+        raise TranscriptError(SOURCE, None, "trajectories", "expected a list", path=where)
     runs: list[Run] = []
     for index, entry in enumerate(data):
         if not isinstance(entry, dict) or not isinstance(entry.get("traj"), list):
-            raise TranscriptError("tau-bench", index, "traj", "expected a message list")
-        meta = {
-            "task_id": entry.get("task_id"),
-            "trial": entry.get("trial"),
-            "reward": entry.get("reward"),
-            "label": f"task-{entry.get('task_id')}-trial-{entry.get('trial')}",
-        }
+            raise TranscriptError(SOURCE, index, "traj", "expected a message list", path=where)
+        meta = {key: entry.get(key) for key in ("task_id", "trial", "reward")}
+        why = json_problem(meta)
+        if why is not None:
+            raise TranscriptError(SOURCE, index, "task_id", f"metadata holds {why}", path=where)
+        meta["label"] = f"task-{entry.get('task_id')}-trial-{entry.get('trial')}"
         try:
-            run = from_openai(entry["traj"], **meta)
+            run = from_openai(entry["traj"], strict=strict, **meta)
         except TranscriptError as exc:
+            at = "" if exc.index is None else f"[{exc.index}]"
             raise TranscriptError(
-                "tau-bench", index, f"traj: {exc.field}", f"message {exc.index}: {exc}"
+                SOURCE, index, f"traj{at}.{exc.field}", exc.problem, path=where
             ) from None
+        run.import_problems = [
+            ImportProblem(
+                source=SOURCE,
+                index=p.index,
+                field=f"entry[{index}].traj.{p.field}",
+                problem=p.problem,
+            )
+            for p in run.import_problems
+        ]
         runs.append(run)
     return runs

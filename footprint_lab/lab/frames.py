@@ -120,7 +120,9 @@ class Frames:
         ``stage_id``, ``sent_commit``, ``messages`` (sent), ``chars`` (exact characters sent),
         ``existing`` (ledger messages committed by then), ``input_tokens``, ``output_tokens``,
         ``cache_read_tokens``, ``cache_write_tokens`` (as reported; <NA> when the call failed),
-        ``reported`` (the provider reported non-zero usage), ``failed``, ``retry``.
+        ``reported`` (the provider reported non-zero usage), ``failed``, ``retry``,
+        ``finish_reason`` (why the reply ended, as the provider said it; <NA> when it did not
+        say or the call failed) and ``truncated`` (the reply was cut short by the output cap).
 
     ``messages`` — one row per ledger message: ``position``, ``stage_id``, ``stage``,
         ``commit``, ``iteration`` (of the committing stage), ``role``, ``tool_name``,
@@ -332,7 +334,7 @@ def capture(
             base_code[p] = _NOTICE
         elif kind == "compaction-frame":
             base_code[p] = _FRAME
-    chars = np.fromiter((len(m.content) for m in msgs), dtype=np.int64, count=m_count)
+    chars = np.fromiter((m.chars for m in msgs), dtype=np.int64, count=m_count)
 
     # -- stage iterations ------------------------------------------------------------------
     stage_iter: dict[str, int] = {}
@@ -582,6 +584,8 @@ def capture(
         call_cols["reported"].append(usage is not None and usage.reported)
         call_cols["failed"].append(usage is None)
         call_cols["retry"].append(call.retry)
+        call_cols["finish_reason"].append(call.finish_reason)
+        call_cols["truncated"].append(call.truncated)
     calls_frame = build_frame("calls", call_cols)
 
     # every call's window, flattened (for times sent / first / last)

@@ -16,7 +16,7 @@ from __future__ import annotations
 import html
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -25,11 +25,19 @@ import pandas as pd
 import plotly.graph_objects as go
 import plotly.io as pio
 
-from footprint_lab.agent.run import Run
+from footprint_lab.agent.run import ImportProblem, Run
 from footprint_lab.lab import plots
 from footprint_lab.lab.frames import Frames, capture
+from footprint_lab.messages import Message
 
-__all__ = ["RECORD_TABLE_COLUMNS", "Report", "render_report", "write_report"]
+__all__ = [
+    "RECORD_TABLE_COLUMNS",
+    "Report",
+    "import_problems_html",
+    "part_badges",
+    "render_report",
+    "write_report",
+]
 
 DEFAULT_REPORT_NAME = "footprint-report.html"
 """The file name the CLI writes by default."""
@@ -80,6 +88,9 @@ code { background: #eef2f7; padding: 0 3px; border-radius: 3px; }
 .badge { font-size: 0.7em; font-weight: normal; background: #fdf0d5; color: #7a4b00;
          border: 1px solid #f0c36d; border-radius: 4px; padding: 1px 6px; vertical-align: middle; }
 p.counterfactual { background: #fdf8ec; border-left: 3px solid #f0c36d; padding: 4px 8px; }
+p.truncated { background: #fdeeee; border-left: 3px solid #d9534f; padding: 4px 8px; }
+.badge.truncated { background: #fdeeee; color: #8a1f1b; border-color: #e8a09d; }
+details.import-problems { background: #fff8e6; border-left: 3px solid #e0a100; padding: 4px 8px; }
 """
 
 RunLike = Run | Frames
@@ -171,6 +182,64 @@ def _counterfactual_note(frames: Frames) -> str:
     )
 
 
+def _truncated_calls(frames: Frames) -> list[int]:
+    """Indexes (in ``run.calls``) of the calls whose reply was cut short."""
+    calls = frames.calls
+    if "truncated" not in calls.columns or not len(calls):
+        return []
+    return [int(c) for c in calls.loc[calls["truncated"].fillna(False).astype(bool), "call"]]
+
+
+def _truncation_note(frames: Frames) -> str:
+    """The line that says replies were cut short (empty when none was)."""
+    cut = _truncated_calls(frames)
+    if not cut:
+        return ""
+    calls = frames.calls.set_index("call")
+    iterations = calls["iteration"].to_dict()
+    reasons = calls["finish_reason"].to_dict()
+    listed = ", ".join(
+        f"call {c} (iteration {iterations[c]}, finish reason "
+        f"<code>{html.escape(str(reasons[c]))}</code>)"
+        for c in cut[:10]
+    )
+    more = f" and {len(cut) - 10} more" if len(cut) > 10 else ""
+    noun = "reply was" if len(cut) == 1 else "replies were"
+    return (
+        f'<p class="truncated"><b>Truncated</b>: {len(cut)} {noun} cut short by the output '
+        f"cap — {listed}{more}. Their text or last tool call may be incomplete.</p>"
+    )
+
+
+IMPORT_PROBLEMS_SHOWN = 20
+"""Import problems listed per run before the rest are counted."""
+
+
+def import_problems_html(
+    problems: Sequence[ImportProblem], limit: int = IMPORT_PROBLEMS_SHOWN
+) -> str:
+    """A compact, collapsible list of what an importer found wrong (empty when nothing)."""
+    if not problems:
+        return ""
+    esc = html.escape
+    items = "".join(
+        f"<li>{'transcript' if p.index is None else f'message {p.index}'}, "
+        f"<code>{esc(p.field)}</code>: {esc(p.problem)}</li>"
+        for p in problems[:limit]
+    )
+    more = f"<li>… and {len(problems) - limit} more</li>" if len(problems) > limit else ""
+    return (
+        f'<details class="import-problems"><summary><b>Import problems</b> '
+        f"({len(problems)}): kept as they were</summary><ul>{items}{more}</ul></details>"
+    )
+
+
+def part_badges(message: Message) -> str:
+    """A message's typed parts as plain-text badges: ``[image 1,234 chars]`` ... (empty when it
+    has none)."""
+    return " ".join(f"[{part.kind} {part.chars:,} chars]" for part in message.parts)
+
+
 def _records_table(frames: Frames) -> str:
     records = frames.records
     if not len(records):
@@ -201,6 +270,7 @@ def render_report(
         by_strategy = {
             str(label): _frames(run, str(label)) for label, run in by_strategy_runs.items()
         }
+        sources = {str(label): run for label, run in by_strategy_runs.items()}
         requests = sorted({str(f.info.get("request") or "") for f in by_strategy.values()})
         parts.append(f'<section id="{sid}"><h2>{esc(scenario)}</h2>')
         if requests and requests[0]:
@@ -214,12 +284,19 @@ def render_report(
             heading = esc(label)
             if _replayed(f):
                 heading += ' <span class="badge">counterfactual replay</span>'
+            truncated = len(_truncated_calls(f))
+            if truncated:
+                heading += f' <span class="badge truncated">{truncated} truncated</span>'
             parts.append(f'<article id="{sid}--{_slug(label)}"><h3>{heading}</h3>')
             line = f"status <code>{esc(str(status))}</code>"
             if error:
                 line += f" — {esc(str(error))}"
             parts.append(f"<p>{line}</p>")
             parts.append(_counterfactual_note(f))
+            parts.append(_truncation_note(f))
+            source = sources.get(label)
+            if isinstance(source, Run):
+                parts.append(import_problems_html(source.import_problems))
             for fig in (
                 plots.window_size(f),
                 plots.window_map(f),

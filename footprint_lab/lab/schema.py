@@ -166,6 +166,8 @@ SCHEMAS: dict[str, dict[str, Any]] = {
         "reported": _B,
         "failed": _B,
         "retry": _B,
+        "finish_reason": _S,
+        "truncated": _B,
     },
     "messages": {
         "position": _I,

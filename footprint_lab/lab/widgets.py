@@ -38,7 +38,7 @@ from footprint_lab.counterfactual import COUNTERFACTUAL_NOTE
 from footprint_lab.lab import plots
 from footprint_lab.lab.frames import Frames, capture
 from footprint_lab.lab.progress import progress
-from footprint_lab.lab.report import RECORD_TABLE_COLUMNS
+from footprint_lab.lab.report import RECORD_TABLE_COLUMNS, import_problems_html, part_badges
 from footprint_lab.messages import Message
 from footprint_lab.scenarios import SCENARIOS, Scenario
 from footprint_lab.sweeps import summarize_run
@@ -272,6 +272,13 @@ def _preview(message: Message, limit: int = PREVIEW_CHARS) -> str:
             for c in message.tool_calls
         )
         text = f"{text} → {calls}" if text else f"→ {calls}"
+    badges = part_badges(message)
+    if badges:
+        # Typed parts (images, documents, thinking ...) stay visible however long the text.
+        room = max(limit - len(badges) - 1, 0)
+        if len(text) > room:
+            text = text[: room - 1] + "…" if room > 1 else ""
+        return f"{text} {badges}" if text else badges
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
@@ -680,6 +687,7 @@ class Inspector(widgets.VBox):  # type: ignore[misc]
         return "".join(
             [
                 _counterfactual_banner(run),
+                import_problems_html(run.import_problems),
                 f'<div style="display: flex; gap: 24px; {_FONT}">',
                 f"<div><b>Key numbers</b>{_kv_table(pairs)}</div>",
                 "<div><b>Refusals by reason</b>"

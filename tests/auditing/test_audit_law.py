@@ -39,9 +39,7 @@ def broken_windows(draw: st.DrawFn) -> tuple[list[Message], str]:
         elif move == "reuse" and callers:
             first = messages[callers[0]].tool_calls[0]
             messages.append(
-                Message.assistant(
-                    "", tool_calls=[first.model_copy()], stage_id="call-llm#901"
-                )
+                Message.assistant("", tool_calls=[first.model_copy()], stage_id="call-llm#901")
             )
             messages.append(Message.tool(first.id, first.name, "again", stage_id="tool-calls#902"))
         else:
@@ -131,7 +129,9 @@ def test_a_compact_policy_gets_the_real_provider_model_and_a_signal() -> None:
         """Look."""
         return "seen " * 40
 
-    provider = ScriptedProvider([Reply.tool_call("look"), Reply.tool_call("look"), Reply.text("ok")])
+    provider = ScriptedProvider(
+        [Reply.tool_call("look"), Reply.tool_call("look"), Reply.text("ok")]
+    )
     run = (
         Agent.create(provider=provider, model="gpt-4o-mini", max_iterations=4)
         .tool(look)

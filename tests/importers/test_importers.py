@@ -189,8 +189,9 @@ def test_imports_replay_and_capture(importer: Any) -> None:
     ],
 )
 def test_malformed_input_names_index_and_field(importer: Any, bad: Any, match: str) -> None:
+    # strict: arguments that are not JSON are a problem (kept as text when not strict).
     with pytest.raises(
         TranscriptError,
         match=match.replace("[", r"\[").replace("]", r"\]").replace("(", r"\(").replace(")", r"\)"),
     ):
-        importer(bad)
+        importer(bad, strict=True)

@@ -1,0 +1,437 @@
+"""What importers used to accept silently is kept as it is and listed as an import problem
+(strict imports raise instead); malformed input is a TranscriptError naming source, index and
+field, never a raw exception."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from footprint_lab import load_run
+from footprint_lab.agent.run import Run
+from footprint_lab.importers import (
+    TranscriptError,
+    build_run,
+    from_anthropic,
+    from_langchain,
+    from_openai,
+    load_tau_bench,
+)
+from footprint_lab.messages import Message
+from footprint_lab.providers._common import UNPARSED_ARGUMENTS_KEY
+
+PNG = "iVBORw0KGgo" * 20
+URL = "data:image/png;base64," + PNG
+
+
+def _saved(run: Run, tmp_path: Path) -> Run:
+    return load_run(run.save(tmp_path / "run.json"))
+
+
+def _fields(run: Run) -> list[str]:
+    return [p.field for p in run.import_problems]
+
+
+def _call(id_: str, name: Any, arguments: Any) -> dict[str, Any]:
+    return {"id": id_, "type": "function", "function": {"name": name, "arguments": arguments}}
+
+
+# -- what was accepted silently is kept as it is, and listed ------------------------------
+
+ORPHANS: list[tuple[Any, Any, str]] = [
+    (from_openai, [{"role": "tool", "tool_call_id": "ghost", "content": "x"}], "tool_call_id"),
+    (
+        from_anthropic,
+        [{"role": "user", "content": [{"type": "tool_result", "tool_use_id": "ghost"}]}],
+        "content[0].tool_use_id",
+    ),
+    (
+        from_langchain,
+        [{"type": "tool", "data": {"content": "x", "tool_call_id": "ghost"}}],
+        "data.tool_call_id",
+    ),
+]
+
+DUPLICATES: list[tuple[Any, Any, str]] = [
+    (
+        from_openai,
+        [{"role": "assistant", "tool_calls": [_call("d", "f", "{}"), _call("d", "g", "{}")]}],
+        "tool_calls[1].id",
+    ),
+    (
+        from_anthropic,
+        [
+            {
+                "role": "assistant",
+                "content": [
+                    {"type": "tool_use", "id": "d", "name": "f", "input": {}},
+                    {"type": "tool_use", "id": "d", "name": "g", "input": {}},
+                ],
+            }
+        ],
+        "content[1].id",
+    ),
+    (
+        from_langchain,
+        [
+            {
+                "type": "ai",
+                "data": {
+                    "content": "",
+                    "tool_calls": [
+                        {"name": "f", "args": {}, "id": "d"},
+                        {"name": "g", "args": {}, "id": "d"},
+                    ],
+                },
+            }
+        ],
+        "data.tool_calls[1].id",
+    ),
+]
+
+
+@pytest.mark.parametrize(("importer", "raw", "field"), ORPHANS + DUPLICATES)
+def test_orphans_and_duplicate_ids_are_kept_and_listed(importer: Any, raw: Any, field: str) -> None:
+    run = importer(raw)
+    assert len(run.ledger.messages) == 1
+    assert _fields(run) == [field]
+    assert run.import_problems[0].index == 0
+    with pytest.raises(TranscriptError) as caught:
+        importer(raw, strict=True)
+    assert (caught.value.index, caught.value.field) == (0, field)
+
+
+def test_a_call_id_reused_across_messages_is_accepted() -> None:
+    turn: list[dict[str, Any]] = [
+        {"role": "assistant", "tool_calls": [_call("c", "f", "{}")]},
+        {"role": "tool", "tool_call_id": "c", "content": "r"},
+    ]
+    run = from_openai([{"role": "user", "content": "go"}, *turn, *turn], strict=True)
+    assert run.import_problems == [] and len(run.ledger.messages) == 5
+
+
+@pytest.mark.parametrize(
+    ("arguments", "kept"),
+    [
+        ("[1, 2]", "[1, 2]"),
+        ("0", "0"),
+        ("null", "null"),
+        ('"text"', '"text"'),
+        ("{not json", "{not json"),
+        ('{"x": NaN}', '{"x": NaN}'),
+        (0, "0"),
+        (None, "null"),
+        ([1, {"a": True}], '[1,{"a":true}]'),
+        ("[" * 5000 + "]" * 5000, "[" * 5000 + "]" * 5000),
+    ],
+)
+def test_openai_arguments_that_are_not_an_object_are_kept_as_text(
+    arguments: Any, kept: str
+) -> None:
+    raw = [{"role": "assistant", "tool_calls": [_call("c", "f", arguments)]}]
+    run = from_openai(raw)
+    assert run.ledger.messages[0].tool_calls[0].arguments == {UNPARSED_ARGUMENTS_KEY: kept}
+    assert _fields(run) == ["tool_calls[0].function.arguments"]
+    with pytest.raises(TranscriptError, match=r"tool_calls\[0\]\.function\.arguments"):
+        from_openai(raw, strict=True)
+
+
+def test_empty_or_absent_arguments_are_no_arguments() -> None:
+    for fn in ({"name": "f", "arguments": ""}, {"name": "f"}):
+        raw = [{"role": "assistant", "tool_calls": [{"id": "c", "function": fn}]}]
+        run = from_openai(raw, strict=True)
+        assert run.ledger.messages[0].tool_calls[0].arguments == {}
+
+
+def test_anthropic_and_langchain_arguments_not_an_object() -> None:
+    run = from_anthropic(
+        [
+            {
+                "role": "assistant",
+                "content": [{"type": "tool_use", "id": "t", "name": "f", "input": 0}],
+            }
+        ]
+    )
+    assert run.ledger.messages[0].tool_calls[0].arguments == {UNPARSED_ARGUMENTS_KEY: "0"}
+    assert _fields(run) == ["content[0].input"]
+    run = from_langchain(
+        [
+            {
+                "type": "ai",
+                "data": {"content": "", "tool_calls": [{"name": "f", "args": [1], "id": "l"}]},
+            }
+        ]
+    )
+    assert run.ledger.messages[0].tool_calls[0].arguments == {UNPARSED_ARGUMENTS_KEY: "[1]"}
+    assert _fields(run) == ["data.tool_calls[0].args"]
+
+
+@pytest.mark.parametrize(
+    ("importer", "raw", "field"),
+    [
+        (
+            from_openai,
+            [{"role": "user", "content": [{"type": "text", "text": None}]}],
+            "content[0].text",
+        ),
+        (from_openai, [{"role": "user", "content": None}], "content"),
+        (
+            from_anthropic,
+            [{"role": "user", "content": [{"type": "text", "text": None}]}],
+            "content[0].text",
+        ),
+        (from_anthropic, [{"role": "user", "content": [{"type": "text"}]}], "content[0].text"),
+        (from_langchain, [{"type": "human", "data": {"content": None}}], "data.content"),
+    ],
+)
+def test_null_text_is_empty_text_not_none(importer: Any, raw: Any, field: str) -> None:
+    run = importer(raw)
+    assert run.ledger.messages[0].content == ""
+    assert _fields(run) == [field]
+    with pytest.raises(TranscriptError):
+        importer(raw, strict=True)
+
+
+@pytest.mark.parametrize(
+    ("importer", "raw", "field"),
+    [
+        (
+            from_openai,
+            [{"role": "assistant", "tool_calls": [_call("c", "", "{}")]}],
+            "tool_calls[0].function.name",
+        ),
+        (
+            from_anthropic,
+            [
+                {
+                    "role": "assistant",
+                    "content": [{"type": "tool_use", "id": "t", "name": "", "input": {}}],
+                }
+            ],
+            "content[0].name",
+        ),
+        (
+            from_langchain,
+            [
+                {
+                    "type": "ai",
+                    "data": {"content": "", "tool_calls": [{"name": "", "args": {}, "id": "l"}]},
+                }
+            ],
+            "data.tool_calls[0].name",
+        ),
+    ],
+)
+def test_empty_names_are_kept_and_listed(importer: Any, raw: Any, field: str) -> None:
+    run = importer(raw)
+    assert run.ledger.messages[0].tool_calls[0].name == ""
+    assert _fields(run) == [field]
+    with pytest.raises(TranscriptError):
+        importer(raw, strict=True)
+
+
+@pytest.mark.parametrize(
+    ("importer", "raw", "field"),
+    [
+        (
+            from_openai,
+            [{"role": "assistant", "content": "x", "usage": {"prompt_tokens": -3}}],
+            "usage.prompt_tokens",
+        ),
+        (
+            from_anthropic,
+            [
+                {
+                    "role": "assistant",
+                    "content": "x",
+                    "usage": {"input_tokens": -3, "output_tokens": 1},
+                }
+            ],
+            "usage.input_tokens",
+        ),
+        (
+            from_langchain,
+            [{"type": "ai", "data": {"content": "x", "usage_metadata": {"input_tokens": -3}}}],
+            "data.usage_metadata.input_tokens",
+        ),
+    ],
+)
+def test_negative_usage_is_listed_with_the_report_as_given(
+    importer: Any, raw: Any, field: str, tmp_path: Path
+) -> None:
+    run = importer(raw)
+    # A run file holds no negative counts: the reply is recorded as not reporting usage, and
+    # the report, exactly as given, is in the problem.
+    assert run.calls[0].usage is None
+    assert _fields(run) == [field]
+    assert "negative token count -3" in run.import_problems[0].problem
+    assert "-3" in run.import_problems[0].problem.split("as given:")[1]
+    assert _saved(run, tmp_path).import_problems == run.import_problems
+    with pytest.raises(TranscriptError):
+        importer(raw, strict=True)
+
+
+def test_problems_survive_save_and_load(tmp_path: Path) -> None:
+    run = from_openai(ORPHANS[0][1])
+    loaded = _saved(run, tmp_path)
+    assert loaded.import_problems == run.import_problems != []
+    assert loaded.checkpoint().import_problems == run.import_problems
+
+
+# -- malformed input is a TranscriptError, never a raw exception --------------------------
+
+
+@pytest.mark.parametrize(
+    ("importer", "raw", "field"),
+    [
+        (
+            from_openai,
+            [{"role": "assistant", "usage": {"prompt_tokens": "12"}}],
+            "usage.prompt_tokens",
+        ),
+        (
+            from_openai,
+            [{"role": "assistant", "usage": {"prompt_tokens": 1e309}}],
+            "usage.prompt_tokens",
+        ),
+        (
+            from_openai,
+            [{"role": "assistant", "usage": {"prompt_tokens": float("nan")}}],
+            "usage.prompt_tokens",
+        ),
+        (
+            from_openai,
+            [{"role": "assistant", "usage": {"prompt_tokens": 1e300}}],
+            "usage.prompt_tokens",
+        ),
+        (
+            from_openai,
+            [{"role": "assistant", "usage": {"prompt_tokens": 1.5}}],
+            "usage.prompt_tokens",
+        ),
+        (
+            from_anthropic,
+            [{"role": "assistant", "content": "", "usage": {"output_tokens": [1]}}],
+            "usage.output_tokens",
+        ),
+        (
+            from_langchain,
+            [{"type": "ai", "data": {"usage_metadata": {"input_tokens": {}}}}],
+            "data.usage_metadata.input_tokens",
+        ),
+        (
+            from_openai,
+            [{"role": "assistant", "tool_calls": [_call("c", 5, "{}")]}],
+            "tool_calls[0].function.name",
+        ),
+        (
+            from_openai,
+            [{"role": "assistant", "tool_calls": [{"id": 7, "function": {"name": "f"}}]}],
+            "tool_calls[0]",
+        ),
+        (
+            from_langchain,
+            [{"type": "ai", "data": {"tool_calls": [{"name": "f", "id": 7}]}}],
+            "data.tool_calls[0].id",
+        ),
+        (from_openai, [{"role": "tool", "tool_call_id": "c", "name": 3, "content": ""}], "name"),
+        (
+            from_openai,
+            [{"role": "user", "content": [{"type": "text", "text": 5}]}],
+            "content[0].text",
+        ),
+        (from_langchain, [{"type": "human", "data": {"content": [5]}}], "data.content[0]"),
+        (
+            from_anthropic,
+            [
+                {
+                    "role": "assistant",
+                    "content": [
+                        {"type": "tool_use", "id": "t", "name": "f", "input": {"x": float("inf")}}
+                    ],
+                }
+            ],
+            "content[0].input",
+        ),
+        (
+            from_anthropic,
+            [
+                {
+                    "role": "assistant",
+                    "content": [
+                        {
+                            "type": "tool_use",
+                            "id": "t",
+                            "name": "f",
+                            "input": json.loads("[" * 500 + "]" * 500),
+                        }
+                    ],
+                }
+            ],
+            "content[0].input",
+        ),
+        (from_openai, [{"role": "assistant", "tool_calls": {"a": 1}}], "tool_calls"),
+    ],
+)
+def test_malformed_values_raise_transcript_errors(importer: Any, raw: Any, field: str) -> None:
+    with pytest.raises(TranscriptError) as caught:
+        importer(raw)
+    error = caught.value
+    assert isinstance(error, ValueError)
+    assert (error.index, error.field) == (0, field)
+    assert error.source in ("openai", "anthropic", "langchain") and error.problem
+    assert f"message 0, field {field!r}" in str(error)
+
+
+@pytest.mark.parametrize(
+    ("payload", "says"),
+    [
+        (b"\xff\xfe[]", "not UTF-8"),
+        (b"[{", "not JSON"),
+        (b'[{"task_id": 1, "traj": [', "not JSON"),
+        (b"[" * 100_000 + b"]" * 100_000, "nested too deep"),
+        (b'{"a": 1}', "trajectories"),
+    ],
+)
+def test_a_bad_tau_file_is_a_transcript_error_naming_the_file(
+    tmp_path: Path, payload: bytes, says: str
+) -> None:
+    path = tmp_path / "bad.json"
+    path.write_bytes(payload)
+    with pytest.raises(TranscriptError, match=says) as caught:
+        load_tau_bench(path)
+    assert caught.value.path == str(path) and str(path) in str(caught.value)
+
+
+def test_a_bad_tau_trajectory_names_entry_and_message(tmp_path: Path) -> None:
+    path = tmp_path / "bad.json"
+    traj = [
+        {"role": "user", "content": "x"},
+        {"role": "assistant", "usage": {"prompt_tokens": "a"}},
+    ]
+    path.write_text(json.dumps([{"task_id": 1, "traj": traj}]))
+    with pytest.raises(TranscriptError) as caught:
+        load_tau_bench(path)
+    assert (caught.value.index, caught.value.field) == (0, "traj[1].usage.prompt_tokens")
+    orphan = [{"role": "tool", "tool_call_id": "x", "content": "r"}]
+    path.write_text(json.dumps([{"task_id": 1, "traj": orphan}]))
+    (run,) = load_tau_bench(path)
+    assert [(p.source, p.index, p.field) for p in run.import_problems] == [
+        ("tau-bench", 0, "entry[0].traj.tool_call_id")
+    ]
+    with pytest.raises(TranscriptError, match=r"traj\[0\]\.tool_call_id"):
+        load_tau_bench(path, strict=True)
+
+
+def test_build_run_rejects_what_is_not_a_message() -> None:
+    with pytest.raises(TranscriptError, match="message 0, field 'message'"):
+        build_run([{"role": "user"}], [], system=None, source="x")  # type: ignore[list-item]
+    with pytest.raises(TranscriptError, match="usages"):
+        build_run([Message.user("a")], ["u"], system=None, source="x")  # type: ignore[list-item]
+    with pytest.raises(TranscriptError, match="meta"):
+        build_run([], [], system=None, source="x", meta={"a": float("nan")})
+    same = Message.user("again")
+    assert len(build_run([same, same], [], system=None, source="x").ledger.messages) == 2
