@@ -12,7 +12,7 @@ import platform
 import sys
 from pathlib import Path
 
-from bench import boundary, evidence, lab_cost, loop, memory, peers
+from bench import boundary, evidence, lab_cost, loop, memory, peers, scale
 
 HERE = Path(__file__).resolve().parent
 
@@ -46,6 +46,7 @@ def main(argv: list[str] | None = None) -> int:
                 (1, 2) if tiny else tuple(range(1, 9)), (0, 2), 3 if tiny else None
             ),
         ),
+        ("scale", lambda: scale.run((300, 3_000, 6_000) if tiny else scale.SIZES)),
     ]
     for name, step in steps:
         print(f"bench: {name} ...", file=sys.stderr, flush=True)

@@ -10,7 +10,7 @@ original run's, not what a model would have said to the smaller window.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 from footprint_lab.agent._boundary import commit_visit
@@ -44,8 +44,13 @@ Transcript = Sequence[Message] | Sequence[Mapping[str, Any]]
 dicts, or LangChain ``messages_to_dict`` dicts."""
 
 
-def as_run(source: Run | Transcript) -> Run:
+def as_run(source: Run | Transcript, *, strict: bool = False) -> Run:
     """A run for ``source``: a run as it is; a transcript through the matching importer.
+
+    Args:
+        source: A run, or a transcript (our messages, or OpenAI / Anthropic / LangChain dicts).
+        strict: Passed to the importer: raise at the first problem instead of listing it in
+            ``run.import_problems``.
 
     Raises:
         TranscriptError: the transcript's shape is not one of the known ones, or malformed.
@@ -60,6 +65,8 @@ def as_run(source: Run | Transcript) -> Run:
         from_openai,
     )
 
+    if isinstance(source, (str, bytes, Mapping)) or not hasattr(source, "__iter__"):
+        raise TranscriptError("replay", None, "source", "expected a Run or a list of messages")
     items = list(source)
     if all(isinstance(m, Message) for m in items):
         messages = [m for m in items if isinstance(m, Message)]
@@ -69,7 +76,7 @@ def as_run(source: Run | Transcript) -> Run:
         return build_run(body, [None] * replies, system=system, source="messages")
     first = items[0] if items else None
     if isinstance(first, Mapping) and "data" in first and "type" in first:
-        return from_langchain(items)  # type: ignore[arg-type]
+        return from_langchain(items, strict=strict)  # type: ignore[arg-type]
     if any(
         isinstance(m, Mapping)
         and isinstance(m.get("content"), list)
@@ -79,9 +86,9 @@ def as_run(source: Run | Transcript) -> Run:
         )
         for m in items
     ):
-        return from_anthropic(items)  # type: ignore[arg-type]
+        return from_anthropic(items, strict=strict)  # type: ignore[arg-type]
     if all(isinstance(m, Mapping) and "role" in m for m in items):
-        return from_openai(items)  # type: ignore[arg-type]
+        return from_openai(items, strict=strict)  # type: ignore[arg-type]
     raise TranscriptError("replay", None, "source", "expected a Run or a list of messages")
 
 
@@ -134,8 +141,13 @@ async def areplay(
             "note": COUNTERFACTUAL_NOTE,
         },
     )
+    # The agent's tool roster, when the source still has its agent (a notice names only those).
+    roster = None if source.agent is None else frozenset(source.agent.tools)
     source_stage: dict[str, str | None] = {}
     window: list[Message] = []
+    # Characters of ``window``, kept as it grows: summing the whole window at every call is
+    # quadratic in the run's length when nothing is removed.
+    sent_chars = 0
     last_usage: Usage | None = None
     reply_no = 0
     i = 0
@@ -145,9 +157,11 @@ async def areplay(
             run.iterations += 1
             iteration = run.iterations
             if strategy is not None:
-                window = await _window_stage(
-                    run, recorder, strategy, window, iteration, last_usage, keep_last
+                staged = await _window_stage(
+                    run, recorder, strategy, window, iteration, last_usage, keep_last, roster
                 )
+                if staged is not window:  # a visit that filed a record: a new list
+                    window, sent_chars = staged, window_chars(staged)
             stage = ledger.begin_stage("call-llm")
             usage = usages[reply_no]
             reply_no += 1
@@ -156,7 +170,7 @@ async def areplay(
                 stage_id=stage,
                 sent_commit=len(ledger) - 1,
                 messages=len(window),
-                chars=window_chars(window),
+                chars=sent_chars,
                 usage=usage,
             )
             run.calls.append(call)
@@ -169,7 +183,9 @@ async def areplay(
                 ledger.put(stage, "usage", usage)
                 recorder.emit(LlmEnd(iteration=iteration, stage_id=stage, usage=usage))
                 last_usage = usage
-            window.extend(_commit(ledger, stage, [message], source_stage))
+            committed = _commit(ledger, stage, [message], source_stage)
+            window.extend(committed)
+            sent_chars += window_chars(committed)
             i += 1
             continue
         # Consecutive tool results form one tool-calls stage; a user message is a new request.
@@ -182,9 +198,12 @@ async def areplay(
         if message.role == "user":
             run.request = message.content
             run.requests.append(message.content)
-        window.extend(_commit(ledger, stage, batch, source_stage))
+        committed = _commit(ledger, stage, batch, source_stage)
+        window.extend(committed)
+        sent_chars += window_chars(committed)
         i += len(batch)
     run.window = window
+    run.phase = "finished"  # a replay is over: it saves and reopens like any finished run
     run.meta["source_stage_ids"] = source_stage
     return run
 
@@ -204,6 +223,7 @@ async def _window_stage(
     iteration: int,
     last_usage: Usage | None,
     keep_last: int,
+    tool_names: Collection[str] | None,
 ) -> list[Message]:
     ledger = run.ledger
     stage = ledger.begin_stage("window")
@@ -217,6 +237,8 @@ async def _window_stage(
         keep_last_tool_results=keep_last,
         prior_records=run.records,
         provider_name=run.provider or "replay",
+        tool_names=tool_names,
+        model=run.model or None,
     )
     if result.record is None:
         return window

@@ -27,6 +27,7 @@ def test_bench_runs_on_tiny_sizes_and_writes_every_section(tmp_path: Path) -> No
         "Ledger memory",
         "Lab cost",
         "Evidence on real runs",
+        "Evidence at scale",
     ):
         assert f". {title}" in text
     assert "footprint_lab invalid outputs: 0" in text

@@ -15,19 +15,34 @@ from footprint_lab.evidence.dependencies import (
     tool_calls_in,
     transcript,
 )
-from footprint_lab.evidence.losses import Loss, calls_of, losses, request_lost, wire_problems
+from footprint_lab.evidence.losses import (
+    Loss,
+    WireCheck,
+    calls_of,
+    losses,
+    request_lost,
+    request_lost_calls,
+    wire_problem_calls,
+    wire_problems,
+)
+from footprint_lab.evidence.windows import SentWindow, SentWindows
 
 __all__ = [
     "DEFAULT_MIN_CHARS",
     "Dependency",
     "Loss",
+    "SentWindow",
+    "SentWindows",
+    "WireCheck",
     "argument_leaves",
     "calls_of",
     "dependencies",
     "dependencies_in",
     "losses",
     "request_lost",
+    "request_lost_calls",
     "tool_calls_in",
     "transcript",
+    "wire_problem_calls",
     "wire_problems",
 ]

@@ -8,12 +8,14 @@ earlier ``user`` or ``system`` message (the system prompt included).
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Iterator, Sequence
 from typing import Any
 
 from pydantic import BaseModel
 
 from footprint_lab.agent.run import Run
+from footprint_lab.evidence._text_index import TextIndex
 from footprint_lab.messages import Message
 
 DEFAULT_MIN_CHARS = 5
@@ -61,21 +63,47 @@ def transcript(run: Run) -> list[Message]:
 def dependencies_in(
     messages: Sequence[Message], system: str | None = None, min_chars: int = DEFAULT_MIN_CHARS
 ) -> list[Dependency]:
-    """Dependencies in a message list (see the module docstring)."""
+    """Dependencies in a message list (see the module docstring).
+
+    Linear in the text of ``messages`` plus the size of the answer: the tool texts and the
+    user/system texts are each indexed once (:class:`TextIndex`), so a value is checked only
+    against texts that can contain it instead of against every earlier one.
+    """
     out: list[Dependency] = []
-    tool_seen: list[Message] = []
-    user_text: list[str] = [system] if system else []
+    tool_at = [i for i, m in enumerate(messages) if m.role == "tool"]
+    # The system prompt counts as said before the first message (index -1).
+    said_at = ([-1] if system else []) + [
+        i for i, m in enumerate(messages) if m.role in ("user", "system")
+    ]
+    said_texts = ([system] if system else []) + [messages[i].content for i in said_at if i >= 0]
+    # Every value that will be looked up, so each index resolves them in one pass.
+    values = {
+        value
+        for message in messages
+        for call in message.tool_calls
+        for value in argument_leaves(call.arguments)
+        if len(value) >= min_chars
+    }
+    tools = TextIndex([messages[i].content for i in tool_at], values)
+    said = TextIndex(said_texts, values)
     for index, message in enumerate(messages):
+        if not message.tool_calls:
+            continue
+        # Tool messages strictly before this one: the prefix tool_at[:tools_before].
+        tools_before = bisect.bisect_left(tool_at, index)
         for call in message.tool_calls:
             seen_values: set[str] = set()
             for value in argument_leaves(call.arguments):
                 if len(value) < min_chars or value in seen_values:
                     continue
                 seen_values.add(value)
-                if any(value in text for text in user_text):
+                first_said = said.containing(value)
+                if first_said and said_at[first_said[0]] < index:
                     continue
-                carriers = [m.stage_id or "" for m in tool_seen if value in m.content]
-                if carriers:
+                hits = tools.containing(value)
+                earlier = hits[: bisect.bisect_left(hits, tools_before)]
+                if earlier:
+                    carriers = [messages[tool_at[h]].stage_id or "" for h in earlier]
                     out.append(
                         Dependency(
                             call_id=call.id,
@@ -85,10 +113,6 @@ def dependencies_in(
                             message_index=index,
                         )
                     )
-        if message.role == "tool":
-            tool_seen.append(message)
-        elif message.role in ("user", "system"):
-            user_text.append(message.content)
     return out
 
 

@@ -8,20 +8,24 @@ that window contains the value. Wire problems and request loss are checked on th
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import bisect
+from collections.abc import Iterable, Sequence
 
 from pydantic import BaseModel
 
 from footprint_lab.agent.run import Run
+from footprint_lab.evidence._text_index import TextIndex
 from footprint_lab.evidence.dependencies import (
     DEFAULT_MIN_CHARS,
     Dependency,
     dependencies,
     transcript,
 )
+from footprint_lab.evidence.windows import SentWindows
+from footprint_lab.ledger import Ledger
 from footprint_lab.messages import Message
 from footprint_lab.window.notice import is_compaction_frame
-from footprint_lab.window.turns import current_request_index
+from footprint_lab.window.turns import current_request_index, is_library_authored
 
 
 class Loss(BaseModel):
@@ -65,31 +69,58 @@ def losses(
     replayed: Run,
     deps: Sequence[Dependency] | None = None,
     min_chars: int = DEFAULT_MIN_CHARS,
+    *,
+    windows: SentWindows | None = None,
 ) -> list[Loss]:
-    """Every dependent value whose evidence was not in the window its call came from."""
+    """Every dependent value whose evidence was not in the window its call came from.
+
+    Linear in the run plus the size of the answer: windows are read as positions
+    (:class:`SentWindows`), never materialised, and text is searched through an index.
+
+    Args:
+        replayed: The run (usually a replay).
+        deps: Its dependencies (computed when None).
+        min_chars: The shortest argument value that counts, when computing them.
+        windows: ``SentWindows(replayed)``, when the caller already built it.
+    """
     deps = dependencies(replayed, min_chars) if deps is None else deps
+    if not deps:
+        return []
     made_by = _reply_calls(replayed)
-    windows: dict[int, list[Message]] = {}
+    sent = SentWindows(replayed) if windows is None else windows
+    store = sent.messages
+    ledger = replayed.ledger
+    search = _WindowText(store, {dep.value for dep in deps})
+    removers = _removers(replayed)
     out: list[Loss] = []
     for dep in deps:
         call_index = made_by.get(dep.message_index)
         if call_index is None or call_index >= len(replayed.calls):
             continue
-        window = windows.get(call_index)
-        if window is None:
-            window = windows[call_index] = replayed.window_sent(call_index)
-        carriers = {m.stage_id for m in window if m.role == "tool"}
-        if any(stage in carriers for stage in dep.source_stage_ids) and any(
-            dep.value in m.content for m in window if m.role == "tool"
-        ):
+        end = sent.end(call_index)
+        # Kept when a source's result was sent and some tool result sent states the value:
+        # usually a source itself says it, else any tool result in the window (a rewrite).
+        # Newest source first, stopping at the first that settles it: a value every result
+        # repeats has a long source list, and its newest source is the one still sent.
+        source_sent = stated = False
+        for stage in reversed(dep.source_stage_ids):
+            for p in _tool_positions(ledger, stage):
+                if p < end and sent.holds(call_index, p):
+                    source_sent = True
+                    if dep.value in store[p].content:
+                        stated = True
+                        break
+            if stated:
+                break
+        if source_sent and (stated or search.sent_with(sent, call_index, dep.value, search.tools)):
             continue
         source = dep.source_stage_ids[-1]
         iteration = replayed.calls[call_index].iteration
         remover = next(
             (
-                r
-                for r in reversed(replayed.records)
-                if r.iteration <= iteration and source in r.removed_stage_ids
+                replayed.records[r]
+                for r in reversed(removers.get(source, ()))
+                if replayed.records[r].iteration <= iteration
             ),
             None,
         )
@@ -103,42 +134,174 @@ def losses(
                 iteration=iteration,
                 removed_by=None if remover is None else remover.iteration,
                 removed_by_strategy=None if remover is None else remover.strategy,
-                kept_by_summary=any(
-                    is_compaction_frame(m) and dep.value in m.content for m in window
-                ),
+                kept_by_summary=search.sent_with(sent, call_index, dep.value, search.frames),
             )
         )
     return out
 
 
+def _tool_positions(ledger: Ledger, stage: str) -> list[int]:
+    """Store positions of the tool results stage ``stage`` committed (none: unknown stage).
+
+    Asked per dependency rather than tabulated for every stage up front: a stage holds a few
+    messages, and a table would be one more object per tool stage for the collector to walk.
+    """
+    try:
+        messages = ledger.messages_of(stage)
+    except KeyError:
+        return []
+    out: list[int] = []
+    for message in messages:
+        position = ledger.position(message)
+        if message.role == "tool" and position is not None:
+            out.append(position)
+    return out
+
+
+def _removers(run: Run) -> dict[str, list[int]]:
+    """Each removed stage id -> the indices of the records that removed it, in record order."""
+    out: dict[str, list[int]] = {}
+    for index, record in enumerate(run.records):
+        for stage in dict.fromkeys(record.removed_stage_ids):
+            out.setdefault(stage, []).append(index)
+    return out
+
+
+class _WindowText:
+    """Which tool results / compaction frames of the message store state a value, indexed on
+    first need (most losses are settled by the source messages alone)."""
+
+    tools = "tool"
+    frames = "frame"
+
+    def __init__(self, store: Sequence[Message], values: Iterable[str]) -> None:
+        self._store = store
+        self._values = values
+        self._indexes: dict[str, tuple[list[int], TextIndex]] = {}
+
+    def _index(self, kind: str) -> tuple[list[int], TextIndex]:
+        built = self._indexes.get(kind)
+        if built is None:
+            if kind == self.tools:
+                positions = [p for p, m in enumerate(self._store) if m.role == "tool"]
+            else:
+                positions = [p for p, m in enumerate(self._store) if is_compaction_frame(m)]
+            texts = [self._store[p].content for p in positions]
+            built = (positions, TextIndex(texts, self._values))
+            self._indexes[kind] = built
+        return built
+
+    def sent_with(self, sent: SentWindows, call_index: int, value: str, kind: str) -> bool:
+        """Whether the window of call ``call_index`` held a message of ``kind`` stating
+        ``value``."""
+        positions, index = self._index(kind)
+        end = sent.end(call_index)
+        hits = index.containing(value)
+        # Latest first: the newest carrier is the one most likely still in the window.
+        for h in reversed(hits[: bisect.bisect_left(hits, bisect.bisect_left(positions, end))]):
+            if sent.holds(call_index, positions[h]):
+                return True
+        return False
+
+
+class WireCheck:
+    """:func:`wire_problems`, fed one message at a time, so a window that only grows by
+    appending is checked once, not once per call."""
+
+    def __init__(self) -> None:
+        self.problems: list[str] = []
+        """Problems found so far, in order (the head's is reported by :attr:`all`)."""
+        self.head: str | None = None
+        """Role of the first non-system message fed (None: none yet)."""
+        self._calls_seen: set[str] = set()
+        self._pending: set[str] = set()
+
+    def feed(self, messages: Iterable[Message]) -> WireCheck:
+        """Check the next messages of the window; returns self."""
+        problems = self.problems
+        calls_seen = self._calls_seen
+        for message in messages:
+            if self.head is None and message.role != "system":
+                self.head = message.role
+            if message.role == "tool":
+                if message.tool_call_id not in calls_seen:
+                    problems.append(f"tool result {message.tool_call_id} without its call")
+                self._pending.discard(message.tool_call_id or "")
+                continue
+            if self._pending:
+                problems.append(f"calls {sorted(self._pending)} unanswered before a new turn")
+                self._pending = set()
+            for call in message.tool_calls:
+                calls_seen.add(call.id)
+                self._pending.add(call.id)
+        return self
+
+    @property
+    def all(self) -> list[str]:
+        """Every problem of the window fed so far, as :func:`wire_problems` lists them."""
+        if self.head is not None and self.head != "user":
+            return [*self.problems, f"window opens on a {self.head} message"]
+        return list(self.problems)
+
+    @property
+    def rejected(self) -> bool:
+        """Whether a provider would reject the window fed so far."""
+        return bool(self.problems) or (self.head is not None and self.head != "user")
+
+
 def wire_problems(window: Sequence[Message]) -> list[str]:
     """What a provider would reject in this window: a tool result whose call is not before it,
     a call whose result never follows while later turns do, or a head that is not a user."""
-    problems: list[str] = []
-    calls_seen: set[str] = set()
-    pending: set[str] = set()
-    for message in window:
-        if message.role == "tool":
-            if message.tool_call_id not in calls_seen:
-                problems.append(f"tool result {message.tool_call_id} without its call")
-            pending.discard(message.tool_call_id or "")
-            continue
-        if pending:
-            problems.append(f"calls {sorted(pending)} unanswered before a new turn")
-            pending = set()
-        for call in message.tool_calls:
-            calls_seen.add(call.id)
-            pending.add(call.id)
-    head = next((m for m in window if m.role != "system"), None)
-    if head is not None and head.role != "user":
-        problems.append(f"window opens on a {head.role} message")
-    return problems
+    return WireCheck().feed(window).all
+
+
+def wire_problem_calls(run: Run, windows: SentWindows | None = None) -> list[int]:
+    """Indices of the calls whose sent window :func:`wire_problems` finds fault with.
+
+    Linear in the run: a window that only grew by appending since the previous call is
+    checked from where that check stopped (problems never go away by appending), and a new
+    window commit is walked once — what the ledger already paid to store it.
+    """
+    sent = SentWindows(run) if windows is None else windows
+    store = sent.messages
+    out: list[int] = []
+    check = WireCheck()
+    checked: tuple[int, int] | None = None
+    for i in range(len(sent)):
+        window = sent[i]
+        if checked is not None and checked[0] == window.window_commit and checked[1] <= window.end:
+            if not check.rejected:
+                check.feed(store[checked[1] : window.end])
+        else:
+            check = WireCheck().feed(sent.messages_of(i))
+        checked = (window.window_commit, window.end)
+        if check.rejected:
+            out.append(i)
+    return out
 
 
 def request_lost(run: Run, call_index: int, request: str | None = None) -> bool:
-    """Whether the window sent by call ``call_index`` holds no current request."""
+    """Whether the window sent by call ``call_index`` holds no current request.
+
+    Reads that one window; for every call of a run use :func:`request_lost_calls`.
+    """
     window = run.window_sent(call_index)
     return current_request_index(window, request) is None
+
+
+def request_lost_calls(run: Run, windows: SentWindows | None = None) -> list[int]:
+    """Indices of the calls whose sent window holds no current request (:func:`request_lost`
+    for every call, in one pass).
+
+    Whatever the request text, a window has a current request exactly when it holds a user
+    message the library did not write (the text only picks which one), so each call costs a
+    bisection per run of its window.
+    """
+    sent = SentWindows(run) if windows is None else windows
+    users = [
+        p for p, m in enumerate(sent.messages) if m.role == "user" and not is_library_authored(m)
+    ]
+    return [i for i in range(len(sent)) if not sent.holds_any(i, users)]
 
 
 def calls_of(items: Sequence[Dependency] | Sequence[Loss]) -> int:

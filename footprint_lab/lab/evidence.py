@@ -48,15 +48,17 @@ from footprint_lab.agent.run import Run
 from footprint_lab.counterfactual import replay
 from footprint_lab.evidence import (
     DEFAULT_MIN_CHARS,
+    SentWindows,
     calls_of,
     dependencies,
     losses,
+    request_lost_calls,
     tool_calls_in,
-    wire_problems,
+    transcript,
+    wire_problem_calls,
 )
 from footprint_lab.lab.progress import progress as progress_bar
 from footprint_lab.lab.schema import column
-from footprint_lab.window.turns import current_request_index
 
 __all__ = [
     "EVIDENCE_COLUMNS",
@@ -275,7 +277,6 @@ def _meta_int(value: Any) -> int | None:
 def _run_facts(label: str, run: Run) -> dict[str, Any]:
     """What a run contributes regardless of the configuration."""
     meta = run.meta if isinstance(run.meta, dict) else {}
-    baseline = replay(run, None, keep_last_tool_results=0)
     reward = meta.get("reward")
     return {
         "run": label,
@@ -283,28 +284,42 @@ def _run_facts(label: str, run: Run) -> dict[str, Any]:
         "trial": _meta_int(meta.get("trial")),
         "reward": float(reward) if isinstance(reward, int | float) else None,
         "tool_calls": tool_calls_in(run),
-        "baseline_window_chars": sum(c.chars for c in baseline.calls),
+        "baseline_window_chars": baseline_window_chars(run),
     }
+
+
+def baseline_window_chars(run: Run) -> int:
+    """Characters every call of ``run`` would send with no window management: what
+    ``sum(c.chars for c in replay(run, None).calls)`` gives, without replaying.
+
+    With no strategy the replay sends, before each recorded reply, every transcript message
+    before it, so the sum is a running total — one pass, where the replay copies and commits
+    every message again.
+    """
+    total = 0
+    sent = 0
+    for message in transcript(run):
+        if message.role == "assistant":
+            total += sent
+        sent += message.chars
+    return total
 
 
 def measure(run: Run, strategy: Any, keep_last_tool_results: int, min_chars: int) -> dict[str, Any]:
     """Replay ``run`` under one configuration and measure it (one row's numbers)."""
     replayed = replay(run, strategy, keep_last_tool_results=keep_last_tool_results)
     deps = dependencies(replayed, min_chars)
-    lost = losses(replayed, deps)
+    # One position-level view of every sent window, walked once: materialising each window
+    # (``window_sent``) is quadratic in the run's length when windows are not managed.
+    windows = SentWindows(replayed)
+    lost = losses(replayed, deps, windows=windows)
     by_call: dict[tuple[int, str], bool] = {}
     for item in lost:
         key = (item.message_index, item.call_id)
         by_call[key] = by_call.get(key, True) and item.kept_by_summary
     chars = [c.chars for c in replayed.calls]
-    wire = 0
-    no_request = 0
-    for i in range(len(replayed.calls)):
-        window = replayed.window_sent(i)
-        if wire_problems(window):
-            wire += 1
-        if current_request_index(window, None) is None:
-            no_request += 1
+    wire = len(wire_problem_calls(replayed, windows))
+    no_request = len(request_lost_calls(replayed, windows))
     return {
         "dependent_calls": calls_of(deps),
         "lost_calls": calls_of(lost),

@@ -1,0 +1,141 @@
+"""The window each call of a run sent, as positions in its ledger's message store.
+
+Layer: evidence (pure; reads the ledger, never writes it). ``Run.window_sent(i)`` materialises
+a list of every message of call ``i``'s window: asked for every call of a run with no window
+management, that is quadratic in the run's length. The ledger stores each window as runs of
+positions (see :mod:`footprint_lab.ledger`), so this view decodes them once, in one walk over
+the commits, and answers "was position ``p`` in the window call ``i`` sent?" by bisection, and
+"what did call ``i`` send that call ``i - 1`` did not?" as a slice of the message store.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+from footprint_lab.agent.run import Run
+from footprint_lab.ledger import HISTORY, WINDOW, Runs
+from footprint_lab.messages import Message
+
+
+@dataclass(frozen=True, slots=True)
+class SentWindow:
+    """Where one call's window lives in the message store (never a copy of it)."""
+
+    window_commit: int
+    """The last ``window`` commit at or before the call (-1: none; the whole history)."""
+    stored: Runs
+    """That commit's runs of positions (shared with the ledger, not copied)."""
+    appended_from: int
+    """Messages committed after that window commit start here; they extend the window."""
+    end: int
+    """How many messages had been committed when the call was made."""
+
+    def runs(self) -> list[tuple[int, int]]:
+        """The window as runs of positions, in window order."""
+        if self.window_commit < 0:
+            return [(0, self.end)] if self.end else []
+        out = list(self.stored)
+        if self.end > self.appended_from:
+            out.append((self.appended_from, self.end))
+        return out
+
+
+class SentWindows:
+    """Every call's sent window of ``run``, decoded from its ledger in one walk (O(commits)).
+
+    Args:
+        run: A run (recorded, imported or replayed); read, never changed. Build a new view
+            after the run grows.
+    """
+
+    def __init__(self, run: Run) -> None:
+        ledger = run.ledger
+        self.messages: Sequence[Message] = ledger.messages
+        """The ledger's message store, by position."""
+        commits = ledger.commits
+        sent = [self._normalised(c.sent_commit, len(commits)) for c in run.calls]
+        # Per call, three ints in parallel lists (no object per call for the collector to
+        # walk); the stored runs of each window commit are shared with the ledger.
+        wanted = set(sent)
+        found: dict[int, tuple[int, int, int]] = {}
+        self._stored: dict[int, Runs] = {}
+        end = 0
+        window = (-1, 0)
+        for commit in commits:
+            if commit.key == HISTORY:
+                end = int(commit.stored[1])
+            elif commit.key == WINDOW:
+                window = (commit.index, end)
+                self._stored[commit.index] = commit.stored
+            if commit.index in wanted:
+                found[commit.index] = (window[0], window[1], end)
+        self._window_commit = [found[index][0] for index in sent]
+        self._appended_from = [found[index][1] for index in sent]
+        self._end = [found[index][2] for index in sent]
+        self._merged_for = -1
+        self._starts: list[int] = []
+        self._stops: list[int] = []
+
+    @staticmethod
+    def _normalised(index: int, count: int) -> int:
+        # The same reading of a commit index as ``Ledger.window_at`` (negatives from the end).
+        if index < 0:
+            index += count
+        if not 0 <= index < count:
+            raise IndexError(f"commit index {index} out of range (0..{count - 1})")
+        return index
+
+    def __len__(self) -> int:
+        return len(self._end)
+
+    def __getitem__(self, call_index: int) -> SentWindow:
+        window_commit = self._window_commit[call_index]
+        return SentWindow(
+            window_commit,
+            self._stored.get(window_commit, ()),
+            self._appended_from[call_index],
+            self._end[call_index],
+        )
+
+    def end(self, call_index: int) -> int:
+        """How many messages had been committed when call ``call_index`` was made."""
+        return self._end[call_index]
+
+    def messages_of(self, call_index: int) -> Iterator[Message]:
+        """The messages call ``call_index`` sent, in window order (lazily, one at a time)."""
+        messages = self.messages
+        for start, stop in self[call_index].runs():
+            for position in range(start, stop):
+                yield messages[position]
+
+    def _merge(self, call_index: int) -> None:
+        # Sorted, disjoint runs of the call's window, kept for one call at a time: callers ask
+        # about the calls in order, and keeping every call's runs would keep every window.
+        if self._merged_for == call_index:
+            return
+        starts: list[int] = []
+        stops: list[int] = []
+        for start, stop in sorted(self[call_index].runs()):
+            if starts and start <= stops[-1]:
+                stops[-1] = max(stops[-1], stop)
+            else:
+                starts.append(start)
+                stops.append(stop)
+        self._merged_for, self._starts, self._stops = call_index, starts, stops
+
+    def holds(self, call_index: int, position: int) -> bool:
+        """Whether the window call ``call_index`` sent held the message at ``position``."""
+        self._merge(call_index)
+        at = bisect.bisect_right(self._starts, position) - 1
+        return at >= 0 and position < self._stops[at]
+
+    def holds_any(self, call_index: int, positions: Sequence[int]) -> bool:
+        """Whether that window held any of ``positions`` (ascending): one bisection per run."""
+        self._merge(call_index)
+        for start, stop in zip(self._starts, self._stops, strict=True):
+            at = bisect.bisect_left(positions, start)
+            if at < len(positions) and positions[at] < stop:
+                return True
+        return False
