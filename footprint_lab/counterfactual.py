@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
+from footprint_lab._gc import paused_gc
 from footprint_lab.agent._boundary import commit_visit
 from footprint_lab.agent.run import CallRecord, Run
 from footprint_lab.events import LlmEnd, LlmStart, Recorder
@@ -118,6 +119,15 @@ async def areplay(
     keep_last_tool_results: int | bool = 2,
 ) -> Run:
     """The async form of :func:`replay`."""
+    with paused_gc():  # a long replay builds a whole run of acyclic objects: see _gc
+        return await _replay(source, strategy, keep_last_tool_results)
+
+
+async def _replay(
+    source: Run | Transcript,
+    strategy: WindowStrategy | None,
+    keep_last_tool_results: int | bool,
+) -> Run:
     keep_last = check_keep_last_tool_results(keep_last_tool_results)
     source = as_run(source)
     messages, usages = transcript_of(source)

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from footprint_lab._gc import gc_paused
 from footprint_lab.agent.run import CallRecord, ImportProblem, Run
 from footprint_lab.importers._parts import TranscriptError, json_problem
 from footprint_lab.ledger import Ledger
@@ -51,6 +52,7 @@ def _check(
     return out
 
 
+@gc_paused
 def build_run(
     messages: Sequence[Message],
     usages: Sequence[Usage | None],

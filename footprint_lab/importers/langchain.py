@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from footprint_lab._gc import gc_paused
 from footprint_lab.agent.run import Run
 from footprint_lab.importers._build import build_run
 from footprint_lab.importers._parts import (
@@ -113,6 +114,7 @@ def _usage(data: Mapping[str, Any], problems: Problems, index: int) -> Usage | N
     return usage_from(raw, counts, problems, index, field)
 
 
+@gc_paused
 def from_langchain(dicts: Sequence[Mapping[str, Any]], *, strict: bool = False, **meta: Any) -> Run:
     """Import ``langchain_core.messages.messages_to_dict(...)`` output as a run.
 

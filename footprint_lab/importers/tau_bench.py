@@ -10,6 +10,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from footprint_lab._gc import gc_paused
 from footprint_lab.agent.run import ImportProblem, Run
 from footprint_lab.importers._parts import TranscriptError, json_problem
 from footprint_lab.importers.openai import from_openai
@@ -46,6 +47,7 @@ def _read(source: Path) -> Any:
         ) from None
 
 
+@gc_paused
 def load_tau_bench(path: str | Path, *, strict: bool = False) -> list[Run]:
     """One run per trajectory, each carrying ``meta`` with ``task_id``, ``trial`` and
     ``reward``; what a trajectory had wrong is in its ``run.import_problems`` (source

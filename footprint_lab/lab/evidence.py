@@ -43,6 +43,7 @@ import numpy as np
 import pandas as pd
 from tqdm.auto import tqdm
 
+from footprint_lab._gc import gc_paused
 from footprint_lab.agent.checkpoint import Checkpoint, run_from_checkpoint
 from footprint_lab.agent.run import Run
 from footprint_lab.counterfactual import replay
@@ -360,6 +361,7 @@ def _labelled(runs: Sequence[Run] | Mapping[str, Run]) -> list[tuple[str, Run]]:
     return out
 
 
+@gc_paused
 def evidence_frame(
     runs: Sequence[Run] | Mapping[str, Run],
     configs: Sequence[EvidenceConfig | Mapping[str, Any]],
