@@ -22,14 +22,13 @@ compaction does. Calling ``run`` again on the same agent continues the conversat
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
 import contextlib
 import threading
 import time
 from collections.abc import Callable, Coroutine, Sequence
 from typing import Any, Literal
 
-from footprint_lab.agent._boundary import commit_visit
+from footprint_lab.agent.builder import AgentBuilder
 from footprint_lab.agent.checkpoint import Checkpoint, run_from_checkpoint
 from footprint_lab.agent.injections import InjectionContext, InjectionRule, injection_message
 from footprint_lab.agent.run import CallRecord, PauseState, Run, open_batch
@@ -38,6 +37,7 @@ from footprint_lab.agent.tools import (
     is_error_result,
     run_tool_calls,
 )
+from footprint_lab.agent.visit import commit_visit
 from footprint_lab.events import (
     LlmEnd,
     LlmStart,
@@ -126,7 +126,7 @@ class Agent:
         keep_last_tool_results: int | bool = 2,
         max_output_tokens: int | None = None,
         tool_timeout: float | None = None,
-    ) -> Any:
+    ) -> AgentBuilder:
         """Start building an agent (returns an ``AgentBuilder``).
 
         Args:
@@ -139,8 +139,6 @@ class Agent:
             tool_timeout: Seconds after which any tool call gets an error result, unless the
                 tool declares its own ``@tool(timeout=...)``; None (default) waits forever.
         """
-        from footprint_lab.agent.builder import AgentBuilder
-
         return AgentBuilder(
             provider,
             model,
@@ -148,6 +146,7 @@ class Agent:
             keep_last_tool_results,
             max_output_tokens,
             tool_timeout=tool_timeout,
+            agent_class=cls,
         )
 
     def __repr__(self) -> str:
@@ -188,39 +187,57 @@ class Agent:
 
     def _drive_in_thread(self, work: Coroutine[Any, Any, Run]) -> Run:
         handle: dict[str, Any] = {}
-        finished: list[bool] = []  # appended by the worker: a flag read without any lock
+        box: dict[str, Any] = {}  # written by the worker: "result" or "error", then "done"
+        ready = threading.Event()
+        abandon = threading.Event()
 
         async def main() -> Run:
             handle["loop"] = asyncio.get_running_loop()
             handle["task"] = asyncio.current_task()
             return await work
 
-        pool = concurrent.futures.ThreadPoolExecutor(max_workers=1)
-        future = pool.submit(asyncio.run, main())
-        # Called once the outcome is set and the future's lock released: reading it then
-        # never waits.
-        future.add_done_callback(lambda _: finished.append(True))
+        def worker() -> None:
+            # The work waits until this thread's caller stands inside its interrupt handling:
+            # an interrupt the work itself causes (a tool raising SIGINT) can then never land
+            # where the caller would lose the run.
+            ready.wait()
+            try:
+                if abandon.is_set():
+                    work.close()  # interrupted before anything ran: nothing to record
+                    return
+                box["result"] = asyncio.run(main())
+            except BaseException as exc:  # handed to the caller's thread, which raises it
+                box["error"] = exc
+            finally:
+                box["done"] = True
+
+        thread = threading.Thread(target=worker, name="footprint-lab-run", daemon=True)
         interrupt: KeyboardInterrupt | None = None
-        # Poll with sleep, never wait on the future's condition: an interrupt landing inside
-        # Condition.wait can leave its lock held, and the worker would then hang on set_result.
-        # A signal may land on any bytecode here, so every step sits in the try.
+        # Poll with sleep, never wait on a condition: an interrupt landing inside
+        # Condition.wait can leave its lock held. A signal may land on any bytecode here, so
+        # every step sits in the try.
         while True:
             try:
-                while not finished:
+                if not ready.is_set():
+                    thread.start()
+                    ready.set()
+                while "done" not in box:
                     time.sleep(_WAIT_SLICE_S)
-                failure = future.exception()
-                outcome = None if failure is not None else future.result()
                 break
             except KeyboardInterrupt as exc:
+                if not ready.is_set():  # nothing ran yet: release the worker unrun
+                    abandon.set()
+                    ready.set()
+                    raise
                 if interrupt is None:  # first Ctrl-C: stop at the next stage boundary
                     interrupt = exc
                     self._stop.set()
                 elif "loop" in handle:  # a second one: cancel the task where it stands
                     with contextlib.suppress(RuntimeError):  # its loop already closed
                         handle["loop"].call_soon_threadsafe(handle["task"].cancel)
-        pool.shutdown(wait=False)
+        failure: BaseException | None = box.get("error")
         if failure is None:
-            assert outcome is not None
+            outcome: Run = box["result"]
             if interrupt is not None:  # stopped at a boundary (or finished meanwhile)
                 _attach_run(interrupt, outcome)
                 raise interrupt
