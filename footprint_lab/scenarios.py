@@ -12,15 +12,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from footprint_lab.agent import Agent, Run, Tool, tool
-from footprint_lab.messages import Message
 from footprint_lab.providers.scripted import Reply, ScriptedProvider
 from footprint_lab.window.strategies import (
-    SummaryResult,
     WindowStrategy,
     sliding_window,
     summarize_oldest,
     token_budget,
 )
+from footprint_lab.window.strategies.summarizers import extractive_summarizer
 
 
 @dataclass(frozen=True)
@@ -94,24 +93,6 @@ class Scenario:
             run = agent.run(follow_up)
         run.meta["scenario"] = self.name
         return run
-
-
-def extractive_summarizer(messages: Sequence[Message]) -> SummaryResult:
-    """A deterministic summarizer for scripted runs: the first line of each tool result."""
-    lines = []
-    for message in messages:
-        if message.role == "tool":
-            first = message.content.splitlines()[0] if message.content else ""
-            lines.append(f"- {message.name}: {first[:80]}")
-        elif message.role == "assistant" and message.tool_calls:
-            calls = ", ".join(c.name for c in message.tool_calls)
-            lines.append(f"- called {calls}")
-    text = "\n".join(lines) or "- (nothing of note)"
-    return SummaryResult(
-        text=text,
-        input_tokens=sum(m.chars for m in messages) // 4 or 1,
-        output_tokens=max(1, len(text) // 4),
-    )
 
 
 # -- deploy audit --------------------------------------------------------------------------

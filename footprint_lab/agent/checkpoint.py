@@ -1,11 +1,13 @@
 """Durable runs: checkpoints to resume from, and run files to reopen in the lab.
 
-Layer: agent. A :class:`Checkpoint` is the whole state of a run — its ledger (messages stored
-once, commits as positions), the window as positions into it, records, calls, events, folded
-spans, pause state and where inside an iteration it stood — as one pydantic model that
-serialises to JSON. ``run.save(path)`` writes the same model, atomically (temp file, then
-rename); :func:`load_run` reads it back or raises :class:`RunFileError` naming the file and what
-is wrong — never a half-loaded run.
+Layer: agent, above :mod:`footprint_lab.agent.run` (which holds the :class:`Checkpoint` model and
+``checkpoint_of``, so ``run.checkpoint()`` needs nothing from here; this module is the file side:
+restoring a run, reading run files). A :class:`Checkpoint` is the whole state of a run — its ledger
+(messages stored once, commits as positions), the window as positions into it, records, calls,
+events, folded spans, pause state and where inside an iteration it stood — as one pydantic model
+that serialises to JSON. ``run.save(path)`` writes the same model, atomically (temp file, then
+rename); :func:`load_run` reads it back or raises :class:`RunFileError` naming the file and what is
+wrong — never a half-loaded run.
 
 A run file is the checkpoint's JSON with one more field in front, ``"checksum":
 "sha256:<hex>"``: the SHA-256 of the exact UTF-8 bytes of the document without that field (as
@@ -22,9 +24,9 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ValidationError
 
 from footprint_lab.agent._runfile_checks import (
     RunFileProblem,
@@ -39,18 +41,21 @@ from footprint_lab.agent._runfile_io import (
     RunFileError,
     read_run_text,
     verify_checksum,
-    with_checksum,
 )
-from footprint_lab.agent._runfile_io import atomic_write as _atomic_write
-from footprint_lab.agent.run import CallRecord, ImportProblem, PauseState, Phase, Run, RunStatus
-from footprint_lab.events import Event
+from footprint_lab.agent.run import (
+    FORMAT,
+    VERSION,
+    Checkpoint,
+    Run,
+    SavedCommit,
+    SavedError,
+    SavedLedger,
+    checkpoint_of,
+)
 from footprint_lab.ledger import HISTORY, WINDOW, Commit, Ledger, LedgerError
-from footprint_lab.messages import Message
 from footprint_lab.usage import Usage
-from footprint_lab.window.records import FoldedSpan, WindowRecord
+from footprint_lab.window.records import WindowRecord
 
-FORMAT: Literal["footprint-lab/run"] = "footprint-lab/run"
-VERSION: Literal[1] = 1
 __all__ = [
     "CHECKSUM_FIELD",
     "FORMAT",
@@ -79,126 +84,6 @@ class RestoredError(RuntimeError):
         self.message = message
 
 
-class SavedCommit(BaseModel):
-    """One ledger commit in serialisable form."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    index: int
-    """Position in the log."""
-    stage_id: str
-    """The stage that wrote it."""
-    key: str
-    """The key written."""
-    at_ms: int
-    """When."""
-    value: Any = None
-    """The stored value (positions for history/window, a dump for records and usage)."""
-
-
-class SavedLedger(BaseModel):
-    """The ledger: every message once, and every commit."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    messages: list[Message]
-    """Every message ever committed, in order."""
-    message_commit: list[int]
-    """For each message, the commit that appended it."""
-    commits: list[SavedCommit]
-    """Every commit, in order."""
-    stage_counter: int
-    """How many stage ids were allocated."""
-
-
-class SavedError(BaseModel):
-    """A fault, as text."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    type_name: str
-    """The exception's class name."""
-    message: str
-    """Its message."""
-
-
-class Checkpoint(BaseModel):
-    """Everything needed to resume a run, or to reopen it in the lab."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    format: Literal["footprint-lab/run"] = FORMAT
-    """Marks the file as ours."""
-    version: Literal[1] = VERSION
-    """Format version."""
-    request: str
-    """The current request."""
-    requests: list[str]
-    """Every request of the conversation."""
-    status: RunStatus
-    """The run's status when the checkpoint was taken."""
-    phase: Phase
-    """Where inside the iteration the run stood."""
-    iterations: int
-    """Iterations started."""
-    loop_start: int
-    """Iterations completed before the current request's loop."""
-    output: str | None
-    """The final answer, if any."""
-    error: SavedError | None
-    """The fault, if any."""
-    ledger: SavedLedger
-    """The commit log."""
-    window: list[int]
-    """The window, as positions into ``ledger.messages``."""
-    records: list[WindowRecord]
-    """Every record filed."""
-    calls: list[CallRecord]
-    """Every LLM call."""
-    events: list[Event]
-    """Every event."""
-    folded: list[FoldedSpan]
-    """Spans compaction frames stand for (with their originals when retained)."""
-    pause: PauseState | None
-    """What a paused run waits on."""
-    last_usage: Usage | None
-    """Usage of the last successful call."""
-    provider_state: dict[str, Any] | None
-    """A stateful provider's state (the scripted provider's position)."""
-    strategy: str | None
-    """The window strategy's name."""
-    system: str | None
-    """The system prompt."""
-    model: str
-    """The model id."""
-    provider: str
-    """The provider's name."""
-    keep_last_tool_results: int
-    """The pin limit."""
-    meta: dict[str, Any] = Field(default_factory=dict)
-    """Free-form facts about the run."""
-    import_problems: list[ImportProblem] = Field(default_factory=list)
-    """What an importer found wrong in the transcript and kept as it was."""
-
-    def save(self, path: str | Path) -> Path:
-        """Write this checkpoint to one JSON run file with its checksum, atomically.
-
-        See :func:`_atomic_write`: a temp file in the target's folder, then a rename; stale
-        temp files of killed saves to the same place are removed first; a symlink is written
-        through; the file gets the mode ``open()`` would give it.
-        """
-        return _atomic_write(path, with_checksum(self.model_dump_json()))
-
-
-def _encode_value(commit: Commit) -> Any:
-    value = commit.stored
-    if commit.key in (HISTORY, WINDOW):
-        return [list(pair) for pair in value] if commit.key == WINDOW else list(value)
-    if isinstance(value, BaseModel):
-        return value.model_dump(mode="json")
-    return value
-
-
 def _decode_value(key: str, value: Any, where: str) -> Any:
     """A saved commit value in the ledger's stored form. Malformed positions are passed on
     as they are, for ``Ledger.restore`` to name; a bad record or usage is named here."""
@@ -217,7 +102,10 @@ def _decode_value(key: str, value: Any, where: str) -> Any:
     except ValidationError as exc:
         first = exc.errors()[0]
         place = json_path([where, *loc_path(first["loc"], value)])
-        raise RunFileProblem(place, str(first["msg"]), kind="corrupt run file") from None
+        rule = str(first["msg"])
+        if first["type"] == "extra_forbidden":
+            rule = f"unknown field: {model.__name__} has no field {first['loc'][-1]!r}"
+        raise RunFileProblem(place, rule, kind="corrupt run file") from None
     check_unknown_fields(value, decoded, (None, where))
     return decoded
 
@@ -238,63 +126,6 @@ def _ledger_of(checkpoint: Checkpoint) -> Ledger:
         return Ledger.restore(saved.messages, saved.message_commit, commits, saved.stage_counter)
     except LedgerError as exc:
         raise RunFileProblem(f"ledger.{exc.where}", exc.rule) from None
-
-
-def checkpoint_of(run: Run) -> Checkpoint:
-    """Snapshot ``run`` (see :class:`Checkpoint`)."""
-    messages, message_commit, commits, counter = run.ledger.export()
-    positions: list[int] = []
-    for message in run.window:
-        pos = run.ledger.position(message)
-        if pos is None:
-            raise ValueError("the run's window holds a message its ledger never committed")
-        positions.append(pos)
-    error = None
-    if run.error is not None:
-        type_name = getattr(run.error, "type_name", type(run.error).__name__)
-        error = SavedError(
-            type_name=type_name, message=getattr(run.error, "message", str(run.error))
-        )
-    return Checkpoint(
-        request=run.request,
-        requests=list(run.requests) or [run.request],
-        status=run.status,
-        phase=run.phase,
-        iterations=run.iterations,
-        loop_start=run.loop_start,
-        output=run.output,
-        error=error,
-        ledger=SavedLedger(
-            messages=messages,
-            message_commit=message_commit,
-            commits=[
-                SavedCommit(
-                    index=c.index,
-                    stage_id=c.stage_id,
-                    key=c.key,
-                    at_ms=c.at_ms,
-                    value=_encode_value(c),
-                )
-                for c in commits
-            ],
-            stage_counter=counter,
-        ),
-        window=positions,
-        records=list(run.records),
-        calls=list(run.calls),
-        events=list(run.events),
-        folded=list(run.folded),
-        pause=run.pause,
-        last_usage=run.last_usage,
-        provider_state=run.provider_state,
-        strategy=run.strategy,
-        system=run.system,
-        model=run.model,
-        provider=run.provider,
-        keep_last_tool_results=run.keep_last_tool_results,
-        meta=dict(run.meta),
-        import_problems=list(run.import_problems),
-    )
 
 
 def run_from_checkpoint(checkpoint: Checkpoint) -> Run:

@@ -1,8 +1,9 @@
 """The window core: pure rules that decide what the next LLM call re-sends.
 
 Layer: the heart. No I/O, no provider, no pandas, no plotly. Everything above it (the agent
-loop, replay, the lab, a strategy you write) goes through :func:`apply_window`, so every rule
-has exactly one implementation.
+loop, replay, the lab, a strategy you write) goes through :func:`apply_window` (or
+:func:`apply_boundary`), so every rule has exactly one implementation. This package is the
+face for strategy authors; its modules are the implementation.
 
 The law
 -------
@@ -12,12 +13,48 @@ The *window* is what the next call sends. The *ledger* is the run's append-only 
 and the stages that wrote each message committed it before any strategy ran. So no strategy
 can destroy history: it can only stop re-sending something, and it must say so in a
 :class:`WindowRecord` that names, by stage id, every message that left, and names every turn
-that refused to leave, with a reason. Every module in this package points back here.
+that refused to leave, with a reason. ``apply_window`` checks this on every result
+(:mod:`footprint_lab.window.law`); every module in this package points back here.
+
+Glossary
+--------
+turn
+    A wire boundary: a non-``tool`` message and the ``tool`` results that follow it. An
+    assistant message with a parallel batch of calls and all its results is one turn.
+    (:mod:`~footprint_lab.window.turns`)
+visit
+    One run of a strategy at one boundary: it returns the new window and, when it engaged, a
+    record. (:func:`apply_window`)
+boundary
+    The moment before an LLM call where a visit runs, and the facts it knows: iteration,
+    request, reported usage, pins, paused call, roster. (:class:`Boundary`)
+record
+    What a visit files: the stage ids that left, every refusal with its reason, exact sizes,
+    the pins, the strategy's own facts. (:class:`WindowRecord`)
+refusal
+    A turn that may not leave, and why (a closed set of reasons; first match wins).
+    (:mod:`~footprint_lab.window.refusals`)
+pin
+    A tool's latest result, kept while the agent still uses that tool
+    (``keep_last_tool_results``). (:mod:`~footprint_lab.window.pins`)
+notice
+    The drop notice: a library-authored ``user`` message that says what left and why, put
+    where the removal reached the front. (:mod:`~footprint_lab.window.notice`)
+frame
+    The compaction frame: a library-authored summary standing for folded turns, with the
+    originals kept beside it. (:mod:`~footprint_lab.window.strategies.summarize_oldest`)
 """
 
 from __future__ import annotations
 
-from footprint_lab.window.apply import WindowResult, aapply_window, apply_window
+from footprint_lab.window.apply import (
+    WindowResult,
+    aapply_boundary,
+    aapply_window,
+    apply_boundary,
+    apply_window,
+)
+from footprint_lab.window.boundary import Boundary
 from footprint_lab.window.errors import (
     CompactionUnmeasurableError,
     ContextLengthError,
@@ -31,6 +68,8 @@ from footprint_lab.window.notice import (
     is_drop_notice,
 )
 from footprint_lab.window.records import FoldedSpan, Observations, Pin, Refusal, WindowRecord
+from footprint_lab.window.refusals import RemovalPlan
+from footprint_lab.window.request import current_request_index
 from footprint_lab.window.strategies import (
     StrategyInput,
     StrategyResult,
@@ -40,11 +79,12 @@ from footprint_lab.window.strategies import (
     summarize_oldest,
     token_budget,
 )
-from footprint_lab.window.turns import RemovalPlan, Turn, current_request_index, segment_turns
+from footprint_lab.window.turns import Turn, segment_turns
 
 __all__ = [
     "COMPACTION_FRAME_PREFIX",
     "DROP_NOTICE_PREFIX",
+    "Boundary",
     "CompactionUnmeasurableError",
     "ContextLengthError",
     "FoldedSpan",
@@ -61,7 +101,9 @@ __all__ = [
     "WindowResult",
     "WindowStrategy",
     "WindowStrategyError",
+    "aapply_boundary",
     "aapply_window",
+    "apply_boundary",
     "apply_window",
     "current_request_index",
     "is_compaction_frame",

@@ -15,17 +15,28 @@ from collections.abc import Awaitable, Iterable, Sequence
 from typing import Any, TypeVar
 
 from footprint_lab.messages import Message, window_chars
+from footprint_lab.window.boundary import Boundary
 from footprint_lab.window.errors import WindowConfigError, WindowStrategyError
 from footprint_lab.window.law import breaches, change_of
 from footprint_lab.window.pins import should_stand_down
 from footprint_lab.window.records import WindowRecord
+from footprint_lab.window.refusals import Guards
+from footprint_lab.window.request import current_request_index
 from footprint_lab.window.result import WindowResult
 from footprint_lab.window.strategies.base import StrategyInput, WindowStrategy
-from footprint_lab.window.turns import Guards, bound_turns, current_request_index, turn_table
+from footprint_lab.window.turns import bound_turns, turn_table
 
 T = TypeVar("T")
 
-__all__ = ["WindowResult", "aapply_window", "apply_window", "run_sync"]
+__all__ = [
+    "Boundary",
+    "WindowResult",
+    "aapply_boundary",
+    "aapply_window",
+    "apply_boundary",
+    "apply_window",
+    "run_sync",
+]
 
 
 def run_sync(awaitable: Awaitable[T]) -> T:
@@ -63,49 +74,31 @@ def check_keep_last_tool_results(value: Any) -> int:
     return value
 
 
-def _prepare(
-    messages: Sequence[Message],
-    *,
-    iteration: int,
-    request: str | None,
-    measured_input_tokens: int | None,
-    measured_output_tokens: int | None,
-    keep_last_tool_results: int | bool,
-    prior_records: Sequence[WindowRecord],
-    paused_call_id: str | None,
-    paused_check_in: bool,
-    provider_name: str | None,
-    context_window: int | None,
-    max_output_tokens: int | None,
-    forced: bool,
-    tool_names: Iterable[str] | None,
-    provider: Any,
-    model: str | None,
-) -> StrategyInput:
+def _prepare(messages: Sequence[Message], boundary: Boundary) -> StrategyInput:
     messages = tuple(messages)
-    request_index = current_request_index(messages, request)
-    chars = window_chars(messages)
+    request_index = current_request_index(messages, boundary.request)
     turns = turn_table(messages)
+    prior = boundary.prior_records
     return StrategyInput(
         messages=messages,
         turns=turns,
-        iteration=iteration,
+        iteration=boundary.iteration,
         request_index=request_index,
-        measured_input_tokens=measured_input_tokens,
-        measured_output_tokens=measured_output_tokens,
-        provider_name=provider_name,
-        context_window=context_window,
-        max_output_tokens=max_output_tokens,
-        forced=forced,
+        measured_input_tokens=boundary.measured_input_tokens,
+        measured_output_tokens=boundary.measured_output_tokens,
+        provider_name=boundary.provider_name,
+        context_window=boundary.context_window,
+        max_output_tokens=boundary.max_output_tokens,
+        forced=boundary.forced,
         # No copy: a long run has thousands of records and a boundary reads only a few.
-        prior_records=prior_records,
-        window_chars=chars,
-        tool_names=None if tool_names is None else frozenset(tool_names),
-        provider=provider,
-        model=model,
-        _guards=Guards(messages, request_index, paused_call_id, paused_check_in),
-        _keep_last_tool_results=check_keep_last_tool_results(keep_last_tool_results),
-        _stand_down=should_stand_down(prior_records),
+        prior_records=prior,
+        window_chars=window_chars(messages),
+        tool_names=boundary.tool_names,
+        provider=boundary.provider,
+        model=boundary.model,
+        _guards=Guards(messages, request_index, boundary.paused_call_id, boundary.paused_check_in),
+        _keep_last_tool_results=check_keep_last_tool_results(boundary.keep_last_tool_results),
+        _stand_down=should_stand_down(prior),
         # Facts of the given window, computed here, never by the strategy: the refusal engine
         # and the law's checks both read them.
         _bound=bound_turns(messages, turns),
@@ -166,6 +159,35 @@ def _finish(strategy: WindowStrategy, inp: StrategyInput, out: Any) -> WindowRes
     return WindowResult(window, record, list(out.folded))
 
 
+def apply_boundary(
+    strategy: WindowStrategy, messages: Sequence[Message], boundary: Boundary
+) -> WindowResult:
+    """Apply ``strategy`` to ``messages`` at ``boundary``. Pure: returns a new window and the
+    record (None when the strategy did not engage); the input is never modified. The result is
+    checked against the law whatever built it.
+
+    Raises:
+        CompactionUnmeasurableError: a token strategy was handed zero reported tokens.
+        WindowStrategyError: the strategy's result breaks the law.
+    """
+    inp = _prepare(messages, boundary)
+    out = strategy.plan(inp)
+    if inspect.isawaitable(out):
+        out = run_sync(out)
+    return _finish(strategy, inp, out)
+
+
+async def aapply_boundary(
+    strategy: WindowStrategy, messages: Sequence[Message], boundary: Boundary
+) -> WindowResult:
+    """The async twin of :func:`apply_boundary` (an async strategy is awaited in place)."""
+    inp = _prepare(messages, boundary)
+    out: Any = strategy.plan(inp)
+    if inspect.isawaitable(out):
+        out = await out
+    return _finish(strategy, inp, out)
+
+
 def apply_window(
     strategy: WindowStrategy,
     messages: Sequence[Message],
@@ -186,8 +208,9 @@ def apply_window(
     provider: Any = None,
     model: str | None = None,
 ) -> WindowResult:
-    """Apply ``strategy`` to ``messages`` at one boundary. Pure: returns a new window and the
-    record (None when the strategy did not engage); the input is never modified.
+    """Apply ``strategy`` to ``messages`` at one boundary, the facts given as keywords (the
+    fields of :class:`~footprint_lab.window.boundary.Boundary`). Pure: returns a new window and
+    the record (None when the strategy did not engage); the input is never modified.
 
     An async strategy (e.g. ``summarize_oldest`` with an async summarizer) is driven to
     completion; inside a running event loop use :func:`aapply_window`.
@@ -200,28 +223,7 @@ def apply_window(
         CompactionUnmeasurableError: a token strategy was handed zero reported tokens.
         WindowStrategyError: a custom strategy's result breaks the law.
     """
-    inp = _prepare(
-        messages,
-        iteration=iteration,
-        request=request,
-        measured_input_tokens=measured_input_tokens,
-        measured_output_tokens=measured_output_tokens,
-        keep_last_tool_results=keep_last_tool_results,
-        prior_records=prior_records,
-        paused_call_id=paused_call_id,
-        paused_check_in=paused_check_in,
-        provider_name=provider_name,
-        context_window=context_window,
-        max_output_tokens=max_output_tokens,
-        forced=forced,
-        tool_names=tool_names,
-        provider=provider,
-        model=model,
-    )
-    out = strategy.plan(inp)
-    if inspect.isawaitable(out):
-        out = run_sync(out)
-    return _finish(strategy, inp, out)
+    return apply_boundary(strategy, messages, _boundary(locals()))
 
 
 async def aapply_window(
@@ -245,25 +247,12 @@ async def aapply_window(
     model: str | None = None,
 ) -> WindowResult:
     """The async twin of :func:`apply_window` (same arguments, same rules)."""
-    inp = _prepare(
-        messages,
-        iteration=iteration,
-        request=request,
-        measured_input_tokens=measured_input_tokens,
-        measured_output_tokens=measured_output_tokens,
-        keep_last_tool_results=keep_last_tool_results,
-        prior_records=prior_records,
-        paused_call_id=paused_call_id,
-        paused_check_in=paused_check_in,
-        provider_name=provider_name,
-        context_window=context_window,
-        max_output_tokens=max_output_tokens,
-        forced=forced,
-        tool_names=tool_names,
-        provider=provider,
-        model=model,
-    )
-    out: Any = strategy.plan(inp)
-    if inspect.isawaitable(out):
-        out = await out
-    return _finish(strategy, inp, out)
+    return await aapply_boundary(strategy, messages, _boundary(locals()))
+
+
+def _boundary(arguments: dict[str, Any]) -> Boundary:
+    """The :class:`Boundary` of ``apply_window``'s keywords (its ``locals()``)."""
+    facts = {k: v for k, v in arguments.items() if k not in ("strategy", "messages")}
+    names = facts.get("tool_names")
+    facts["tool_names"] = None if names is None else frozenset(names)
+    return Boundary(**facts)

@@ -13,7 +13,6 @@ nothing; at most ``limit`` slots are admitted and the names that found no slot a
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 from footprint_lab.messages import Message
 from footprint_lab.window.records import (
@@ -24,9 +23,7 @@ from footprint_lab.window.records import (
     observations_of,
     pin_of,
 )
-
-if TYPE_CHECKING:
-    from footprint_lab.window.turns import Turn
+from footprint_lab.window.turns import Turn, TurnTable
 
 
 def should_stand_down(prior_records: Sequence[WindowRecord]) -> bool:
@@ -66,8 +63,6 @@ def choose_pins(
         return frozenset(), None
     if stand_down:
         return frozenset(), no_pins(limit, stand_down=True)
-    from footprint_lab.window.turns import TurnTable
-
     table = TurnTable.of(turns)
     starts, ends = table.starts, table.ends
     first_pinnable = 0 if request_turn is None else request_turn + 1
@@ -93,7 +88,8 @@ def choose_pins(
         if len(pinned_turns) < limit:
             pinned_turns.add(index)
             pins.extend(
-                pin_of(name, index, m.chars) for name, m in reversed(list(latest_here.items()))
+                pin_of(name, index, m.chars, m.stage_id)
+                for name, m in reversed(list(latest_here.items()))
             )
         else:
             yielded += len(latest_here)

@@ -44,8 +44,8 @@ REFUSAL_REASONS: tuple[str, ...] = (
 class Refusal(PositionalModel):
     """One turn that refused to leave, and why."""
 
-    model_config = ConfigDict(frozen=True)
-    __positional__ = ("reason", "turn_index", "message_index")
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    __positional__ = ("reason", "turn_index", "message_index", "stage_id")
 
     reason: RefusalReason
     """Which rule refused (kebab-case, from a closed set)."""
@@ -53,20 +53,26 @@ class Refusal(PositionalModel):
     """The refusing turn's index in the window it was planned on."""
     message_index: int
     """The index of that turn's first message in the same window."""
+    stage_id: str | None = None
+    """The stage that committed that first message (None when it carries no stage id)."""
 
 
 @functools.lru_cache(maxsize=4096)
-def refusal_of(reason: RefusalReason, turn_index: int, message_index: int) -> Refusal:
+def refusal_of(
+    reason: RefusalReason, turn_index: int, message_index: int, stage_id: str | None = None
+) -> Refusal:
     """A refusal, shared: the same refusal recurs at boundary after boundary, and refusals are
     immutable, so one object serves every record that names it."""
-    return Refusal(reason=reason, turn_index=turn_index, message_index=message_index)
+    return Refusal(
+        reason=reason, turn_index=turn_index, message_index=message_index, stage_id=stage_id
+    )
 
 
 class Pin(PositionalModel):
     """A tool's latest result held in the window by ``keep_last_tool_results``."""
 
-    model_config = ConfigDict(frozen=True)
-    __positional__ = ("tool_name", "turn_index", "chars")
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    __positional__ = ("tool_name", "turn_index", "chars", "stage_id")
 
     tool_name: str
     """The tool whose latest result is pinned."""
@@ -74,12 +80,14 @@ class Pin(PositionalModel):
     """The turn holding that result."""
     chars: int
     """Characters the pinned result costs."""
+    stage_id: str | None = None
+    """The stage that committed the pinned result."""
 
 
 class Observations(BaseModel):
     """What the tool-result pins held on one visit, and what they cost."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, extra="forbid")
 
     pinned: list[Pin] = Field(default_factory=list)
     """Pins admitted outside the keep window, newest first."""
@@ -92,9 +100,9 @@ class Observations(BaseModel):
 
 
 @functools.lru_cache(maxsize=4096)
-def pin_of(tool_name: str, turn_index: int, chars: int) -> Pin:
+def pin_of(tool_name: str, turn_index: int, chars: int, stage_id: str | None = None) -> Pin:
     """A pin, shared between records (the same pin recurs at boundary after boundary)."""
-    return Pin(tool_name=tool_name, turn_index=turn_index, chars=chars)
+    return Pin(tool_name=tool_name, turn_index=turn_index, chars=chars, stage_id=stage_id)
 
 
 @functools.lru_cache(maxsize=1024)
@@ -112,6 +120,7 @@ def no_pins(limit: int, stand_down: bool = False) -> Observations:
 class Violation(PositionalModel):
     """A rule a foreign policy broke (recorded by ``audit``, never repaired)."""
 
+    model_config = ConfigDict(frozen=True, extra="forbid")
     __positional__ = ("kind", "message_index", "detail")
 
     kind: str
@@ -126,7 +135,13 @@ class Violation(PositionalModel):
 
 
 class WindowRecord(BaseModel):
-    """One visit of a window strategy: what left (by stage id), what refused, and why."""
+    """One visit of a window strategy: what left (by stage id), what refused, and why.
+
+    Frozen, and unknown fields are refused: a record is evidence. Change one with
+    ``model_copy(update=...)``.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
 
     strategy: str
     """The strategy's name: 'sliding-window', 'token-budget', 'summarize-oldest' or yours."""
@@ -180,6 +195,9 @@ class WindowRecord(BaseModel):
     """The summarizer's error, when it failed."""
     violations: list[Violation] | None = None
     """Rules a foreign policy broke; only ``audit`` fills this."""
+    commit: int | None = None
+    """The ledger commit that filed this record (set when a run commits the visit; None from
+    a bare ``apply_window``)."""
 
     @property
     def removed_anything(self) -> bool:
@@ -193,6 +211,8 @@ class WindowRecord(BaseModel):
 
 class FoldedSpan(BaseModel):
     """Originals a compaction frame stands for, kept so a restart can still show them."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
 
     iteration: int
     """The iteration at which the span was folded."""

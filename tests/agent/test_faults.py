@@ -55,7 +55,16 @@ def _sent(run: Run, *, stage_ids: bool = True) -> list[list[dict[str, Any]]]:
 
 
 def _records(run: Run, *, stage_ids: bool = True) -> list[dict[str, Any]]:
-    exclude = None if stage_ids else {"removed_stage_ids", "cleared_stage_ids"}
+    if stage_ids:
+        return [r.model_dump() for r in run.records]
+    # Without stage ids: no removed ids, no ids on refusals and pins, no ledger commit.
+    exclude: Any = {
+        "removed_stage_ids": True,
+        "cleared_stage_ids": True,
+        "commit": True,
+        "refusals": {"__all__": {"stage_id"}},
+        "observations": {"pinned": {"__all__": {"stage_id"}}},
+    }
     return [r.model_dump(exclude=exclude) for r in run.records]
 
 

@@ -31,8 +31,8 @@ from footprint_lab import (
 )
 from footprint_lab.providers.summarizer import fenced_prompt, render_transcript
 from footprint_lab.window.law import breaches
+from footprint_lab.window.request import current_request_index
 from footprint_lab.window.strategies.summarize_oldest import SummaryResult
-from footprint_lab.window.turns import current_request_index
 from tests.builders import call, result, user
 from tests.window.test_properties import History, histories
 

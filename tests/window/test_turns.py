@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from footprint_lab import Message, apply_window, segment_turns, sliding_window
-from footprint_lab.window.turns import current_request_index
+from footprint_lab.window.request import current_request_index
 from tests.builders import call, calls, result, user
 
 

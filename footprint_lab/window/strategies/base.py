@@ -16,8 +16,9 @@ from typing import Any, Protocol, runtime_checkable
 from footprint_lab.messages import Message, content_hash
 from footprint_lab.window.notice import drop_notice_text, plain_tool_names
 from footprint_lab.window.records import FoldedSpan, WindowRecord, refusal_of
+from footprint_lab.window.refusals import Guards, RemovalPlan, plan_removal
 from footprint_lab.window.result import WindowResult
-from footprint_lab.window.turns import Guards, RemovalPlan, Turn, TurnTable, plan_removal
+from footprint_lab.window.turns import Turn, TurnTable
 
 _STAGE_ID = operator.attrgetter("stage_id")
 _CHARS = operator.attrgetter("chars")
@@ -164,7 +165,11 @@ class StrategyInput:
         summary), so the record still gives a reason for every turn that stays."""
         assert plan.span_turns is not None and plan.span is not None
         starts = TurnTable.of(plan.turns).starts
-        refused = [refusal_of(reason, k, starts[k]) for k in range(*plan.span_turns)]
+        messages = self.messages
+        refused = [
+            refusal_of(reason, k, starts[k], messages[starts[k]].stage_id)
+            for k in range(*plan.span_turns)
+        ]
         refusals = sorted([*plan.refusals, *refused], key=lambda r: r.turn_index)
         return self.unchanged(
             strategy,

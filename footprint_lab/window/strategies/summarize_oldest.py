@@ -21,9 +21,9 @@ from pydantic import BaseModel
 from footprint_lab.messages import Message
 from footprint_lab.window.errors import WindowConfigError
 from footprint_lab.window.notice import compaction_frame
+from footprint_lab.window.refusals import RemovalPlan
 from footprint_lab.window.strategies._trigger import TokenTrigger, check_keep_recent_turns
 from footprint_lab.window.strategies.base import StrategyInput, StrategyResult
-from footprint_lab.window.turns import RemovalPlan
 
 
 class SummaryResult(BaseModel):

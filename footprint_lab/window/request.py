@@ -1,0 +1,35 @@
+"""Which message is the current request: known by where it came from, never by its text.
+
+Layer: window core (see the law in ``footprint_lab.window``). The anchor is the latest thing
+the person said, matched against the message the run was started with. Library-authored
+messages — drop notices, compaction frames, placeholders, injections, anything a ``window#``
+stage committed — never anchor, whatever their text says.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from footprint_lab.messages import Message
+
+
+def is_library_authored(message: Message) -> bool:
+    """Drop notices, compaction frames, placeholders and injections — and anything a window
+    stage committed — are the library's, never the request anchor. Known by provenance (the
+    ``authored`` field and the ``window#`` stage), never by text."""
+    return message.authored is not None or (message.stage_id or "").startswith("window#")
+
+
+def current_request_index(messages: Sequence[Message], request: str | None = None) -> int | None:
+    """Index of the current request: the last user message whose text equals ``request``, else
+    the last user message; library-authored messages never count."""
+    fallback: int | None = None
+    for i in range(len(messages) - 1, -1, -1):
+        message = messages[i]
+        if message.role != "user" or is_library_authored(message):
+            continue
+        if request is None or message.content == request:
+            return i
+        if fallback is None:
+            fallback = i
+    return fallback
