@@ -14,17 +14,16 @@ import inspect
 from collections.abc import Awaitable, Iterable, Sequence
 from typing import Any, TypeVar
 
-from footprint_lab.messages import Message, window_chars
+from footprint_lab.messages import Message
 from footprint_lab.window.boundary import Boundary
 from footprint_lab.window.errors import WindowConfigError, WindowStrategyError
+from footprint_lab.window.facts import scan
 from footprint_lab.window.law import breaches, change_of
 from footprint_lab.window.pins import should_stand_down
 from footprint_lab.window.records import WindowRecord
 from footprint_lab.window.refusals import Guards
-from footprint_lab.window.request import current_request_index
 from footprint_lab.window.result import WindowResult
 from footprint_lab.window.strategies.base import StrategyInput, WindowStrategy
-from footprint_lab.window.turns import bound_turns, turn_table
 
 T = TypeVar("T")
 
@@ -76,14 +75,13 @@ def check_keep_last_tool_results(value: Any) -> int:
 
 def _prepare(messages: Sequence[Message], boundary: Boundary) -> StrategyInput:
     messages = tuple(messages)
-    request_index = current_request_index(messages, boundary.request)
-    turns = turn_table(messages)
+    facts = scan(messages, boundary.request, boundary.paused_call_id)
     prior = boundary.prior_records
     return StrategyInput(
         messages=messages,
-        turns=turns,
+        turns=facts.turns,
         iteration=boundary.iteration,
-        request_index=request_index,
+        request_index=facts.request_index,
         measured_input_tokens=boundary.measured_input_tokens,
         measured_output_tokens=boundary.measured_output_tokens,
         provider_name=boundary.provider_name,
@@ -92,16 +90,22 @@ def _prepare(messages: Sequence[Message], boundary: Boundary) -> StrategyInput:
         forced=boundary.forced,
         # No copy: a long run has thousands of records and a boundary reads only a few.
         prior_records=prior,
-        window_chars=window_chars(messages),
+        window_chars=facts.chars,
         tool_names=boundary.tool_names,
         provider=boundary.provider,
         model=boundary.model,
-        _guards=Guards(messages, request_index, boundary.paused_call_id, boundary.paused_check_in),
+        _guards=Guards(
+            messages,
+            facts.request_index,
+            boundary.paused_call_id,
+            boundary.paused_check_in,
+            facts,
+        ),
         _keep_last_tool_results=check_keep_last_tool_results(boundary.keep_last_tool_results),
         _stand_down=should_stand_down(prior),
         # Facts of the given window, computed here, never by the strategy: the refusal engine
         # and the law's checks both read them.
-        _bound=bound_turns(messages, turns),
+        _bound=facts.bound,
     )
 
 
@@ -130,7 +134,7 @@ def _finish(strategy: WindowStrategy, inp: StrategyInput, out: Any) -> WindowRes
         request_index=inp.request_index,
         paused_call_id=inp._guards.paused_call_id,
         change=change,
-        results_local=inp._bound is None,
+        facts=inp._guards.facts,
     )
     if found:
         if not getattr(strategy, "audited", False):

@@ -21,6 +21,7 @@ window: a prefix and a suffix kept as they were are matched by identity in one C
 
 from __future__ import annotations
 
+import bisect
 import functools
 import itertools
 import operator
@@ -29,6 +30,7 @@ from dataclasses import dataclass
 
 from footprint_lab.messages import STAND_IN_KINDS, Message
 from footprint_lab.window.errors import WindowStrategyError
+from footprint_lab.window.facts import WindowFacts
 from footprint_lab.window.records import WindowRecord
 
 LAW_RULES: tuple[str, ...] = (
@@ -136,7 +138,7 @@ def breaches(
     request_index: int | None,
     paused_call_id: str | None = None,
     change: Change | None = None,
-    results_local: bool = False,
+    facts: WindowFacts | None = None,
 ) -> list[Breach]:
     """Every rule ``returned`` (with its ``record``) breaks against ``given``; empty when lawful.
 
@@ -147,9 +149,10 @@ def breaches(
         request_index: Index of the current request in ``given``.
         paused_call_id: The call a paused run waits on.
         change: ``change_of(given, returned)`` when the caller already has it.
-        results_local: True when every result in ``given`` sits in its call's own turn
-            (``bound_turns(given) is None``, computed from the given window, never by the
-            strategy): then a removal of whole turns needs no look outside itself for pairs.
+        facts: The given window's facts (``facts.scan``, computed from the given window,
+            never by the strategy). When no result landed outside its call's turn, a removal
+            of whole turns is checked turn by turn from them: no pair can be split, and the
+            request, system messages, open and paused calls are set lookups.
     """
     change = change_of(given, returned) if change is None else change
     start, end, inserted = change.start, change.end, change.inserted
@@ -177,59 +180,10 @@ def breaches(
             "the message the run is executing left",
         )
 
-    # One pass over what left: system messages, the paused call, and pairs by position (a
-    # result answers the latest earlier call with its id).
-    local = results_local and whole
-    calls_here: dict[str, int] = {}
-    answered: set[str] = set()
-    index = start - 1
-    for message in removed:
-        index += 1
-        calls = message.tool_calls
-        if calls:
-            for call in calls:
-                calls_here[call.id] = index
-                answered.discard(call.id)
-                if call.id == paused_call_id:
-                    _add(out, given, "paused-call-left", index, f"the paused call {call.id!r} left")
-            continue
-        role = message.role
-        if role == "tool":
-            call_id = message.tool_call_id
-            if call_id is None:
-                continue
-            if call_id in calls_here:
-                answered.add(call_id)
-            elif not local and _called_before(given, start, call_id):
-                _add(
-                    out,
-                    given,
-                    "split-tool-pair",
-                    index,
-                    f"the result of {call_id!r} left but its call stays",
-                )
-        elif role == "system":
-            _add(out, given, "system-dropped", index, "a system message left")
-    if calls_here:
-        open_calls = [cid for cid in calls_here if cid not in answered]
-        # With every result in its own turn, nothing after a whole-turn span answers a call in
-        # it: an open call is unanswered, and no result of one that left stays behind.
-        later = set() if local else _results_after(given, end, set(calls_here))
-        for call_id in open_calls:
-            rule, what = (
-                ("split-tool-pair", "left but its result stays")
-                if call_id in later
-                else ("unresolved-call-left", "has no result yet and left")
-            )
-            _add(out, given, rule, calls_here[call_id], f"the call {call_id!r} {what}")
-        for call_id in answered & later:
-            _add(
-                out,
-                given,
-                "split-tool-pair",
-                calls_here[call_id],
-                f"the call {call_id!r} left but one of its results stays",
-            )
+    if whole and facts is not None and facts.bound is None:
+        _check_turns(out, given, facts, start, end)
+    else:
+        _check_messages(out, given, removed, start, end, paused_call_id)
 
     # The wire: a window that opened on a user message still does.
     head_before = _head(given)
@@ -273,6 +227,93 @@ def breaches(
                 )
             )
     return _ranked(out)
+
+
+def _check_turns(
+    out: list[Breach], given: Sequence[Message], facts: WindowFacts, start: int, end: int
+) -> None:
+    """The whole-turn span ``[start, end)`` of a window whose results all sit in their calls'
+    turns: pairs stay whole by construction; the rest is a lookup per refusing turn."""
+    starts = facts.turns.starts
+    first = bisect.bisect_left(starts, start)
+    last = bisect.bisect_left(starts, end)  # one past the span's last turn
+    for turn in sorted(facts.system_turns):
+        if first <= turn < last:
+            _add(out, given, "system-dropped", starts[turn], "a system message left")
+    for turn in sorted(facts.open_turns):
+        if first <= turn < last:
+            head = given[starts[turn]]
+            open_ids = [c.id for c in head.tool_calls]
+            _add(
+                out,
+                given,
+                "unresolved-call-left",
+                starts[turn],
+                f"the call(s) {open_ids} have no result yet and left",
+            )
+    paused = facts.paused_turn
+    if paused is not None and first <= paused < last:
+        _add(out, given, "paused-call-left", starts[paused], "the paused call left")
+
+
+def _check_messages(
+    out: list[Breach],
+    given: Sequence[Message],
+    removed: Sequence[Message],
+    start: int,
+    end: int,
+    paused_call_id: str | None,
+) -> None:
+    """Any span, message by message: system messages, the paused call, and pairs by position
+    (a result answers the latest earlier call with its id)."""
+    calls_here: dict[str, int] = {}
+    answered: set[str] = set()
+    index = start - 1
+    for message in removed:
+        index += 1
+        calls = message.tool_calls
+        if calls:
+            for call in calls:
+                calls_here[call.id] = index
+                answered.discard(call.id)
+                if call.id == paused_call_id:
+                    _add(out, given, "paused-call-left", index, f"the paused call {call.id!r} left")
+            continue
+        role = message.role
+        if role == "tool":
+            call_id = message.tool_call_id
+            if call_id is None:
+                continue
+            if call_id in calls_here:
+                answered.add(call_id)
+            elif _called_before(given, start, call_id):
+                _add(
+                    out,
+                    given,
+                    "split-tool-pair",
+                    index,
+                    f"the result of {call_id!r} left but its call stays",
+                )
+        elif role == "system":
+            _add(out, given, "system-dropped", index, "a system message left")
+    if calls_here:
+        open_calls = [cid for cid in calls_here if cid not in answered]
+        later = _results_after(given, end, set(calls_here))
+        for call_id in open_calls:
+            rule, what = (
+                ("split-tool-pair", "left but its result stays")
+                if call_id in later
+                else ("unresolved-call-left", "has no result yet and left")
+            )
+            _add(out, given, rule, calls_here[call_id], f"the call {call_id!r} {what}")
+        for call_id in answered & later:
+            _add(
+                out,
+                given,
+                "split-tool-pair",
+                calls_here[call_id],
+                f"the call {call_id!r} left but one of its results stays",
+            )
 
 
 def _ranked(found: list[Breach]) -> list[Breach]:

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from footprint_lab.messages import Message
+from footprint_lab.window.facts import WindowFacts
 from footprint_lab.window.notice import is_stand_in
 from footprint_lab.window.pins import choose_pins
 from footprint_lab.window.records import Observations, Refusal, RefusalReason, refusal_of
@@ -35,6 +36,9 @@ class Guards:
     request_index: int | None
     paused_call_id: str | None = None
     paused_check_in: bool = False
+    facts: WindowFacts | None = None
+    """The window's facts, when ``apply_window`` computed them: with every result local to
+    its turn, each guard is a set lookup instead of a scan of the turn."""
 
     def reason(self, turn: Turn, pinned: frozenset[int]) -> RefusalReason | None:
         """Why ``turn`` may not leave (first match wins), or None when it may."""
@@ -51,6 +55,17 @@ class Guards:
         """:meth:`reason` for the turn ``index`` spanning messages ``[start, end)``; its calls
         count as answered by results up to ``answer_end`` (default ``end``: a turn bound to
         later turns by a displaced result is answered there)."""
+        facts = self.facts
+        if facts is not None and facts.local and answer_end is None:
+            if index == facts.request_turn:
+                return "current-request"
+            if index in facts.system_turns:
+                return "system-envelope"
+            if index == facts.paused_turn:
+                return "pending-check-in" if self.paused_check_in else "paused-tool"
+            if index in facts.open_turns:
+                return "unresolved-tool-call"
+            return "last-tool-result" if index in pinned else None
         messages = self.messages
         if self.request_index is not None and start <= self.request_index < end:
             return "current-request"

@@ -30,7 +30,9 @@ from footprint_lab import (
     window_chars,
 )
 from footprint_lab.providers.summarizer import fenced_prompt, render_transcript
+from footprint_lab.window.facts import scan
 from footprint_lab.window.law import breaches
+from footprint_lab.window.records import WindowRecord
 from footprint_lab.window.request import current_request_index
 from footprint_lab.window.strategies.summarize_oldest import SummaryResult
 from tests.builders import call, result, user
@@ -458,3 +460,34 @@ def test_a_summary_that_is_not_text_is_a_failed_summary(produced: object) -> Non
     assert record is not None and record.removed_message_count == 0
     assert "summarizer-failed" in record.refusal_reasons() and record.error
     assert not any(m.authored == "compaction-frame" for m in out.window)
+
+
+@settings(max_examples=1000, deadline=None, suppress_health_check=list(HealthCheck))
+@given(rule=st.sampled_from(BREAKERS), data=st.data())
+def test_the_checks_from_the_window_facts_agree_with_the_message_walk(
+    rule: str, data: st.DataObject
+) -> None:
+    # apply_window checks whole-turn spans from the facts it computed; the walk over every
+    # removed message must name the same rules.
+    history, edit = data.draw(breaking_edits(rule))
+    window, named = edit(history.messages)  # type: ignore[misc]
+    record = WindowRecord(strategy="x", iteration=1, removed_stage_ids=named)
+    request_index = current_request_index(history.messages, history.request)
+    facts = scan(history.messages, history.request, history.paused_call_id)
+    fast = breaches(
+        history.messages,
+        window,
+        record,
+        request_index=request_index,
+        paused_call_id=history.paused_call_id,
+        facts=facts,
+    )
+    walked = breaches(
+        history.messages,
+        window,
+        record,
+        request_index=request_index,
+        paused_call_id=history.paused_call_id,
+    )
+    assert {b.rule for b in fast} == {b.rule for b in walked}
+    assert fast  # every breaking edit breaks something

@@ -1,0 +1,104 @@
+"""Facts of the window a visit was given, computed once: the refusal engine and the law's
+checks both read them.
+
+Layer: window core (see the law in ``footprint_lab.window``). ``apply_window`` computes them
+from the window it was given, before the strategy runs and never from anything the strategy
+returns, so the checks may trust them. One pass over the turns finds what the guards would
+otherwise find turn by turn: which turns hold a call whose result has not arrived, which are
+system messages, which holds the paused call, and whether every result sits in its own
+call's turn (*local*: then a removal of whole turns can split no pair, and nothing outside a
+span needs a look).
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from footprint_lab.messages import Message
+from footprint_lab.window.request import current_request_index
+from footprint_lab.window.turns import TurnTable, bound_turns, turn_of
+
+_ROLE = operator.attrgetter("role")
+_CHARS = operator.attrgetter("chars")
+
+
+@dataclass(frozen=True, slots=True)
+class WindowFacts:
+    """What a visit knows about the window it was given (see the module docstring)."""
+
+    turns: TurnTable
+    """The window's turns."""
+    request_index: int | None
+    """Index of the current request."""
+    request_turn: int | None
+    """The turn holding it."""
+    chars: int
+    """Exact characters of the window (``window_chars``)."""
+    local: bool
+    """Every result sits in its call's own turn and answers that turn's head."""
+    bound: list[int] | None
+    """``bound_turns``: each turn's group end when some result landed in a later turn."""
+    open_turns: frozenset[int]
+    """Turns whose head has a call with no result in the turn (meaningful when ``local``)."""
+    system_turns: frozenset[int]
+    """Turns that are a system message."""
+    paused_turn: int | None
+    """The turn holding the call a paused run waits on."""
+
+
+def scan(
+    messages: Sequence[Message], request: str | None, paused_call_id: str | None
+) -> WindowFacts:
+    """The facts of ``messages`` (one pass over the roles, one over the turns)."""
+    n = len(messages)
+    roles = list(map(_ROLE, messages))
+    starts = [i for i, role in enumerate(roles) if role != "tool"]
+    if n and (not starts or starts[0] != 0):
+        starts.insert(0, 0)  # a leading tool message starts its own turn
+    ends = [*starts[1:], n] if starts else []
+    turns = TurnTable(starts, ends)
+    open_turns: set[int] = set()
+    system_turns: set[int] = set()
+    paused_turn: int | None = None
+    local = True
+    for k, (a, b) in enumerate(zip(starts, ends, strict=True)):
+        calls = messages[a].tool_calls
+        if not calls:
+            if roles[a] == "system":
+                system_turns.add(k)
+            if b - a > 1:
+                local = False  # results after a message that made no call
+            continue
+        if paused_call_id is not None and paused_turn is None:
+            for call in calls:
+                if call.id == paused_call_id:
+                    paused_turn = k
+        if b - a == 2 and len(calls) == 1:  # the common turn: one call, its one result
+            if messages[a + 1].tool_call_id != calls[0].id:
+                local = False
+                open_turns.add(k)
+            continue
+        ids = {call.id for call in calls}
+        answered: set[str | None] = set()
+        for i in range(a + 1, b):
+            call_id = messages[i].tool_call_id
+            if call_id in ids:
+                answered.add(call_id)
+            else:
+                local = False
+        if len(answered) < len(ids):
+            open_turns.add(k)
+    request_index = current_request_index(messages, request)
+    return WindowFacts(
+        turns=turns,
+        request_index=request_index,
+        request_turn=None if request_index is None else turn_of(turns, request_index),
+        chars=sum(map(_CHARS, messages)),
+        local=local,
+        bound=None if local else bound_turns(messages, turns),
+        open_turns=frozenset(open_turns),
+        system_turns=frozenset(system_turns),
+        paused_turn=paused_turn,
+    )
