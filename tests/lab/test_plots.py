@@ -220,3 +220,37 @@ def test_every_figure_builds_from_empty_frames() -> None:
     assert plots.refusals_by_reason(empty).data == ()
     assert plots.window_map(empty).layout.meta["states"] == []
     assert plots.compare({}).data == ()
+
+
+def test_the_package_keeps_every_public_name_of_the_module() -> None:
+    from footprint_lab.lab.plots import evidence_tradeoff, window_map
+
+    assert window_map is plots.window_map and evidence_tradeoff is plots.evidence_tradeoff
+    names = {
+        "BAR_MAX_BINS",
+        "COUNTERFACTUAL_SUFFIX",
+        "LOSS_COLOR",
+        "MAP_HOVER_MAX_CELLS",
+        "MAP_MAX_COLS",
+        "MAP_MAX_ROWS",
+        "MAP_TICK_LABEL_MAX_ROWS",
+        "PAUSE_COLOR",
+        "PAUSE_OFFSET",
+        "REASON_COLORS",
+        "STAND_DOWN_ROW",
+        "STATE_COLORS",
+        "VIOLATION_COLOR",
+        "WEBGL_THRESHOLD",
+        "YIELDED_ROW",
+        "compare",
+        "evidence_tradeoff",
+        "is_counterfactual",
+        "pins_timeline",
+        "refusals_by_reason",
+        "removal_summary",
+        "window_map",
+        "window_size",
+    }
+    assert set(plots.__all__) == names
+    assert all(hasattr(plots, name) for name in names)
+    assert plots.__doc__ and "Layer: lab" in plots.__doc__

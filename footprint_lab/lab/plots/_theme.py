@@ -1,0 +1,223 @@
+"""The lab's one palette and its one plotly template.
+
+Layer: lab. Every colour a lab figure, widget or report uses is named here, once: the state
+colours of the window map, the refusal-reason colours, the run and strategy sequences, the
+overlay colours and the neutral greys of text, borders and table headers. Importing this module
+registers ``pio.templates["footprint_lab"]`` (built once, on top of ``"plotly_white"``); every
+figure builder sets ``template=TEMPLATE``.
+
+The template's legend sits below the plot area, in the figure's bottom margin (container
+coordinates), and the title sits in the top margin: a legend never covers a title, and the
+window map's colour bar keeps the right-hand side to itself.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import plotly.graph_objects as go
+import plotly.io as pio
+
+from footprint_lab.window.records import REFUSAL_REASONS
+
+__all__ = [
+    "BORDER",
+    "COUNTERFACTUAL_ACCENT",
+    "ERROR_TEXT",
+    "FALLBACK",
+    "FONT",
+    "HEADER_BACKGROUND",
+    "LEGEND",
+    "LOSS_COLOR",
+    "MUTED",
+    "NOT_COMMITTED",
+    "OUTLINE",
+    "PAGE_COLORS",
+    "PAUSE_COLOR",
+    "REASON_COLORS",
+    "RUN_COLORS",
+    "SECONDARY_LINE",
+    "STATE_COLORS",
+    "STRATEGY_COLORS",
+    "TEMPLATE",
+    "VIOLATION_COLOR",
+    "YIELDED",
+    "build_template",
+]
+
+# -- named colours (the only hex literals of the lab) -----------------------------------------
+
+BLUE = "#4C78A8"
+ORANGE = "#F58518"
+RED = "#E45756"
+PINK = "#FF9DA6"
+BROWN = "#9D755D"
+MAUVE = "#B07AA1"
+ROSE = "#D67195"
+APRICOT = "#FFBF79"
+TEAL = "#72B7B2"
+LIGHT_GREEN = "#8CD17D"
+WARM_GREY = "#79706E"
+OLIVE = "#B6992D"
+YELLOW = "#EECA3B"
+GREEN = "#54A24B"
+LIGHT_GREY = "#D9D9D9"
+SAGE = "#B5D3B0"
+PURPLE = "#B279A2"
+GRAPE = "#7F3C8D"
+CRIMSON = "#D62728"
+INK = "#111111"
+SLATE = "#52606d"
+GREY = "#888888"
+DARK_GREY = "#666666"
+MID_GREY = "#999999"
+WHITE = "#FFFFFF"
+PALE_BORDER = "#e4e7eb"
+PALE_BLUE = "#eef2f7"
+CHARCOAL = "#1f2933"
+PAPER = "#f7f8fa"
+CREAM = "#fdf0d5"
+UMBER = "#7a4b00"
+GOLD = "#f0c36d"
+IVORY = "#fdf8ec"
+BLUSH = "#fdeeee"
+BRICK = "#d9534f"
+MAROON = "#8a1f1b"
+SALMON = "#e8a09d"
+BUTTER = "#fff8e6"
+AMBER = "#e0a100"
+
+# -- roles --------------------------------------------------------------------------------------
+
+STATE_COLORS: dict[str, str] = {
+    "in-window": BLUE,
+    "pinned": ORANGE,
+    "refused-current-request": RED,
+    "refused-system-envelope": PINK,
+    "refused-paused-tool": BROWN,
+    "refused-pending-check-in": MAUVE,
+    "refused-unresolved-tool-call": ROSE,
+    "refused-last-tool-result": APRICOT,
+    "refused-inside-keep-window": TEAL,
+    "refused-only-existing-summary": LIGHT_GREEN,
+    "refused-summarizer-failed": WARM_GREY,
+    "refused-replacement-not-smaller": OLIVE,
+    "notice": YELLOW,
+    "frame": GREEN,
+    "dropped": LIGHT_GREY,
+    "folded": SAGE,
+}
+"""One fixed colour per membership state, the same in every figure."""
+
+REASON_COLORS: dict[str, str] = {
+    reason: STATE_COLORS[f"refused-{reason}"] for reason in REFUSAL_REASONS
+}
+"""One fixed colour per refusal reason (the colour of its ``refused-*`` state)."""
+
+RUN_COLORS: tuple[str, ...] = (BLUE, ORANGE, GREEN, RED, TEAL, PURPLE, YELLOW, BROWN)
+"""The line colours of compared runs, in order (also the template's colourway)."""
+
+STRATEGY_COLORS: tuple[str, ...] = (BLUE, ORANGE, GREEN, RED, TEAL, PURPLE, BROWN, YELLOW)
+"""The marker colours of strategies in the evidence trade-off, in order."""
+
+PAUSE_COLOR = GRAPE
+"""Pauses (window size and window map)."""
+
+VIOLATION_COLOR = CRIMSON
+"""Audit violations over the window map."""
+
+LOSS_COLOR = INK
+"""Lost evidence over the window map."""
+
+SECONDARY_LINE = GREY
+"""The reported-input-tokens line of the window size chart."""
+
+YIELDED = DARK_GREY
+"""Pins that found no free slot."""
+
+FALLBACK = MID_GREY
+"""A state or reason the palette does not know."""
+
+OUTLINE = "white"
+"""The outline of markers drawn over other marks."""
+
+NOT_COMMITTED = WHITE
+"""The colour scale of a window map with no cells."""
+
+MUTED = SLATE
+"""Secondary text: notes on empty figures, the Pareto front, muted widget text."""
+
+BORDER = PALE_BORDER
+"""Table and panel borders (widgets, report)."""
+
+HEADER_BACKGROUND = PALE_BLUE
+"""Table header cells (widgets, report)."""
+
+COUNTERFACTUAL_ACCENT = PURPLE
+"""The badge of a counterfactual replay in the widgets."""
+
+ERROR_TEXT = RED
+"""Text saying something did not run."""
+
+PAGE_COLORS: dict[str, str] = {
+    "text": CHARCOAL,
+    "background": PAPER,
+    "rule": BLUE,
+    "muted": SLATE,
+    "border": PALE_BORDER,
+    "header": PALE_BLUE,
+    "badge-background": CREAM,
+    "badge-text": UMBER,
+    "badge-border": GOLD,
+    "note-background": IVORY,
+    "note-accent": GOLD,
+    "truncated-background": BLUSH,
+    "truncated-accent": BRICK,
+    "truncated-text": MAROON,
+    "truncated-border": SALMON,
+    "problems-background": BUTTER,
+    "problems-accent": AMBER,
+    "error": RED,
+}
+"""The colours of the HTML around the figures (report page, widget tables), by role."""
+
+# -- template -----------------------------------------------------------------------------------
+
+TEMPLATE = "footprint_lab"
+"""The name of the registered template every figure uses (``pio.templates[TEMPLATE]``)."""
+
+FONT: dict[str, Any] = {"family": "system-ui, -apple-system, Segoe UI, sans-serif", "size": 12}
+"""The lab's figure font."""
+
+LEGEND: dict[str, Any] = {
+    "orientation": "h",
+    "xref": "container",
+    "yref": "container",
+    "x": 0.01,
+    "xanchor": "left",
+    "y": 0,
+    "yanchor": "bottom",
+}
+"""Below the plot area, at the bottom of the figure: plotly reserves the room for it, so it
+never covers the axes, the colour bar or the title."""
+
+
+def build_template() -> go.layout.Template:
+    """Build the lab's template: ``"plotly_white"`` with the lab's font, colourway, margins,
+    title and legend placement.
+
+    Returns:
+        A new template (the registered one is built once, when this module is imported).
+    """
+    template = go.layout.Template(pio.templates["plotly_white"])
+    template.layout.update(
+        font=FONT,
+        colorway=list(RUN_COLORS),
+        title={"x": 0.01, "xanchor": "left", "yref": "container"},
+        margin={"l": 60, "r": 30, "t": 64, "b": 50},
+        legend=LEGEND,
+    )
+    return template
+
+
+pio.templates[TEMPLATE] = build_template()
