@@ -1,8 +1,9 @@
 """``footprint-lab``: the command line. Layer: top.
 
 ``footprint-lab demo`` runs the scripted scenarios under the three shipped strategies, prints
-one line per WindowRecord, and writes a standalone HTML report (``footprint-report.html``, or
-``-o PATH``) with the lab's charts for every run.
+a short summary table per run (:func:`~footprint_lab.lab.summary.run_summary`) and one line per
+WindowRecord (:func:`~footprint_lab.lab.views.record_text`), and writes a standalone HTML
+report (``footprint-report.html``, or ``-o PATH``) with the lab's charts for every run.
 """
 
 from __future__ import annotations
@@ -11,10 +12,12 @@ import argparse
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from footprint_lab.agent import Run
+from footprint_lab.lab.summary import run_summary
+from footprint_lab.lab.views import record_text
 from footprint_lab.scenarios import SCENARIOS
-from footprint_lab.window.records import WindowRecord
 
 DEMO_SCENARIOS: tuple[str, ...] = (
     "deploy-audit",
@@ -30,24 +33,39 @@ def default_scenarios() -> list[str]:
     return [name for name in DEMO_SCENARIOS if name in SCENARIOS]
 
 
-def format_record(record: WindowRecord) -> str:
-    """One line per record: iteration, removed count and ids, chars, refusals."""
-    refusals = ", ".join(f"{r.reason}@t{r.turn_index}" for r in record.refusals) or "-"
-    removed = ", ".join(record.removed_stage_ids) or "-"
-    extra = ""
-    if record.measured_tokens is not None:
-        extra = f"  tokens {record.measured_tokens}/{record.threshold_tokens}"
-    return (
-        f"  iter {record.iteration:>3}  removed {record.removed_message_count:>3} [{removed}]  "
-        f"chars {record.window_chars_before} -> {record.window_chars_after}  "
-        f"refusals: {refusals}{extra}"
-    )
+format_record = record_text
+"""One line per record (the text form of the lab's record rendering)."""
+
+SUMMARY_TABLE: dict[str, str] = {
+    "calls": "calls",
+    "removals": "removals",
+    "removed_messages": "removed",
+    "refusals": "refusals",
+    "pins": "pins",
+    "peak_window_chars": "peak chars",
+    "final_window_chars": "last chars",
+    "peak_input_tokens": "peak tokens",
+}
+"""The :func:`~footprint_lab.lab.summary.run_summary` keys in a run's summary table, and
+their headings."""
+
+
+def summary_lines(numbers: dict[str, Any]) -> list[str]:
+    """A run's summary table: a heading line and a line of numbers, aligned, indented."""
+    widths = [max(len(h), len(str(numbers[k]))) for k, h in SUMMARY_TABLE.items()]
+    head = "  ".join(h.rjust(w) for h, w in zip(SUMMARY_TABLE.values(), widths, strict=True))
+    values = "  ".join(str(numbers[k]).rjust(w) for k, w in zip(SUMMARY_TABLE, widths, strict=True))
+    return [f"  {head}", f"  {values}"]
 
 
 def run_lines(label: str, run: Run) -> list[str]:
-    """A run's header line and one line per record."""
-    head = f"{label}: status={run.status} iterations={run.iterations} records={len(run.records)}"
-    return [head, *(format_record(record) for record in run.records)]
+    """A run's header line, its summary table and one line per record."""
+    numbers = run_summary(run)
+    head = (
+        f"{label}: status={numbers['status']} iterations={numbers['iterations']} "
+        f"records={numbers['records']}"
+    )
+    return [head, *summary_lines(numbers), *(record_text(record) for record in run.records)]
 
 
 def print_run(label: str, run: Run) -> None:

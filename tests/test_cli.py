@@ -24,6 +24,10 @@ def test_demo_writes_the_report_and_prints_its_path(
     for label in ("sliding-window", "token-budget", "summarize-oldest"):
         assert any(line.startswith(f"{label}: status=done") for line in lines)
     assert any(line.strip().startswith("iter ") and "removed" in line for line in lines)
+    # each run's summary table (from run_summary): a heading line, then its numbers
+    headings = [i for i, line in enumerate(lines) if line.split()[:2] == ["calls", "removals"]]
+    assert len(headings) == 3
+    assert all(lines[i + 1].split()[0].isdigit() for i in headings)
     assert printed.err == ""  # the progress bar is quiet under pytest
     html = out.read_text(encoding="utf-8")
     assert "<h2>deploy-audit</h2>" in html and "screen-driver" not in html

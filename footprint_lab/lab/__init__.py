@@ -9,6 +9,8 @@ only here: ``footprint_lab/window/`` must never import them (the core stays pure
 * :mod:`footprint_lab.lab.plots` holds pure figure builders taking frames and returning
   ``plotly.graph_objects.Figure``.
 * :func:`write_report` writes one standalone, offline HTML file for several runs.
+* :func:`run_summary` (:mod:`footprint_lab.lab.summary`) is the one summary of a run: sweep
+  rows, the widgets' key numbers, the report's summary table and the CLI all read it.
 * :func:`evidence_frame` / :func:`evidence_summary` replay many runs under many window
   configurations and measure the tool evidence each lost (:mod:`footprint_lab.lab.evidence`).
 * :class:`Inspector`, :class:`Tuner` and :class:`Compare` (:mod:`footprint_lab.lab.widgets`)
@@ -28,6 +30,7 @@ from footprint_lab.lab.evidence import (
 from footprint_lab.lab.frames import MEMBERSHIP_FULL_MAX_ROWS, Frames, capture, capture_many
 from footprint_lab.lab.report import write_report
 from footprint_lab.lab.schema import MEMBERSHIP_STATES, SCHEMAS
+from footprint_lab.lab.summary import run_summary
 from footprint_lab.lab.widgets import Compare, Inspector, Tuner, key_numbers
 
 __all__ = [
@@ -47,5 +50,6 @@ __all__ = [
     "key_numbers",
     "no_policy",
     "plots",
+    "run_summary",
     "write_report",
 ]

@@ -31,6 +31,7 @@ from footprint_lab import (
 from footprint_lab.importers import from_openai
 from footprint_lab.lab import Compare, Inspector, Tuner, capture, key_numbers, plots, progress
 from footprint_lab.lab import widgets as lab_widgets
+from footprint_lab.lab.render import STYLES, state_style
 from footprint_lab.lab.widgets import (
     BOUNDARY_COLUMNS,
     INSPECTOR_TABS,
@@ -112,7 +113,7 @@ def test_overview_states_the_key_numbers(audit_run: Run, audit_inspector: Inspec
     overview = audit_inspector.overview_html.value
     for text in ("status", "done", "removed messages", "current-request", "peak chars sent"):
         assert text in overview
-    assert f'<td style="{lab_widgets._CELL}">{numbers["peak_window_chars"]}</td>' in overview
+    assert f'<td style="{STYLES["cell"]}">{numbers["peak_window_chars"]}</td>' in overview
     assert "Counterfactual" not in overview
     # the window-size chart and the records table sit in the Overview tab
     overview_tab = audit_inspector.tabs.children[0].children
@@ -169,7 +170,7 @@ def test_boundary_lists_what_left_and_shows_the_record(
     first = audit_run.records[0].iteration
     table = insp.boundary_frame(first)
     assert table.loc[0, "state"] == "refused-current-request"
-    style = lab_widgets._state_style("refused-current-request")
+    style = state_style("refused-current-request")
     assert f'<tr style="{style}">' in insp.boundary_html.value
     # the d1 log left at iteration 5 and is still in the ledger
     left = insp.left_frame(5)
@@ -194,7 +195,7 @@ def test_pinned_messages_are_highlighted_in_the_boundary() -> None:
     states = dict(zip(table["stage_id"], table["state"], strict=True))
     assert states[row["stage_id"]] == "pinned"
     assert "whats_here" in insp.record_html.value
-    assert f'<tr style="{lab_widgets._state_style("pinned")}">' in insp.boundary_html.value
+    assert f'<tr style="{state_style("pinned")}">' in insp.boundary_html.value
     assert "whats_here" in insp.pins_html.value
     assert {t.name for t in insp.figures["pins"].data} >= {"pinned"}
 
@@ -447,7 +448,7 @@ def test_reruns_use_the_quiet_progress_bar(monkeypatch: pytest.MonkeyPatch) -> N
         def close(self) -> None:
             made[-1]["closed"] = True
 
-    monkeypatch.setattr(lab_widgets, "progress", lambda **kw: Bar(**kw))
+    monkeypatch.setattr(lab_widgets.tuner, "progress", lambda **kw: Bar(**kw))
     tuner = Tuner(deploy_audit(), "sliding-window")
     tuner.sliders["keep_recent_turns"].value = 2
     assert len(made) == 2

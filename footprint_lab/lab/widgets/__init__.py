@@ -1,0 +1,57 @@
+"""Widgets: the Inspector, the Tuner and Compare — a run you can click through in Jupyter.
+
+Layer: lab (top). Every chart here is a pure builder of :mod:`footprint_lab.lab.plots` wrapped
+in a ``plotly.graph_objects.FigureWidget``, every table and pane a view of
+:mod:`footprint_lab.lab.views` rendered by a template of :mod:`footprint_lab.lab.render`; the
+widgets only arrange them with ipywidgets and keep them current. They read runs and never
+change them.
+
+* :class:`Inspector` (:mod:`.inspector`) — one run: an overview of its key numbers, the
+  window map, pins, refusals, and the *boundary* view: drag the iteration slider and see the
+  exact messages sent at that call, which of them were pinned or refused, which left, and the
+  :class:`~footprint_lab.WindowRecord` filed there.
+* :class:`Tuner` (:mod:`.tuner`) — a scripted scenario under one strategy, with a slider per
+  knob; every change re-runs the scenario and redraws the charts *in place*.
+* :class:`Compare` (:mod:`.compare`) — several runs of one scenario side by side: the compare
+  chart, a summary table and each run's window map.
+* :func:`update_figure` (:mod:`._figures`) — the in-place figure differ they share.
+
+Every widget exposes its parts as attributes (``.figures``, ``.slider``, ``.sliders``,
+``.boundary_html`` ...), so its logic is tested by setting values and reading figure data, with
+no browser.
+"""
+
+from __future__ import annotations
+
+from footprint_lab.lab.render import TABLE_MAX_ROWS
+from footprint_lab.lab.summary import SUMMARY_COLUMNS, key_numbers
+from footprint_lab.lab.views import (
+    BOUNDARY_COLUMNS,
+    LEFT_COLUMNS,
+    PREVIEW_CHARS,
+    refusal_counts,
+)
+from footprint_lab.lab.views import preview as _preview  # noqa: F401  (kept importable)
+from footprint_lab.lab.widgets._figures import figure_widget, update_figure
+from footprint_lab.lab.widgets.compare import Compare
+from footprint_lab.lab.widgets.inspector import BOUNDARY_MAX_ROWS, INSPECTOR_TABS, Inspector
+from footprint_lab.lab.widgets.tuner import PIN_KNOB, Tuner, default_range
+
+__all__ = [
+    "BOUNDARY_COLUMNS",
+    "BOUNDARY_MAX_ROWS",
+    "INSPECTOR_TABS",
+    "LEFT_COLUMNS",
+    "PIN_KNOB",
+    "PREVIEW_CHARS",
+    "SUMMARY_COLUMNS",
+    "TABLE_MAX_ROWS",
+    "Compare",
+    "Inspector",
+    "Tuner",
+    "default_range",
+    "figure_widget",
+    "key_numbers",
+    "refusal_counts",
+    "update_figure",
+]

@@ -1,0 +1,55 @@
+"""The widgets' HTML panes, each from a template of :mod:`footprint_lab.lab.render`.
+
+Layer: lab. Small helpers that pass a view to its template: a table from a DataFrame, the
+records table, a line of text, a bold label, a heading. No markup is written here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import pandas as pd
+
+from footprint_lab.lab.frames import Frames
+from footprint_lab.lab.render import TABLE_MAX_ROWS, render, table_context
+from footprint_lab.lab.views import Banner, records_view
+
+__all__ = ["heading_html", "label_html", "note_html", "records_html", "table_html"]
+
+NO_RECORDS = "No window records: the strategy never engaged on this run."
+
+
+def table_html(
+    frame: pd.DataFrame,
+    *,
+    row_styles: Sequence[str] | None = None,
+    max_rows: int = TABLE_MAX_ROWS,
+    empty: str = "nothing to show",
+) -> str:
+    """``frame`` as an inline-styled table (its first ``max_rows`` rows)."""
+    t = table_context(frame, row_styles=row_styles, max_rows=max_rows, empty=empty)
+    return render("table.html.j2", t=t)
+
+
+def records_html(frames: Frames) -> str:
+    """The records table of a capture (``records_table.html.j2``, inline-styled)."""
+    t = table_context(records_view(frames), empty=NO_RECORDS, unit="records")
+    return render(
+        "records_table.html.j2", t=t, collapsible=False, count=len(frames.records), cards=[]
+    )
+
+
+def note_html(text: str = "", *, strong: str | None = None, tone: str = "plain") -> str:
+    """A line of text, with an optional bold start; ``tone`` 'plain', 'muted' or 'error'."""
+    return render("note.html.j2", text=text, strong=strong, tone=tone)
+
+
+def label_html(text: str) -> str:
+    """A bold section label."""
+    return render("label.html.j2", text=text)
+
+
+def heading_html(title: str, *, banners: Sequence[Banner] = (), lead: str | None = None) -> Any:
+    """A widget's heading, its counterfactual banners and a lead line."""
+    return render("heading.html.j2", title=title, banners=list(banners), lead=lead)

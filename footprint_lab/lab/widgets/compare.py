@@ -1,0 +1,127 @@
+"""Compare: several runs of one scenario side by side.
+
+Layer: lab. The compare chart (characters sent or reported input tokens per iteration, one
+line per run, redrawn in place when the metric changes), a summary table of each run's key
+numbers (:func:`~footprint_lab.lab.summary.key_numbers`) and each run's window map in a tab.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import ipywidgets as widgets
+import pandas as pd
+
+from footprint_lab.agent.run import Run
+from footprint_lab.lab import plots
+from footprint_lab.lab.frames import Frames, capture
+from footprint_lab.lab.progress import progress
+from footprint_lab.lab.summary import SUMMARY_COLUMNS, key_numbers
+from footprint_lab.lab.views import counterfactual_banner
+from footprint_lab.lab.widgets._figures import figure_widget, update_figure
+from footprint_lab.lab.widgets._html import heading_html, table_html
+from footprint_lab.scenarios import SCENARIOS, Scenario
+from footprint_lab.window.strategies import WindowStrategy
+
+__all__ = ["Compare"]
+
+BANNERS_SHOWN = 10
+"""Counterfactual banners shown under Compare's heading, at most."""
+
+
+def _label_runs(runs: Mapping[str, Run] | Sequence[Run]) -> dict[str, Run]:
+    if isinstance(runs, Mapping):
+        return {str(label): run for label, run in runs.items()}
+    labelled: dict[str, Run] = {}
+    for run in runs:
+        base = run.strategy or "none"
+        if run.meta.get("counterfactual"):
+            base += " (replay)"
+        label, n = base, 1
+        while label in labelled:
+            n += 1
+            label = f"{base} ({n})"
+        labelled[label] = run
+    return labelled
+
+
+class Compare(widgets.VBox):  # type: ignore[misc]
+    """Several runs side by side — usually one scenario under each strategy: the compare chart
+    (characters sent or reported input tokens per iteration, one line per run), a summary
+    table (:data:`SUMMARY_COLUMNS`, one row per run) and each run's window map in a tab.
+
+    Parts: ``runs`` (label -> run), ``frames`` (label -> capture), ``summary`` (DataFrame
+    indexed by label), ``summary_html``, ``figures`` (``compare``), ``maps`` (label ->
+    window-map ``FigureWidget``), ``metric`` (toggle between ``chars`` and ``input_tokens``;
+    the chart is redrawn in place).
+
+    Args:
+        runs: ``{label: run}``, or a list of runs (labelled by strategy).
+        metric: ``"chars"`` or ``"input_tokens"``.
+    """
+
+    def __init__(self, runs: Mapping[str, Run] | Sequence[Run], *, metric: str = "chars") -> None:
+        super().__init__()
+        self.runs: dict[str, Run] = _label_runs(runs)
+        if not self.runs:
+            raise ValueError("Compare needs at least one run")
+        self.frames: dict[str, Frames] = {
+            label: capture(run, label=label) for label, run in self.runs.items()
+        }
+        rows = [key_numbers(run) for run in self.runs.values()]
+        self.summary = pd.DataFrame(
+            rows, index=pd.Index(list(self.runs), name="run"), columns=list(SUMMARY_COLUMNS)
+        )
+        self.summary_html = widgets.HTML(
+            table_html(self.summary.reset_index(), empty="no runs"),
+            layout=widgets.Layout(overflow="auto"),
+        )
+        self.metric = widgets.ToggleButtons(
+            options=[("characters sent", "chars"), ("input tokens (reported)", "input_tokens")],
+            value=metric,
+            description="metric",
+        )
+        self.figures: dict[str, Any] = {
+            "compare": figure_widget(plots.compare(self.frames, metric=metric))
+        }
+        self.maps: dict[str, Any] = {
+            label: figure_widget(plots.window_map(frames)) for label, frames in self.frames.items()
+        }
+        scenarios = sorted({str(r.meta.get("scenario")) for r in self.runs.values()} - {"None"})
+        title = "Compare" + (f" — {', '.join(scenarios)}" if scenarios else "")
+        banners = [b for b in map(counterfactual_banner, (r.meta for r in self.runs.values())) if b]
+        self.children = [
+            widgets.HTML(heading_html(title, banners=banners[:BANNERS_SHOWN])),
+            self.metric,
+            self.figures["compare"],
+            self.summary_html,
+            widgets.Tab(children=list(self.maps.values()), titles=list(self.maps)),
+        ]
+        self.metric.observe(self._on_metric, names="value")
+
+    def _on_metric(self, change: Mapping[str, Any]) -> None:
+        update_figure(self.figures["compare"], plots.compare(self.frames, metric=change["new"]))
+
+    @classmethod
+    def from_scenario(
+        cls,
+        scenario: Scenario | str,
+        strategies: Mapping[str, WindowStrategy] | None = None,
+        *,
+        keep_last_tool_results: int | bool = 2,
+        include_none: bool = False,
+        metric: str = "chars",
+    ) -> Compare:
+        """Run ``scenario`` under each strategy (default: the three it ships, tuned for it;
+        ``include_none`` adds a run without window management) and compare the runs."""
+        if isinstance(scenario, str):
+            scenario = SCENARIOS[scenario]()
+        chosen: dict[str, WindowStrategy | None] = {}
+        if include_none:
+            chosen["none"] = None
+        chosen.update(strategies if strategies is not None else scenario.strategies())
+        runs: dict[str, Run] = {}
+        for label, strategy in progress(list(chosen.items()), desc=f"{scenario.name}: runs"):
+            runs[label] = scenario.run(strategy, keep_last_tool_results=keep_last_tool_results)
+        return cls(runs, metric=metric)

@@ -1,0 +1,331 @@
+"""The Inspector: one run you can click through in Jupyter.
+
+Layer: lab. Five tabs — Overview, Window map, Pins, Refusals and Boundary — over the pure
+builders of :mod:`footprint_lab.lab.plots` and the views of :mod:`footprint_lab.lab.views`;
+drag the iteration slider and see the exact messages sent at that call (``run.window_sent``),
+which of them were pinned or refused, which left, and the :class:`~footprint_lab.WindowRecord`
+filed there (rendered by ``record.html.j2``, as in the report). It reads the run, never
+changes it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import ipywidgets as widgets
+import pandas as pd
+
+from footprint_lab.agent.run import Run
+from footprint_lab.lab import plots
+from footprint_lab.lab.frames import capture
+from footprint_lab.lab.render import render, state_style, table_context
+from footprint_lab.lab.summary import key_numbers
+from footprint_lab.lab.views import (
+    boundary_frame,
+    call_of_iteration,
+    counterfactual_banner,
+    describe,
+    import_problem_items,
+    left_frame,
+    record_pairs,
+    refusal_counts,
+    window_at,
+)
+from footprint_lab.lab.widgets._figures import figure_widget
+from footprint_lab.lab.widgets._html import (
+    heading_html,
+    label_html,
+    note_html,
+    records_html,
+    table_html,
+)
+from footprint_lab.messages import Message
+from footprint_lab.window.records import WindowRecord
+
+__all__ = ["BOUNDARY_MAX_ROWS", "INSPECTOR_TABS", "Inspector"]
+
+INSPECTOR_TABS: tuple[str, ...] = ("Overview", "Window map", "Pins", "Refusals", "Boundary")
+"""The Inspector's tabs, in order."""
+
+BOUNDARY_MAX_ROWS = 500
+"""The boundary table shows at most this many messages (the first ones, and says so)."""
+
+LEGEND_STATES: tuple[str, ...] = ("pinned", "refused-current-request", "notice", "frame", "dropped")
+"""The membership states the boundary pane's legend names."""
+
+
+class Inspector(widgets.VBox):  # type: ignore[misc]
+    """One run, in five tabs: Overview, Window map, Pins, Refusals and Boundary.
+
+    Parts (for code and tests): ``run``, ``frames`` (its capture), ``numbers``
+    (:func:`~footprint_lab.lab.widgets.key_numbers`), ``figures`` (``window_size``,
+    ``window_map``, ``pins``, ``refusals`` — ``go.FigureWidget``), ``tabs``, ``overview_html``,
+    ``records_html`` (the records table, under the chart in Overview), ``pins_html``,
+    ``refusals_html``, ``slider`` (the iteration shown in Boundary), ``play``,
+    ``boundary_caption``, ``boundary_html`` (the window sent at that iteration, and what left
+    there) and ``record_html`` (the record(s) filed there). Clicking a cell of the window map or
+    a point of the window-size chart opens that iteration's boundary.
+
+    Args:
+        run: Any run: from an agent, ``replay``, an importer or ``load_run``.
+        label: A name for the run in titles (default: its strategy).
+        evidence: Find the tool calls sent without the evidence they depended on and mark
+            them on the window map (default: for counterfactual replays, where that is the
+            question being asked).
+    """
+
+    def __init__(self, run: Run, *, label: str | None = None, evidence: bool | None = None) -> None:
+        super().__init__()
+        self.run = run
+        if evidence is None:
+            evidence = bool(run.meta.get("counterfactual"))
+        self.frames = capture(run, label=label, evidence=evidence)
+        self.numbers = key_numbers(run)
+        self.figures: dict[str, Any] = {
+            "window_size": figure_widget(plots.window_size(self.frames)),
+            "window_map": figure_widget(plots.window_map(self.frames)),
+            "pins": figure_widget(plots.pins_timeline(self.frames)),
+            "refusals": figure_widget(plots.refusals_by_reason(self.frames)),
+        }
+        self._call_of: dict[int, int] = call_of_iteration(self.frames)
+        iterations = sorted(set(self._call_of) | {int(i) for i in self.frames.records["iteration"]})
+        first, last = (iterations[0], iterations[-1]) if iterations else (0, 0)
+        self.iterations: list[int] = iterations
+        """Iterations with a call or a record: the values the boundary slider can show."""
+
+        scroll = widgets.Layout(overflow="auto")
+        self.overview_html = widgets.HTML(self._overview(), layout=scroll)
+        self.pins_html = widgets.HTML(self._pins_table(), layout=scroll)
+        self.refusals_html = widgets.HTML(self._refusals_table(), layout=scroll)
+        self.records_html = widgets.HTML(records_html(self.frames), layout=scroll)
+        self.slider = widgets.IntSlider(
+            value=self._initial_iteration(first, last),
+            min=first,
+            max=last,
+            step=1,
+            description="iteration",
+            disabled=not iterations,
+            continuous_update=True,
+            layout=widgets.Layout(width="520px"),
+        )
+        self.play = widgets.Play(value=self.slider.value, min=first, max=last, step=1, interval=900)
+        widgets.jslink((self.play, "value"), (self.slider, "value"))
+        self.boundary_caption = widgets.HTML()
+        self.boundary_html = widgets.HTML(layout=widgets.Layout(flex="3 1 0%", overflow="auto"))
+        self.record_html = widgets.HTML(layout=widgets.Layout(flex="2 1 0%", overflow="auto"))
+        self.tabs = widgets.Tab(children=self._tab_children(), titles=list(INSPECTOR_TABS))
+        banner = counterfactual_banner(run.meta)
+        header = widgets.HTML(
+            heading_html(
+                f"Inspector — {describe(run, self.frames)}",
+                banners=[banner] if banner is not None else [],
+            )
+        )
+        self.children = [header, self.tabs]
+        self.slider.observe(self._on_slider, names="value")
+        for name in ("window_map", "window_size"):
+            for trace in self.figures[name].data:
+                trace.on_click(self._on_click)
+        self.show_boundary(self.slider.value)
+
+    def _tab_children(self) -> list[Any]:
+        boundary = widgets.VBox(
+            [
+                widgets.HBox([self.play, self.slider]),
+                self.boundary_caption,
+                widgets.HTML(render("legend.html.j2", states=LEGEND_STATES)),
+                widgets.HBox([self.boundary_html, self.record_html]),
+            ]
+        )
+        map_lead = (
+            "One row per ledger message (commit order), one column per iteration, coloured by "
+            "the message's state at that call. Click a cell to open its boundary."
+        )
+        return [
+            widgets.VBox(
+                [
+                    self.overview_html,
+                    self.figures["window_size"],
+                    widgets.HTML(label_html("Window records")),
+                    self.records_html,
+                ]
+            ),
+            widgets.VBox(
+                [widgets.HTML(note_html(map_lead, tone="muted")), self.figures["window_map"]]
+            ),
+            widgets.VBox([self.figures["pins"], self.pins_html]),
+            widgets.VBox([self.figures["refusals"], self.refusals_html]),
+            boundary,
+        ]
+
+    # -- boundary -------------------------------------------------------------------------
+
+    def _initial_iteration(self, first: int, last: int) -> int:
+        removals = self.frames.records[self.frames.records["removed_message_count"] > 0]
+        if len(removals):
+            return int(removals["iteration"].iloc[0])
+        return last if self.iterations else first
+
+    def records_at(self, iteration: int) -> list[WindowRecord]:
+        """The records filed at the boundary before iteration ``iteration`` (two when a
+        context-length rejection forced a second visit)."""
+        rows = self.frames.records[self.frames.records["iteration"] == iteration]
+        return [self.run.records[int(j)] for j in rows["record"]]
+
+    def _window_at(self, iteration: int) -> tuple[list[Message], bool]:
+        return window_at(self.run, self.frames, iteration, self._call_of)
+
+    def boundary_frame(self, iteration: int) -> pd.DataFrame:
+        """The window sent by the (last) call of ``iteration``, one row per message:
+        :data:`~footprint_lab.lab.views.BOUNDARY_COLUMNS` (see
+        :func:`footprint_lab.lab.views.boundary_frame`). At an iteration whose record was filed
+        but whose call never happened (a paused or failed run), the window as that record left
+        it."""
+        return boundary_frame(self.run, self.frames, iteration, self._call_of)
+
+    def left_frame(self, iteration: int) -> pd.DataFrame:
+        """The messages that left the window at the boundary before ``iteration``:
+        :data:`~footprint_lab.lab.views.LEFT_COLUMNS` — ``how`` is 'dropped' or 'summarized'.
+        They are still in the ledger: ``run.ledger.message(stage_id)`` returns each."""
+        return left_frame(self.run, self.frames, iteration)
+
+    def _caption(self, iteration: int, window: list[Message], sent: bool) -> str:
+        call = self._call_of.get(iteration)
+        chars = sum(m.chars for m in window)
+        if sent and call is not None:
+            row = self.frames.calls[self.frames.calls["call"] == call].iloc[0]
+            tokens = row["input_tokens"]
+            reported = f", {int(tokens)} input tokens reported" if not pd.isna(tokens) else ""
+            return (
+                f"Iteration {iteration} · call {call}: {len(window)} message(s), "
+                f"{chars} chars sent{reported}."
+            )
+        if window:
+            return (
+                f"Iteration {iteration}: no call was made; this is the window the record left "
+                f"({len(window)} message(s), {chars} chars)."
+            )
+        return f"Iteration {iteration}: no call and no record."
+
+    def show_boundary(self, iteration: int) -> None:
+        """Render iteration ``iteration`` into ``boundary_html`` and ``record_html`` (moving
+        the slider calls this)."""
+        if not self.iterations:
+            self.boundary_caption.value = note_html("This run made no LLM calls.")
+            self.boundary_html.value = ""
+            self.record_html.value = ""
+            return
+        window, sent = self._window_at(iteration)
+        frame = self.boundary_frame(iteration)
+        left = self.left_frame(iteration)
+        self.boundary_caption.value = note_html(strong=self._caption(iteration, window, sent))
+        self.boundary_html.value = render(
+            "messages_table.html.j2",
+            sent=table_context(
+                frame,
+                row_styles=[state_style(s) for s in frame["state"]],
+                max_rows=BOUNDARY_MAX_ROWS,
+                empty="an empty window",
+            ),
+            left=table_context(
+                left,
+                row_styles=[
+                    state_style("folded" if h == "summarized" else "dropped") for h in left["how"]
+                ],
+                empty="nothing left the window here",
+            ),
+            left_count=len(left),
+        )
+        records = self.records_at(iteration)
+        why = (
+            "the run has no window strategy"
+            if not len(self.frames.records) and self.run.strategy is None
+            else "the strategy did not engage"
+        )
+        self.record_html.value = render(
+            "record_pane.html.j2",
+            records=[(record, record_pairs(record)) for record in records],
+            iteration=iteration,
+            why=why,
+        )
+
+    def _on_slider(self, change: Mapping[str, Any]) -> None:
+        self.show_boundary(int(change["new"]))
+
+    def _on_click(self, trace: Any, points: Any, state: Any) -> None:
+        xs = list(getattr(points, "xs", []) or [])
+        if not xs or xs[0] is None:
+            return
+        iteration = int(xs[0])
+        if self.slider.min <= iteration <= self.slider.max:
+            self.slider.value = iteration
+            self.tabs.selected_index = INSPECTOR_TABS.index("Boundary")
+
+    # -- overview and tables --------------------------------------------------------------
+
+    def _key_pairs(self) -> list[tuple[str, Any]]:
+        n = self.numbers
+        run = self.run
+        pairs: list[tuple[str, Any]] = [
+            ("status", run.status),
+            ("strategy", run.strategy or "none"),
+            ("model", f"{run.model} ({run.provider})" if run.provider else run.model),
+            ("iterations", n["iterations"]),
+            ("calls", n["calls"]),
+            ("records", n["records"]),
+            ("removals", n["removals"]),
+            ("removed messages", n["removed_messages"]),
+            ("messages in the ledger", n["ledger_messages"]),
+            ("refusals", n["refusals"]),
+            ("pins granted", n["pins"]),
+            ("yielded (no pin slot)", n["yielded"]),
+            ("stand-downs", n["stand_downs"]),
+            ("pin limit", run.keep_last_tool_results),
+            ("peak chars sent", n["peak_window_chars"]),
+            ("last chars sent", n["final_window_chars"]),
+            ("peak input tokens (reported)", n["peak_input_tokens"]),
+        ]
+        if n["pauses"]:
+            pairs.append(("pauses", n["pauses"]))
+        if run.error is not None:
+            pairs.append(("error", f"{type(run.error).__name__}: {run.error}"))
+        if run.output:
+            pairs.append(("output", run.output))
+        return pairs
+
+    def _overview(self) -> str:
+        by_reason = refusal_counts(self.frames)
+        reasons = pd.DataFrame(
+            {"reason": list(by_reason), "refusals": list(by_reason.values())},
+            columns=["reason", "refusals"],
+        )
+        pins = self.frames.pins
+        pinned = pins[pins["kind"] == "pinned"]
+        by_tool = pinned["tool_name"].astype(str).value_counts().sort_index()
+        pin_frame = pd.DataFrame(
+            {"tool": by_tool.index.tolist(), "visits pinned": by_tool.tolist()},
+            columns=["tool", "visits pinned"],
+        )
+        problems = self.run.import_problems
+        items, more = import_problem_items(problems)
+        return render(
+            "overview.html.j2",
+            banner=counterfactual_banner(self.run.meta),
+            problems={"items": items, "more": more, "total": len(problems)} if problems else None,
+            pairs=self._key_pairs(),
+            reasons=table_context(reasons, empty="no refusals"),
+            pins=table_context(pin_frame, empty="no pins"),
+        )
+
+    def _pins_table(self) -> str:
+        pins = self.frames.pins
+        columns = ["iteration", "kind", "tool_name", "turn_index", "chars", "count", "stage_id"]
+        return table_html(pins.loc[:, columns], empty="No pins on any visit.")
+
+    def _refusals_table(self) -> str:
+        refusals = self.frames.refusals
+        columns = ["iteration", "reason", "turn_index", "message_index", "turn_messages"]
+        return table_html(
+            refusals.loc[:, [*columns, "stage_id"]], empty="No refusals on any visit."
+        )
