@@ -1,131 +1,196 @@
 """footprint_lab: make an LLM agent's context window visible, auditable and tunable.
 
-Layer: the package's front door — it only re-exports. The window core is
-:mod:`footprint_lab.window` (where the law is stated); the lab (dataframes, charts, widgets)
-is :mod:`footprint_lab.lab`.
+Layer: the package's front door — it only re-exports, and lazily. ``__all__`` is the curated
+face: the entry points of the API contract. Every other name the root has ever exported is
+still importable from it (see ``_LAZY``); each is loaded on first use, so ``import
+footprint_lab`` imports nothing heavy and the window core works without pandas. The window
+core is :mod:`footprint_lab.window` (where the law is stated); the lab (dataframes, charts,
+widgets) is :mod:`footprint_lab.lab`.
 """
 
 from __future__ import annotations
 
-from footprint_lab.agent import (
-    Agent,
-    AgentBuilder,
-    CallRecord,
-    Checkpoint,
-    InjectionContext,
-    PauseState,
-    Run,
-    RunFileError,
-    Tool,
-    after_compaction,
-    ask_human,
-    load_checkpoint,
-    load_run,
-    tool,
-)
-from footprint_lab.auditing import Violation, audit
-from footprint_lab.counterfactual import replay
-from footprint_lab.events import Event, Recorder
-from footprint_lab.ledger import Commit, Ledger
-from footprint_lab.messages import Message, ToolCall, content_hash, window_chars
-from footprint_lab.providers import (
-    Provider,
-    ProviderError,
-    ProviderRequest,
-    ProviderResponse,
-    Reply,
-    ScriptedProvider,
-    provider_summarizer,
-)
-from footprint_lab.sweeps import sweep
-from footprint_lab.usage import Usage
-from footprint_lab.window import (
-    DROP_NOTICE_PREFIX,
-    CompactionUnmeasurableError,
-    ContextLengthError,
-    FoldedSpan,
-    Observations,
-    Pin,
-    Refusal,
-    StrategyInput,
-    StrategyResult,
-    SummaryResult,
-    Turn,
-    WindowConfigError,
-    WindowRecord,
-    WindowResult,
-    WindowStrategy,
-    WindowStrategyError,
-    aapply_window,
-    apply_window,
-    is_compaction_frame,
-    is_drop_notice,
-    segment_turns,
-    sliding_window,
-    summarize_oldest,
-    token_budget,
-)
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from footprint_lab.agent import Agent as Agent
+    from footprint_lab.agent import AgentBuilder as AgentBuilder
+    from footprint_lab.agent import CallRecord as CallRecord
+    from footprint_lab.agent import Checkpoint as Checkpoint
+    from footprint_lab.agent import InjectionContext as InjectionContext
+    from footprint_lab.agent import PauseState as PauseState
+    from footprint_lab.agent import Run as Run
+    from footprint_lab.agent import RunFileError as RunFileError
+    from footprint_lab.agent import Tool as Tool
+    from footprint_lab.agent import after_compaction as after_compaction
+    from footprint_lab.agent import ask_human as ask_human
+    from footprint_lab.agent import load_checkpoint as load_checkpoint
+    from footprint_lab.agent import load_run as load_run
+    from footprint_lab.agent import tool as tool
+    from footprint_lab.auditing import Violation as Violation
+    from footprint_lab.auditing import audit as audit
+    from footprint_lab.events import Event as Event
+    from footprint_lab.events import Recorder as Recorder
+    from footprint_lab.ledger import Commit as Commit
+    from footprint_lab.ledger import Ledger as Ledger
+    from footprint_lab.messages import Message as Message
+    from footprint_lab.messages import ToolCall as ToolCall
+    from footprint_lab.messages import content_hash as content_hash
+    from footprint_lab.messages import window_chars as window_chars
+    from footprint_lab.providers import Provider as Provider
+    from footprint_lab.providers import ProviderError as ProviderError
+    from footprint_lab.providers import ProviderRequest as ProviderRequest
+    from footprint_lab.providers import ProviderResponse as ProviderResponse
+    from footprint_lab.providers import Reply as Reply
+    from footprint_lab.providers import ScriptedProvider as ScriptedProvider
+    from footprint_lab.providers import provider_summarizer as provider_summarizer
+    from footprint_lab.sweeps import sweep as sweep
+    from footprint_lab.usage import Usage as Usage
+    from footprint_lab.window import DROP_NOTICE_PREFIX as DROP_NOTICE_PREFIX
+    from footprint_lab.window import CompactionUnmeasurableError as CompactionUnmeasurableError
+    from footprint_lab.window import ContextLengthError as ContextLengthError
+    from footprint_lab.window import FoldedSpan as FoldedSpan
+    from footprint_lab.window import Observations as Observations
+    from footprint_lab.window import Pin as Pin
+    from footprint_lab.window import Refusal as Refusal
+    from footprint_lab.window import StrategyInput as StrategyInput
+    from footprint_lab.window import StrategyResult as StrategyResult
+    from footprint_lab.window import SummaryResult as SummaryResult
+    from footprint_lab.window import Turn as Turn
+    from footprint_lab.window import WindowConfigError as WindowConfigError
+    from footprint_lab.window import WindowRecord as WindowRecord
+    from footprint_lab.window import WindowResult as WindowResult
+    from footprint_lab.window import WindowStrategy as WindowStrategy
+    from footprint_lab.window import WindowStrategyError as WindowStrategyError
+    from footprint_lab.window import aapply_window as aapply_window
+    from footprint_lab.window import apply_window as apply_window
+    from footprint_lab.window import is_compaction_frame as is_compaction_frame
+    from footprint_lab.window import is_drop_notice as is_drop_notice
+    from footprint_lab.window import segment_turns as segment_turns
+    from footprint_lab.window import sliding_window as sliding_window
+    from footprint_lab.window import summarize_oldest as summarize_oldest
+    from footprint_lab.window import token_budget as token_budget
+
+# ``replay`` is the one name loaded at once: ``footprint_lab.replay`` is also a submodule, and
+# importing a submodule sets the parent's attribute of that name to the module. Importing it
+# here, before anything else can, binds the attribute to the function for good.
+from footprint_lab.replay import replay
 
 __version__ = "0.1.0"
 
-__all__ = [
-    "DROP_NOTICE_PREFIX",
-    "Agent",
-    "AgentBuilder",
-    "CallRecord",
-    "Checkpoint",
-    "Commit",
-    "CompactionUnmeasurableError",
-    "ContextLengthError",
-    "Event",
-    "FoldedSpan",
-    "InjectionContext",
-    "Ledger",
+__all__ = [  # noqa: RUF022 (the contract's order, not the alphabet)
+    # The API contract's root names (see DESIGN.md), in its order.
     "Message",
-    "Observations",
-    "PauseState",
-    "Pin",
-    "Provider",
-    "ProviderError",
-    "ProviderRequest",
-    "ProviderResponse",
-    "Recorder",
-    "Refusal",
-    "Reply",
-    "Run",
-    "RunFileError",
-    "ScriptedProvider",
-    "StrategyInput",
-    "StrategyResult",
-    "SummaryResult",
-    "Tool",
     "ToolCall",
-    "Turn",
-    "Usage",
-    "Violation",
-    "WindowConfigError",
-    "WindowRecord",
-    "WindowResult",
-    "WindowStrategy",
-    "WindowStrategyError",
-    "__version__",
-    "aapply_window",
-    "after_compaction",
-    "apply_window",
-    "ask_human",
-    "audit",
-    "content_hash",
-    "is_compaction_frame",
-    "is_drop_notice",
-    "load_checkpoint",
-    "load_run",
-    "provider_summarizer",
-    "replay",
-    "segment_turns",
-    "sliding_window",
-    "summarize_oldest",
-    "sweep",
-    "token_budget",
+    "Agent",
     "tool",
-    "window_chars",
+    "ScriptedProvider",
+    "Reply",
+    "sliding_window",
+    "token_budget",
+    "summarize_oldest",
+    "apply_window",
+    "WindowResult",
+    "WindowRecord",
+    "Refusal",
+    "Observations",
+    "Pin",
+    "segment_turns",
+    "DROP_NOTICE_PREFIX",
+    "is_drop_notice",
+    "CompactionUnmeasurableError",
+    "WindowConfigError",
+    "ContextLengthError",
+    # Runs, durability, replay, audit and sweeps.
+    "Run",
+    "load_run",
+    "RunFileError",
+    "replay",
+    "audit",
+    "sweep",
+    "provider_summarizer",
 ]
+
+_WINDOW = "footprint_lab.window"
+_AGENT = "footprint_lab.agent"
+_PROVIDERS = "footprint_lab.providers"
+
+_LAZY: dict[str, str] = {
+    # messages, ledger, events, usage: the bottom
+    "Message": "footprint_lab.messages",
+    "ToolCall": "footprint_lab.messages",
+    "content_hash": "footprint_lab.messages",
+    "window_chars": "footprint_lab.messages",
+    "Commit": "footprint_lab.ledger",
+    "Ledger": "footprint_lab.ledger",
+    "Event": "footprint_lab.events",
+    "Recorder": "footprint_lab.events",
+    "Usage": "footprint_lab.usage",
+    # the window core
+    "DROP_NOTICE_PREFIX": _WINDOW,
+    "CompactionUnmeasurableError": _WINDOW,
+    "ContextLengthError": _WINDOW,
+    "FoldedSpan": _WINDOW,
+    "Observations": _WINDOW,
+    "Pin": _WINDOW,
+    "Refusal": _WINDOW,
+    "StrategyInput": _WINDOW,
+    "StrategyResult": _WINDOW,
+    "SummaryResult": _WINDOW,
+    "Turn": _WINDOW,
+    "WindowConfigError": _WINDOW,
+    "WindowRecord": _WINDOW,
+    "WindowResult": _WINDOW,
+    "WindowStrategy": _WINDOW,
+    "WindowStrategyError": _WINDOW,
+    "aapply_window": _WINDOW,
+    "apply_window": _WINDOW,
+    "is_compaction_frame": _WINDOW,
+    "is_drop_notice": _WINDOW,
+    "segment_turns": _WINDOW,
+    "sliding_window": _WINDOW,
+    "summarize_oldest": _WINDOW,
+    "token_budget": _WINDOW,
+    # providers
+    "Provider": _PROVIDERS,
+    "ProviderError": _PROVIDERS,
+    "ProviderRequest": _PROVIDERS,
+    "ProviderResponse": _PROVIDERS,
+    "Reply": _PROVIDERS,
+    "ScriptedProvider": _PROVIDERS,
+    "provider_summarizer": _PROVIDERS,
+    # the agent and durable runs
+    "Agent": _AGENT,
+    "AgentBuilder": _AGENT,
+    "CallRecord": _AGENT,
+    "Checkpoint": _AGENT,
+    "InjectionContext": _AGENT,
+    "PauseState": _AGENT,
+    "Run": _AGENT,
+    "RunFileError": _AGENT,
+    "Tool": _AGENT,
+    "after_compaction": _AGENT,
+    "ask_human": _AGENT,
+    "load_checkpoint": _AGENT,
+    "load_run": _AGENT,
+    "tool": _AGENT,
+    # above the agent
+    "Violation": "footprint_lab.auditing",
+    "audit": "footprint_lab.auditing",
+    "sweep": "footprint_lab.sweeps",  # pandas: loaded only when asked for
+}
+"""Every name the root exports, and the module it comes from."""
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'footprint_lab' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value  # later look-ups skip this function
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))

@@ -20,7 +20,7 @@ from pydantic import BaseModel
 from footprint_lab.ledger import Ledger, stage_number
 
 if TYPE_CHECKING:
-    from footprint_lab.agent.checkpoint import Checkpoint
+    from footprint_lab.agent.run import Checkpoint
 
 Path = tuple[Any, str | int] | None
 """A JSON path as a linked list (parent, part), so extending it costs O(1)."""

@@ -3,10 +3,15 @@
 Layer: agent. Exactly one window strategy per agent: a second through any door (``.window``,
 ``.act(window=)``, ``.compaction``) raises ``WindowConfigError`` at ``build()`` — a policy that
 quietly changed is a policy nobody can audit.
+
+The dependency points one way: :mod:`footprint_lab.agent.agent` imports this module
+(``Agent.create`` returns a builder that builds that class); this module names ``Agent`` only
+for type checking.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from footprint_lab.agent.injections import InjectionRule
@@ -33,7 +38,9 @@ class AgentBuilder:
         max_output_tokens: int | None,
         *,
         tool_timeout: float | None = None,
+        agent_class: Callable[..., Agent],
     ) -> None:
+        self._agent_class = agent_class
         self._provider = provider
         self._tool_timeout = tool_timeout
         self._model = model
@@ -105,8 +112,6 @@ class AgentBuilder:
                 a value out of range (``tool_timeout`` included); the message says what to
                 change.
         """
-        from footprint_lab.agent.agent import Agent
-
         if len(self._strategies) > 1:
             doors = ", ".join(f"{door} {getattr(s, 'name', s)!r}" for door, s in self._strategies)
             raise WindowConfigError(
@@ -161,7 +166,7 @@ class AgentBuilder:
                 f"no context window for model '{self._model}': give the provider one "
                 "(e.g. context_window_override=) or use threshold_tokens="
             )
-        return Agent(
+        return self._agent_class(
             provider=provider,
             model=self._model,
             max_iterations=self._max_iterations,

@@ -36,7 +36,7 @@ InjectionRule = Callable[[InjectionContext], str | None]
 
 def after_compaction(text: str) -> InjectionRule:
     """Re-deliver ``text`` (e.g. standing instructions) whenever the window was just changed,
-    as the second seed re-injects skills after a compaction."""
+    as the TypeScript compaction library re-injects skills after a compaction."""
 
     def rule(ctx: InjectionContext) -> str | None:
         return text if ctx.changed else None

@@ -1,7 +1,10 @@
 """``Run``: everything one agent run produced — status, window, records, events, ledger.
 
-Layer: agent. A run that hit a fault is still a run: ``status='error'`` with ``error`` set and
-the ledger, records and events intact up to the fault, so it can be inspected.
+Layer: agent. The run's state shared with checkpoints lives here too: the :class:`Checkpoint` model
+and :func:`checkpoint_of`, so ``run.checkpoint()`` and ``run.save()`` need nothing above this module
+(:mod:`footprint_lab.agent.checkpoint`, which imports this one, restores runs and reads run files).
+A run that hit a fault is still a run: ``status='error'`` with ``error`` set and the ledger, records
+and events intact up to the fault, so it can be inspected.
 """
 
 from __future__ import annotations
@@ -13,15 +16,15 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from footprint_lab.agent._runfile_io import atomic_write, with_checksum
 from footprint_lab.events import Event
-from footprint_lab.ledger import Ledger
+from footprint_lab.ledger import HISTORY, WINDOW, Commit, Ledger
 from footprint_lab.messages import Message
 from footprint_lab.usage import Usage
 from footprint_lab.window.records import FoldedSpan, WindowRecord
 
 if TYPE_CHECKING:
     from footprint_lab.agent.agent import Agent
-    from footprint_lab.agent.checkpoint import Checkpoint
 
 RunStatus = Literal["done", "paused", "max-iterations", "error", "cancelled"]
 """'cancelled' is an interrupt (Ctrl-C, ``SystemExit``) or a task cancellation (including a
@@ -104,6 +107,121 @@ class ImportProblem(BaseModel):
     """The field it concerns, as a path inside the message ('tool_calls[0].function.name')."""
     problem: str
     """What is wrong with it, and how it was kept."""
+
+
+FORMAT: Literal["footprint-lab/run"] = "footprint-lab/run"
+VERSION: Literal[1] = 1
+
+
+class SavedCommit(BaseModel):
+    """One ledger commit in serialisable form."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    index: int
+    """Position in the log."""
+    stage_id: str
+    """The stage that wrote it."""
+    key: str
+    """The key written."""
+    at_ms: int
+    """When."""
+    value: Any = None
+    """The stored value (positions for history/window, a dump for records and usage)."""
+
+
+class SavedLedger(BaseModel):
+    """The ledger: every message once, and every commit."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    messages: list[Message]
+    """Every message ever committed, in order."""
+    message_commit: list[int]
+    """For each message, the commit that appended it."""
+    commits: list[SavedCommit]
+    """Every commit, in order."""
+    stage_counter: int
+    """How many stage ids were allocated."""
+
+
+class SavedError(BaseModel):
+    """A fault, as text."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    type_name: str
+    """The exception's class name."""
+    message: str
+    """Its message."""
+
+
+class Checkpoint(BaseModel):
+    """Everything needed to resume a run, or to reopen it in the lab."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    format: Literal["footprint-lab/run"] = FORMAT
+    """Marks the file as ours."""
+    version: Literal[1] = VERSION
+    """Format version."""
+    request: str
+    """The current request."""
+    requests: list[str]
+    """Every request of the conversation."""
+    status: RunStatus
+    """The run's status when the checkpoint was taken."""
+    phase: Phase
+    """Where inside the iteration the run stood."""
+    iterations: int
+    """Iterations started."""
+    loop_start: int
+    """Iterations completed before the current request's loop."""
+    output: str | None
+    """The final answer, if any."""
+    error: SavedError | None
+    """The fault, if any."""
+    ledger: SavedLedger
+    """The commit log."""
+    window: list[int]
+    """The window, as positions into ``ledger.messages``."""
+    records: list[WindowRecord]
+    """Every record filed."""
+    calls: list[CallRecord]
+    """Every LLM call."""
+    events: list[Event]
+    """Every event."""
+    folded: list[FoldedSpan]
+    """Spans compaction frames stand for (with their originals when retained)."""
+    pause: PauseState | None
+    """What a paused run waits on."""
+    last_usage: Usage | None
+    """Usage of the last successful call."""
+    provider_state: dict[str, Any] | None
+    """A stateful provider's state (the scripted provider's position)."""
+    strategy: str | None
+    """The window strategy's name."""
+    system: str | None
+    """The system prompt."""
+    model: str
+    """The model id."""
+    provider: str
+    """The provider's name."""
+    keep_last_tool_results: int
+    """The pin limit."""
+    meta: dict[str, Any] = Field(default_factory=dict)
+    """Free-form facts about the run."""
+    import_problems: list[ImportProblem] = Field(default_factory=list)
+    """What an importer found wrong in the transcript and kept as it was."""
+
+    def save(self, path: str | Path) -> Path:
+        """Write this checkpoint to one JSON run file with its checksum, atomically.
+
+        See :func:`~footprint_lab.agent._runfile_io.atomic_write`: a temp file in the target's
+        folder, then a rename; stale temp files of killed saves to the same place are removed first;
+        a symlink is written through; the file gets the mode ``open()`` would give it.
+        """
+        return atomic_write(path, with_checksum(self.model_dump_json()))
 
 
 def open_batch(window: Sequence[Message]) -> tuple[Message | None, list[str]]:
@@ -204,15 +322,11 @@ class Run:
 
     def checkpoint(self) -> Checkpoint:
         """A JSON-serialisable snapshot the agent can resume from (see ``agent.resume``)."""
-        from footprint_lab.agent.checkpoint import checkpoint_of
-
         return checkpoint_of(self)
 
     def save(self, path: str | Path) -> Path:
         """Write this run to one file, atomically; ``footprint_lab.load_run`` restores it."""
-        from footprint_lab.agent.checkpoint import save_run
-
-        return save_run(self, path)
+        return self.checkpoint().save(path)
 
     def _owner(self) -> Agent:
         if self.agent is None:
@@ -258,3 +372,69 @@ class Run:
             f"strategy={self.strategy!r}, records={len(self.records)}, "
             f"messages={len(self.ledger.messages)})"
         )
+
+
+def _encode_value(commit: Commit) -> Any:
+    value = commit.stored
+    if commit.key in (HISTORY, WINDOW):
+        return [list(pair) for pair in value] if commit.key == WINDOW else list(value)
+    if isinstance(value, BaseModel):
+        return value.model_dump(mode="json")
+    return value
+
+
+def checkpoint_of(run: Run) -> Checkpoint:
+    """Snapshot ``run`` (see :class:`Checkpoint`)."""
+    messages, message_commit, commits, counter = run.ledger.export()
+    positions: list[int] = []
+    for message in run.window:
+        pos = run.ledger.position(message)
+        if pos is None:
+            raise ValueError("the run's window holds a message its ledger never committed")
+        positions.append(pos)
+    error = None
+    if run.error is not None:
+        type_name = getattr(run.error, "type_name", type(run.error).__name__)
+        error = SavedError(
+            type_name=type_name, message=getattr(run.error, "message", str(run.error))
+        )
+    return Checkpoint(
+        request=run.request,
+        requests=list(run.requests) or [run.request],
+        status=run.status,
+        phase=run.phase,
+        iterations=run.iterations,
+        loop_start=run.loop_start,
+        output=run.output,
+        error=error,
+        ledger=SavedLedger(
+            messages=messages,
+            message_commit=message_commit,
+            commits=[
+                SavedCommit(
+                    index=c.index,
+                    stage_id=c.stage_id,
+                    key=c.key,
+                    at_ms=c.at_ms,
+                    value=_encode_value(c),
+                )
+                for c in commits
+            ],
+            stage_counter=counter,
+        ),
+        window=positions,
+        records=list(run.records),
+        calls=list(run.calls),
+        events=list(run.events),
+        folded=list(run.folded),
+        pause=run.pause,
+        last_usage=run.last_usage,
+        provider_state=run.provider_state,
+        strategy=run.strategy,
+        system=run.system,
+        model=run.model,
+        provider=run.provider,
+        keep_last_tool_results=run.keep_last_tool_results,
+        meta=dict(run.meta),
+        import_problems=list(run.import_problems),
+    )

@@ -2,11 +2,12 @@
 vocabulary, every rule it breaks.
 
 Layer: audit (above the window core; pure — no pandas). ``audit(policy)`` accepts a
-``compact(ctx)``-style strategy (the second seed's interface), any ``messages -> messages``
-callable (LangChain's ``trim_messages`` via :func:`langchain_trim`, a naive
-:func:`keep_last_messages`), or one of our own strategies. The wrapper diffs input and output
-by message identity, files a :class:`~footprint_lab.window.records.WindowRecord` under the
-policy's id naming the removed stage ids, and lists ``violations``. It never repairs anything.
+``compact(ctx)``-style strategy (the TypeScript compaction library's interface), any
+``messages -> messages`` callable (LangChain's ``trim_messages`` via :func:`langchain_trim`, a
+naive :func:`keep_last_messages`), or one of our own strategies. The wrapper diffs input and
+output by message identity, files a :class:`~footprint_lab.window.records.WindowRecord` under
+the policy's id naming the removed stage ids, and lists ``violations``. It never repairs
+anything.
 """
 
 from __future__ import annotations

@@ -15,6 +15,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from footprint_lab.messages import Message
 from footprint_lab.window.strategies.summarize_oldest import SummaryResult
+from footprint_lab.window.strategies.summarizers import extractive_summarizer
 
 SUMMARY_OPENING = "<summary of earlier conversation>\n\n"
 
@@ -60,8 +61,8 @@ class AbortSignal:
 
 @dataclass(frozen=True)
 class CompactionContext:
-    """What a ``compact(ctx)``-style policy is given (the second seed's shape): the real
-    messages, the run's provider and model, and an abort signal."""
+    """What a ``compact(ctx)``-style policy is given (the TypeScript compaction library's
+    shape): the real messages, the run's provider and model, and an abort signal."""
 
     messages: list[Message]
     """The provider-facing view."""
@@ -76,7 +77,7 @@ class CompactionContext:
 
 @runtime_checkable
 class CompactionPolicy(Protocol):
-    """The second seed's strategy interface: an ``id`` and ``compact(ctx)``."""
+    """The TypeScript compaction library's strategy interface: an ``id`` and ``compact(ctx)``."""
 
     @property
     def id(self) -> str:
@@ -95,7 +96,7 @@ class ContextWindowOracle:
         self.window = window
 
     def context_window(self, model: str | None = None) -> int:
-        """The known context window, else the seed's 128k fallback."""
+        """The known context window, else the compaction library's 128k fallback."""
         return self.window or 128_000
 
 
@@ -103,8 +104,6 @@ Summarize = Callable[[Sequence[Message]], str | SummaryResult | Awaitable[str | 
 
 
 def _default_summary(messages: Sequence[Message]) -> str:
-    from footprint_lab.scenarios import extractive_summarizer
-
     return extractive_summarizer(messages).text
 
 
@@ -116,8 +115,9 @@ async def _summarize(fn: Summarize, older: Sequence[Message]) -> str:
 
 
 class DefaultKeepRecent10:
-    """The second seed's ``default-keep-recent-10``: keep from the 10th assistant message
-    counted backwards, summarize everything older into one prepended user message."""
+    """The TypeScript compaction library's ``default-keep-recent-10``: keep from the 10th
+    assistant message counted backwards, summarize everything older into one prepended user
+    message."""
 
     def __init__(self, summarizer: Summarize | None = None, keep_assistant: int = 10) -> None:
         self.summarizer: Summarize = summarizer or _default_summary
@@ -125,7 +125,7 @@ class DefaultKeepRecent10:
         self.id = f"default-keep-recent-{keep_assistant}"
 
     async def compact(self, ctx: CompactionContext) -> list[Message]:
-        """The heuristic, step by step as the seed describes it."""
+        """The heuristic, step by step as the compaction library describes it."""
         messages = ctx.messages
         seen = 0
         cut: int | None = None
@@ -142,7 +142,7 @@ class DefaultKeepRecent10:
 
 
 def default_keep_recent_10(summarizer: Summarize | None = None) -> DefaultKeepRecent10:
-    """The second seed's default compaction strategy, for comparison."""
+    """The TypeScript compaction library's default compaction strategy, for comparison."""
     return DefaultKeepRecent10(summarizer)
 
 

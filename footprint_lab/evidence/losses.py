@@ -25,7 +25,7 @@ from footprint_lab.evidence.windows import SentWindows
 from footprint_lab.ledger import Ledger
 from footprint_lab.messages import Message
 from footprint_lab.window.notice import is_compaction_frame
-from footprint_lab.window.turns import current_request_index, is_library_authored
+from footprint_lab.window.request import current_request_index, is_library_authored
 
 
 class Loss(BaseModel):

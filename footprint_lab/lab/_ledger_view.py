@@ -90,12 +90,22 @@ class LedgerView:
 
     def window_positions(self, index: int) -> list[int]:
         """The window as of commit ``index`` as a list of positions, in window order."""
-        out: list[int] = []
-        for a, b in self.window_runs(index):
-            out.extend(range(a, b))
-        return out
+        return positions(self.window_runs(index))
 
 
 def runs_length(runs: Runs) -> int:
     """How many positions the runs hold."""
     return sum(b - a for a, b in runs)
+
+
+def positions(runs: Runs) -> list[int]:
+    """The positions the runs hold, in window order."""
+    out: list[int] = []
+    for a, b in runs:
+        out.extend(range(a, b))
+    return out
+
+
+def in_runs(position: int, runs: Runs) -> bool:
+    """Whether ``position`` is in one of the runs."""
+    return any(a <= position < b for a, b in runs)

@@ -27,26 +27,24 @@ Results are deterministic: rows come in configuration order, then run order, wha
 executor. By default the work runs inline — replaying 50 real runs under 16 configurations
 takes about a second, less than a process pool needs to start — and any
 ``concurrent.futures.Executor`` runs one job per configuration instead (runs are shipped as
-checkpoints, configurations with cloudpickle, as :func:`footprint_lab.sweep` does).
+checkpoints, configurations with cloudpickle): both go through the one grid runner,
+:func:`footprint_lab.lab.experiments.run_jobs`, as :func:`footprint_lab.sweep` does.
 """
 
 from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from concurrent.futures import Executor, Future, as_completed
+from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from typing import Any
 
-import cloudpickle
 import numpy as np
 import pandas as pd
-from tqdm.auto import tqdm
 
 from footprint_lab._gc import gc_paused
 from footprint_lab.agent.checkpoint import Checkpoint, run_from_checkpoint
 from footprint_lab.agent.run import Run
-from footprint_lab.counterfactual import replay
 from footprint_lab.evidence import (
     DEFAULT_MIN_CHARS,
     SentWindows,
@@ -58,8 +56,9 @@ from footprint_lab.evidence import (
     transcript,
     wire_problem_calls,
 )
-from footprint_lab.lab.progress import progress as progress_bar
+from footprint_lab.lab.experiments import run_jobs
 from footprint_lab.lab.schema import column
+from footprint_lab.replay import replay
 
 __all__ = [
     "EVIDENCE_COLUMNS",
@@ -344,9 +343,9 @@ def _measure_config(
     return [measure(run, strategy, config.keep_last_tool_results, min_chars) for run in runs]
 
 
-def _job(payload: bytes) -> list[dict[str, Any]]:
+def _job(job: tuple[Sequence[str], EvidenceConfig, int]) -> list[dict[str, Any]]:
     """One configuration over every run, in a worker (runs arrive as checkpoints)."""
-    shipped, config, min_chars = cloudpickle.loads(payload)
+    shipped, config, min_chars = job
     runs = [run_from_checkpoint(Checkpoint.model_validate_json(text)) for text in shipped]
     return _measure_config(runs, config, min_chars)
 
@@ -380,7 +379,7 @@ def evidence_frame(
         executor: Any ``concurrent.futures.Executor`` runs one job per configuration; None
             (default) runs inline, which is fastest at this size (see the module docstring).
         min_chars: The shortest argument value that counts as evidence.
-        progress: Show a progress bar (quiet under pytest or ``FOOTPRINT_LAB_QUIET=1``).
+        progress: Show a progress bar (quiet with ``FOOTPRINT_LAB_QUIET=1``).
 
     Returns:
         One row per configuration × run, in that order; columns :data:`EVIDENCE_COLUMNS`.
@@ -394,32 +393,27 @@ def evidence_frame(
         seen.add(c.label)
     run_list = [run for _, run in labelled]
     facts = [_run_facts(label, run) for label, run in labelled]
-    n = len(run_list)
-    results: list[list[dict[str, Any]] | None] = [None] * len(cfgs)
-    total = len(cfgs) * n
-    bar = (
-        progress_bar(total=total, desc="evidence") if progress else tqdm(total=total, disable=True)
-    )
-    try:
-        if executor is None:
-            for i, config in enumerate(cfgs):
-                strategy = config.build()
-                rows: list[dict[str, Any]] = []
-                for run in run_list:
-                    rows.append(measure(run, strategy, config.keep_last_tool_results, min_chars))
-                    bar.update(1)
-                results[i] = rows
-        else:
-            shipped = [run.checkpoint().model_dump_json() for run in run_list]
-            futures: dict[Future[list[dict[str, Any]]], int] = {
-                executor.submit(_job, cloudpickle.dumps((shipped, config, min_chars))): i
-                for i, config in enumerate(cfgs)
-            }
-            for future in as_completed(futures):
-                results[futures[future]] = future.result()
-                bar.update(n)
-    finally:
-        bar.close()
+    weights = [len(run_list)] * len(cfgs)
+    results: list[list[dict[str, Any]]]
+    if executor is None:  # inline: the runs as they are, no checkpoints
+        results = run_jobs(
+            lambda config: _measure_config(run_list, config, min_chars),
+            cfgs,
+            executor="inline",
+            progress=progress,
+            desc="evidence",
+            weights=weights,
+        )
+    else:
+        shipped = [run.checkpoint().model_dump_json() for run in run_list]
+        results = run_jobs(
+            _job,
+            [(shipped, config, min_chars) for config in cfgs],
+            executor=executor,
+            progress=progress,
+            desc="evidence",
+            weights=weights,
+        )
     return _frame(cfgs, facts, results)
 
 
@@ -447,13 +441,12 @@ def _typed(values: list[Any]) -> Any:
 def _frame(
     cfgs: Sequence[EvidenceConfig],
     facts: Sequence[Mapping[str, Any]],
-    results: Sequence[list[dict[str, Any]] | None],
+    results: Sequence[list[dict[str, Any]]],
 ) -> pd.DataFrame:
     knob_keys = _knob_keys(cfgs)
     cols: dict[str, list[Any]] = {name: [] for name in EVIDENCE_COLUMNS}
     knob_cols: dict[str, list[Any]] = {k: [] for k in knob_keys}
     for config, rows in zip(cfgs, results, strict=True):
-        assert rows is not None
         strategy = config.build()
         name = str(getattr(strategy, "name", None) or "none") if strategy is not None else "none"
         knobs = config.knob_values()

@@ -1,8 +1,8 @@
 """Progress bars for long re-runs (demo, sweeps, tuners): ``tqdm.auto``, quiet when it should be.
 
 Layer: lab. A bar is shown in a terminal and in a notebook; it is disabled when
-``FOOTPRINT_LAB_QUIET=1``, under pytest, or when stderr is not a terminal (outside a
-notebook), so logs and test output stay clean.
+``FOOTPRINT_LAB_QUIET=1`` (the test suite sets it) or when stderr is not a terminal (outside a
+notebook), so logs stay clean.
 """
 
 from __future__ import annotations
@@ -29,8 +29,6 @@ def quiet() -> bool:
     """Whether progress bars are off here (see the module docstring)."""
     if os.environ.get(QUIET_ENV, "").strip().lower() in ("1", "true", "yes", "on"):
         return True
-    if "PYTEST_CURRENT_TEST" in os.environ:
-        return True
     if _in_notebook():
         return False
     stream = sys.stderr
@@ -38,8 +36,14 @@ def quiet() -> bool:
 
 
 def progress(
-    iterable: Iterable[T] | None = None, *, total: int | None = None, desc: str = "", **kw: Any
+    iterable: Iterable[T] | None = None,
+    *,
+    total: int | None = None,
+    desc: str = "",
+    disable: bool = False,
+    **kw: Any,
 ) -> Any:
     """A ``tqdm.auto`` bar over ``iterable`` (or a manual one with ``total``), disabled when
-    :func:`quiet`. Use ``bar.write(text)`` to print beside it."""
-    return tqdm(iterable, total=total, desc=desc, disable=quiet(), leave=False, **kw)
+    asked (``disable=True``) or when :func:`quiet`. Use ``bar.write(text)`` to print beside
+    it."""
+    return tqdm(iterable, total=total, desc=desc, disable=disable or quiet(), leave=False, **kw)

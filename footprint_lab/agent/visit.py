@@ -1,9 +1,10 @@
 """Committing one window visit: the bookkeeping shared by the agent loop and replay.
 
-Layer: agent (private). ``apply_window`` decides; this module writes the decision down — new
-library-authored messages and the new window to the ledger, the record, folded spans, and the
-events (one ``context.evicted`` per message that left, ``context.budget_pressure`` on an
-over-budget visit, ``context.compaction`` when the window changed). It obeys the law stated in
+Layer: agent (public to the layers above it: :mod:`footprint_lab.replay` commits its visits through
+:func:`commit_visit` too). ``apply_window`` decides; this module writes the decision down — new
+library-authored messages and the new window to the ledger, the record, folded spans, and the events
+(one ``context.evicted`` per message that left, ``context.budget_pressure`` on an over-budget visit,
+``context.compaction`` when the window changed). It obeys the law stated in
 ``footprint_lab.window``: it appends to the ledger and never edits what is there.
 """
 
@@ -47,8 +48,6 @@ def commit_visit(
     ledger = run.ledger
     record = result.record
     assert record is not None, "only a visit that filed a record is committed"
-    if forced and not record.forced:
-        record = record.model_copy(update={"forced": True})
     window = list(result.window)
     fresh = [m for m in window if ledger.position(m) is None]
     if fresh:
@@ -59,6 +58,8 @@ def commit_visit(
     )
     if changed:
         ledger.set_window(stage, window)
+    # The record names its own commit, so the lab never has to pair records with commits.
+    record = record.model_copy(update={"forced": forced or record.forced, "commit": len(ledger)})
     ledger.put(stage, "record", record)
     run.records.append(record)
     for span in result.folded:

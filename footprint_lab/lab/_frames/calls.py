@@ -1,0 +1,51 @@
+"""The ``calls`` frame: one row per LLM call, with its usage as the provider reported it.
+
+Layer: lab. Everything here is on ``run.calls``; the ledger adds only how many messages existed
+when the call's window was committed.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+
+from footprint_lab.lab._frames.context import CaptureContext
+from footprint_lab.lab.schema import build_frame
+
+__all__ = ["build"]
+
+
+def build(ctx: CaptureContext) -> pd.DataFrame:
+    """The ``calls`` frame of the run in ``ctx``."""
+    calls = ctx.run.calls
+    n_commits = len(ctx.view)
+    history_end = ctx.view.history_end
+    usages = [call.usage for call in calls]
+
+    def usage(name: str) -> list[Any]:
+        return [None if u is None else getattr(u, name) for u in usages]
+
+    return build_frame(
+        "calls",
+        {
+            "call": list(range(len(calls))),
+            "iteration": [c.iteration for c in calls],
+            "stage_id": [c.stage_id for c in calls],
+            "sent_commit": [c.sent_commit for c in calls],
+            "messages": [c.messages for c in calls],
+            "chars": [c.chars for c in calls],
+            "existing": [
+                history_end[c.sent_commit] if 0 <= c.sent_commit < n_commits else 0 for c in calls
+            ],
+            "input_tokens": usage("input_tokens"),
+            "output_tokens": usage("output_tokens"),
+            "cache_read_tokens": usage("cache_read_tokens"),
+            "cache_write_tokens": usage("cache_write_tokens"),
+            "reported": [u is not None and u.reported for u in usages],
+            "failed": [u is None for u in usages],
+            "retry": [c.retry for c in calls],
+            "finish_reason": [c.finish_reason for c in calls],
+            "truncated": [c.truncated for c in calls],
+        },
+    )

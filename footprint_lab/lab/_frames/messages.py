@@ -1,0 +1,90 @@
+"""The ``messages`` frame: one row per ledger message, with when it was sent and how it left.
+
+Layer: lab. Sent counts come from every call's window (flattened and counted, vectorised);
+how a message left comes from the ``evictions`` frame, condensed by
+:func:`~footprint_lab.lab._frames.evictions.departures`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from footprint_lab.lab._frames.context import CaptureContext, stage_kind
+from footprint_lab.lab._frames.evictions import Departures
+from footprint_lab.lab._ledger_view import IntArray, expand_runs, runs_length
+from footprint_lab.lab.schema import build_frame
+
+__all__ = ["PREVIEW_CHARS", "build", "int_or_na"]
+
+PREVIEW_CHARS = 80
+"""Characters of content kept in ``messages.preview``."""
+
+
+def int_or_na(values: IntArray) -> Any:
+    """An Int64 array with -1 turned into <NA>."""
+    return pd.arrays.IntegerArray(values.astype(np.int64), values < 0)
+
+
+def _sent(ctx: CaptureContext) -> tuple[IntArray, IntArray, IntArray]:
+    """Per position: calls whose window held it, and the iterations of the first and last."""
+    m_count = ctx.m_count
+    starts: list[int] = []
+    stops: list[int] = []
+    lens: list[int] = []
+    for runs in ctx.call_windows:
+        lens.append(runs_length(runs))
+        for a, b in runs:
+            starts.append(a)
+            stops.append(b)
+    all_pos = expand_runs(starts, stops)
+    call_iters = np.asarray([c.iteration for c in ctx.run.calls], dtype=np.int64)
+    all_iter = np.repeat(call_iters, np.asarray(lens, dtype=np.int64))
+    times_sent = np.bincount(all_pos, minlength=m_count)[:m_count].astype(np.int64)
+    first_sent = np.full(m_count, -1, dtype=np.int64)
+    last_sent = np.full(m_count, -1, dtype=np.int64)
+    if len(all_pos):
+        uniq, first_idx = np.unique(all_pos, return_index=True)
+        first_sent[uniq] = all_iter[first_idx]
+        rev_uniq, rev_idx = np.unique(all_pos[::-1], return_index=True)
+        last_sent[rev_uniq] = all_iter[::-1][rev_idx]
+    return times_sent, first_sent, last_sent
+
+
+def build(ctx: CaptureContext, left: Departures) -> pd.DataFrame:
+    """The ``messages`` frame of the run in ``ctx``; ``left`` from its ``evictions`` frame."""
+    msgs = ctx.messages
+    stage_ids, tool_names, roles = ctx.stage_ids, ctx.tool_names, ctx.roles
+    times_sent, first_sent, last_sent = _sent(ctx)
+    fate = np.where(
+        left.left_iteration >= 0,
+        np.where(left.summarized, "summarized", "dropped"),
+        np.where(times_sent > 0, "still-in", "never-sent"),
+    )
+    return build_frame(
+        "messages",
+        {
+            "position": np.arange(ctx.m_count, dtype=np.int64),
+            "stage_id": stage_ids,
+            "stage": [stage_kind(s) for s in stage_ids],
+            "commit": np.asarray(ctx.message_commit, dtype=np.int64),
+            "iteration": ctx.born,
+            "role": roles,
+            "tool_name": tool_names,
+            "tool_call_id": [m.tool_call_id for m in msgs],
+            "authored": ctx.authored,
+            "chars": ctx.chars,
+            "label": [
+                f"{s or '?'} {t if t is not None else r}"
+                for s, t, r in zip(stage_ids, tool_names, roles, strict=True)
+            ],
+            "preview": [m.content[:PREVIEW_CHARS] for m in msgs],
+            "first_sent": int_or_na(first_sent),
+            "last_sent": int_or_na(last_sent),
+            "times_sent": times_sent,
+            "left": list(fate),
+            "left_iteration": int_or_na(left.left_iteration),
+        },
+    )

@@ -1,0 +1,120 @@
+"""The ``records`` frame: one row per window record, every field flattened.
+
+Layer: lab. The columns follow the record model: every scalar field of
+:class:`~footprint_lab.WindowRecord` becomes the column of the same name, read straight off the
+record, so a scalar field added to the model is captured with no edit here. The list and model
+fields are flattened through one table, :data:`RECORD_FIELD_COLUMNS`; a few columns come from
+the ledger rather than from one field (:data:`LEDGER_COLUMNS`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pandas as pd
+
+from footprint_lab.lab._frames.context import CaptureContext, RecordFacts
+from footprint_lab.lab.schema import SCHEMAS, build_frame, join, record_field_dtype
+from footprint_lab.window.records import WindowRecord
+
+__all__ = ["LEDGER_COLUMNS", "RECORD_FIELD_COLUMNS", "build", "scalar_fields"]
+
+Cell = Callable[[WindowRecord, RecordFacts], Any]
+"""One column's value for one record."""
+
+
+def _obs(default: Any, value: Callable[[Any], Any]) -> Cell:
+    """A cell from ``record.observations`` (``default`` when pins are off)."""
+
+    def cell(rec: WindowRecord, _: RecordFacts) -> Any:
+        obs = rec.observations
+        return default if obs is None else value(obs)
+
+    return cell
+
+
+def _violations(value: Callable[[list[Any]], Any]) -> Cell:
+    """A cell from ``record.violations`` (<NA> unless the strategy was audited)."""
+
+    def cell(rec: WindowRecord, _: RecordFacts) -> Any:
+        return None if rec.violations is None else value(rec.violations)
+
+    return cell
+
+
+_FLATTENED: dict[str, dict[str, Cell]] = {
+    "removed_stage_ids": {
+        "removed_stage_ids": lambda r, _: join(r.removed_stage_ids),
+        "removed_stage_count": lambda r, _: len(r.removed_stage_ids),
+    },
+    "refusals": {
+        "refusal_count": lambda r, _: len(r.refusals),
+        "refusal_reasons": lambda r, _: join(ref.reason for ref in r.refusals),
+    },
+    "dropped_observations": {
+        "dropped_observations": lambda r, _: (
+            None if r.dropped_observations is None else join(r.dropped_observations)
+        ),
+    },
+    "observations": {
+        "pins": _obs(0, lambda o: len(o.pinned)),
+        "pinned_tools": _obs("", lambda o: join(p.tool_name for p in o.pinned)),
+        "yielded": _obs(None, lambda o: o.yielded),
+        "pin_limit": _obs(None, lambda o: o.limit),
+        "stand_down": _obs(None, lambda o: o.stand_down),
+    },
+    "violations": {
+        "violation_count": _violations(len),
+        "violation_kinds": _violations(lambda vs: join(v.kind for v in vs)),
+    },
+    # a scalar field, but its column holds the commit capture resolved: the one the record
+    # names, or for a record saved before records named it, the one it was paired with
+    "commit": {"commit": lambda _, f: f.commit},
+}
+"""Fields whose columns are not simply the field's value, and how each column is filled."""
+
+RECORD_FIELD_COLUMNS: dict[str, tuple[str, ...]] = {
+    name: tuple(cells) for name, cells in _FLATTENED.items()
+}
+"""Where each list/model field of a WindowRecord lands in ``records`` (scalar fields keep their
+own name)."""
+
+LEDGER_COLUMNS: dict[str, Cell] = {
+    "removed_anything": lambda r, _: r.removed_message_count > 0,
+    "chars_removed": lambda r, _: r.window_chars_before - r.window_chars_after,
+    "messages_before": lambda _, f: f.given_len,
+    "messages_after": lambda _, f: f.after_len,
+}
+"""Columns derived from several fields or from the ledger (plus ``record``, the row's index)."""
+
+
+def scalar_fields() -> list[str]:
+    """The scalar fields of :class:`~footprint_lab.WindowRecord`, in model order."""
+    return [
+        name
+        for name, info in WindowRecord.model_fields.items()
+        if name not in _FLATTENED and record_field_dtype(info.annotation) is not None
+    ]
+
+
+def build(ctx: CaptureContext) -> pd.DataFrame:
+    """The ``records`` frame of the run in ``ctx``."""
+    records = ctx.records
+    facts = ctx.facts
+    cells: dict[str, Cell] = dict(LEDGER_COLUMNS)
+    for flattened in _FLATTENED.values():
+        cells.update(flattened)
+    scalars = set(scalar_fields())
+    cols: dict[str, Any] = {}
+    for name in SCHEMAS["records"]:
+        if name == "record":
+            cols[name] = list(range(len(records)))
+        elif name in cells:
+            cell = cells[name]
+            cols[name] = [cell(r, f) for r, f in zip(records, facts, strict=True)]
+        elif name in scalars:
+            cols[name] = [getattr(r, name) for r in records]
+        else:  # pragma: no cover - a schema column nothing fills: a programming error
+            raise ValueError(f"records: no source for column {name!r}")
+    return build_frame("records", cols)
