@@ -225,9 +225,10 @@ def _check_status(checkpoint: Checkpoint) -> None:
         raise RunFileProblem(
             "error", f"only a run with status 'error' carries a fault (status is {status!r})"
         )
-    # Not checked: status 'error' without a fault. A run continued with resume_on_error has its
-    # fault cleared but keeps status 'error' until its loop moves on, and every checkpoint
-    # taken on the way (at a boundary, after each tool result) shows exactly that.
+    if checkpoint.error is None and status == "error":
+        # A run continued with resume_on_error is 'max-iterations' again while it runs, so
+        # every checkpoint it takes on the way says so: 'error' always names its fault.
+        raise RunFileProblem("error", "a run with status 'error' names the fault it stopped on")
 
 
 def _check_removed(ids: Sequence[str], committed: set[str], where: str) -> None:

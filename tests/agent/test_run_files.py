@@ -307,7 +307,7 @@ def test_each_sense_rule(tmp_path: Path, kind: str, edit: Edit) -> None:
 
 
 def test_in_flight_states_the_loop_writes_load(tmp_path: Path) -> None:
-    # A boundary checkpoint (on_checkpoint) and a run continued after a fault.
+    # A boundary checkpoint (on_checkpoint) loads; status 'error' without its fault does not.
     doc = _doc()
     doc["status"], doc["phase"] = "max-iterations", "window"
     load_run(_write(tmp_path, doc, "boundary.json"))
@@ -315,7 +315,29 @@ def test_in_flight_states_the_loop_writes_load(tmp_path: Path) -> None:
     doc["error"] = None
     for phase in ("window", "tools"):
         doc["phase"] = phase
-        load_run(_write(tmp_path, doc, f"error-{phase}.json"))
+        _refused(_write(tmp_path, doc, f"error-{phase}.json"), "error", "names the fault")
+
+
+def test_every_checkpoint_of_a_run_continued_after_a_fault_loads(tmp_path: Path) -> None:
+    scenario = deploy_audit()
+    agent = scenario.agent(scenario.strategies()["sliding-window"])
+    paths: list[Path] = []
+
+    def fail_once(checkpoint: Any) -> None:
+        if checkpoint.iterations == 3 and not paths:
+            paths.append(checkpoint.save(tmp_path / "before.json"))
+            raise RuntimeError("the hook failed once")
+
+    run = agent.run(scenario.request, on_checkpoint=fail_once)
+    assert run.status == "error"
+
+    def persist(checkpoint: Any) -> None:
+        paths.append(checkpoint.save(tmp_path / f"cp{len(paths)}.json"))
+
+    resumed = agent.resume_on_error(run.checkpoint(), on_checkpoint=persist)
+    assert resumed.status == "done" and len(paths) > 2
+    for path in paths:
+        load_checkpoint(path)
 
 
 def test_every_boundary_checkpoint_of_a_real_run_loads(tmp_path: Path) -> None:
