@@ -28,6 +28,7 @@ from typing import Any, Literal, Union, get_args, get_origin
 
 import numpy as np
 import pandas as pd
+from pydantic import BaseModel
 
 from footprint_lab.window.records import REFUSAL_REASONS, WindowRecord
 
@@ -52,6 +53,7 @@ __all__ = [
     "empty_frame",
     "frames_doc",
     "join",
+    "record_columns",
     "record_field_dtype",
     "with_run_column",
 ]
@@ -186,10 +188,12 @@ def record_field_dtype(annotation: Any) -> str | None:
     return _SCALAR_DTYPES.get(annotation) if isinstance(annotation, type) else None
 
 
-def _records_columns() -> dict[str, Column]:
-    """Today's columns, then a column for every scalar ``WindowRecord`` field they lack."""
+def record_columns(model: type[BaseModel] = WindowRecord) -> dict[str, Column]:
+    """The ``records`` columns: today's, then one for every scalar field of ``model`` (a
+    :class:`~footprint_lab.WindowRecord` or a subclass) that they lack, its dtype from the
+    field's annotation."""
     columns = dict(_RECORD_COLUMNS)
-    for name, info in WindowRecord.model_fields.items():
+    for name, info in model.model_fields.items():
         dtype = record_field_dtype(info.annotation)
         if dtype is not None and name not in columns:
             columns[name] = Column(dtype, info.description or f"``WindowRecord.{name}``.")
@@ -202,7 +206,7 @@ FRAME_SPECS: dict[str, FrameSpec] = {
     "records": FrameSpec(
         "One row per :class:`~footprint_lab.WindowRecord`, every field flattened (scalar "
         "fields keep their name).",
-        _records_columns(),
+        record_columns(),
     ),
     "refusals": FrameSpec(
         "One row per refusal of every record.",
@@ -280,7 +284,7 @@ FRAME_SPECS: dict[str, FrameSpec] = {
             cache_write_tokens=(_I, "As reported; <NA> when the call failed."),
             reported=(_B, "The provider reported non-zero usage."),
             failed=(_B, "The call failed (no usage)."),
-            retry=(_B, "The call retried an iteration after a forced visit."),
+            retry=(_B, "The one retry after a context-length rejection."),
             finish_reason=(_S, "Why the reply ended, as the provider said; <NA> if unsaid."),
             truncated=(_B, "The reply was cut short by the output cap."),
         ),

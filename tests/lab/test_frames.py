@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pandas as pd
@@ -22,7 +23,7 @@ from footprint_lab import (
 )
 from footprint_lab.lab import Frames, capture, capture_many
 from footprint_lab.lab.frames import RECORD_FIELD_COLUMNS
-from footprint_lab.lab.schema import MEMBERSHIP_STATES, SCHEMAS, STATE_DTYPE
+from footprint_lab.lab.schema import MEMBERSHIP_STATES, SCHEMAS, STATE_DTYPE, record_field_dtype
 from footprint_lab.scenarios import SCENARIOS
 from tests.lab.invariants import as_rows, check_all, check_membership, check_schema
 
@@ -68,9 +69,13 @@ def test_empty_frames_have_the_documented_columns_and_dtypes() -> None:
 
 def test_every_record_field_has_a_column() -> None:
     columns = set(SCHEMAS["records"])
-    for name in WindowRecord.model_fields:
+    for name, info in WindowRecord.model_fields.items():
         mapped = RECORD_FIELD_COLUMNS.get(name, (name,))
         assert set(mapped) <= columns, f"WindowRecord.{name} is not captured"
+        if record_field_dtype(info.annotation) is not None:  # a scalar field: its own column
+            assert name in columns, f"WindowRecord.{name} has no column of its name"
+        else:
+            assert name in RECORD_FIELD_COLUMNS, f"WindowRecord.{name} is not flattened"
 
 
 def test_records_flatten_pins_and_observations(scenario_runs: dict[tuple[str, str], Run]) -> None:
@@ -248,3 +253,61 @@ def test_a_big_run_switches_to_the_window_form_and_stays_exact(big_run: Run) -> 
     assert len(frames.records) == len(big_run.records)
     assert len(frames.calls) == big_run.iterations
     check_all(big_run, frames)
+
+
+def _as_saved_before_records_named_identity(run: Run) -> Run:
+    """``run`` as saved before records named their commit and stage ids (all None)."""
+    records = []
+    for r in run.records:
+        obs = r.observations
+        if obs is not None:
+            pinned = [p.model_copy(update={"stage_id": None}) for p in obs.pinned]
+            obs = obs.model_copy(update={"pinned": pinned})
+        refusals = [ref.model_copy(update={"stage_id": None}) for ref in r.refusals]
+        records.append(
+            r.model_copy(update={"commit": None, "observations": obs, "refusals": refusals})
+        )
+    return dataclasses.replace(run, records=records)
+
+
+def test_identity_comes_from_the_records(scenario_runs: dict[tuple[str, str], Run]) -> None:
+    run = scenario_runs[("screen-driver", "sliding-window")]
+    frames = capture(run)
+    assert frames.records["commit"].tolist() == [r.commit for r in run.records]
+    assert frames.refusals["stage_id"].tolist() == [
+        ref.stage_id for r in run.records for ref in r.refusals
+    ]
+    pinned = frames.pins[frames.pins["kind"] == "pinned"]
+    assert pinned["stage_id"].tolist() == [
+        p.stage_id for r in run.records if r.observations for p in r.observations.pinned
+    ]
+    for pos, sid in zip(pinned["position"], pinned["stage_id"], strict=True):
+        assert run.ledger.messages[int(pos)].stage_id == sid
+    # capture takes the record's word for it: a refusal naming another stage shows that stage
+    first = next(j for j, r in enumerate(run.records) if r.refusals)
+    rec = run.records[first]
+    marked = rec.model_copy(
+        update={"refusals": [rec.refusals[0].model_copy(update={"stage_id": "marker#0"})]}
+    )
+    records = [*run.records[:first], marked, *run.records[first + 1 :]]
+    refusals = capture(dataclasses.replace(run, records=records)).refusals
+    assert refusals[refusals["record"] == first]["stage_id"].tolist() == ["marker#0"]
+
+
+@pytest.mark.parametrize(
+    "key",
+    [
+        ("screen-driver", "sliding-window"),
+        ("deploy-audit", "summarize-oldest"),
+        ("parallel-tools", "token-budget"),
+    ],
+)
+def test_records_saved_before_they_named_their_identity_capture_the_same(
+    scenario_runs: dict[tuple[str, str], Run], key: tuple[str, str]
+) -> None:
+    run = scenario_runs[key]
+    legacy = _as_saved_before_records_named_identity(run)
+    a, b = capture(run), capture(legacy)
+    check_all(legacy, b)
+    for name in SCHEMAS:
+        assert as_rows(a[name]) == as_rows(b[name]), name

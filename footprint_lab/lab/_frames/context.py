@@ -42,7 +42,16 @@ def stage_kind(stage_id: str | None) -> str | None:
 class RecordFacts:
     """What one record resolves to in the ledger: its commit, its windows, what left."""
 
-    __slots__ = ("_after", "_given", "after_runs", "commit", "given_runs", "removed")
+    __slots__ = (
+        "_after",
+        "_given",
+        "after_len",
+        "after_runs",
+        "commit",
+        "given_len",
+        "given_runs",
+        "removed",
+    )
 
     def __init__(self, commit: int | None, given_runs: Runs | None, after_runs: Runs | None):
         self.commit = commit
@@ -51,20 +60,14 @@ class RecordFacts:
         """The window the strategy was given, as runs of positions (None without a commit)."""
         self.after_runs = after_runs
         """The window as of the record's commit, as runs (None without a commit)."""
+        self.given_len = None if given_runs is None else runs_length(given_runs)
+        """Length of the given window (None when unknown)."""
+        self.after_len = None if after_runs is None else runs_length(after_runs)
+        """Length of the window after the visit (None when unknown)."""
         self.removed: list[int] = []
         """Positions that left on this visit, in given-window order."""
         self._given: list[int] | None = None
         self._after: list[int] | None = None
-
-    @property
-    def given_len(self) -> int | None:
-        """Length of the given window (None when unknown)."""
-        return None if self.given_runs is None else runs_length(self.given_runs)
-
-    @property
-    def after_len(self) -> int | None:
-        """Length of the window after the visit (None when unknown)."""
-        return None if self.after_runs is None else runs_length(self.after_runs)
 
     @property
     def given(self) -> list[int] | None:

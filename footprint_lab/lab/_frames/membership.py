@@ -71,25 +71,26 @@ def _overrides(
     out: dict[int, dict[int, int]] = {}
     pinned = pins[pins["kind"] == "pinned"]
     for j, p in zip(
-        pinned["record"].to_numpy(dtype=np.int64),
-        pinned["position"].to_numpy(dtype=np.int64, na_value=-1),
+        pinned["record"].to_numpy(dtype=np.int64).tolist(),
+        pinned["position"].to_numpy(dtype=np.int64, na_value=-1).tolist(),
         strict=True,
     ):
         if p >= 0 and j in wanted:
-            out.setdefault(int(j), {}).setdefault(int(p), _PINNED)
+            out.setdefault(j, {}).setdefault(p, _PINNED)
+    facts = ctx.facts
     for j, reason, mi, n in zip(
-        refusals["record"].to_numpy(dtype=np.int64),
+        refusals["record"].to_numpy(dtype=np.int64).tolist(),
         refusals["reason"].tolist(),
-        refusals["message_index"].to_numpy(dtype=np.int64),
-        refusals["turn_messages"].to_numpy(dtype=np.int64, na_value=-1),
+        refusals["message_index"].to_numpy(dtype=np.int64).tolist(),
+        refusals["turn_messages"].to_numpy(dtype=np.int64, na_value=-1).tolist(),
         strict=True,
     ):
         code = STATE_CODE.get(f"refused-{reason}")
         if n < 0 or code is None or j not in wanted:
             continue
-        given = ctx.facts[j].given
+        given = facts[j].given
         assert given is not None  # the turn's length is known only from the given window
-        states = out.setdefault(int(j), {})
+        states = out.setdefault(j, {})
         for p in given[mi : mi + n]:
             states.setdefault(p, code)
     return out

@@ -15,13 +15,16 @@ from typing import Any
 import pandas as pd
 
 from footprint_lab.lab._frames.context import CaptureContext, RecordFacts
-from footprint_lab.lab.schema import SCHEMAS, build_frame, join, record_field_dtype
+from footprint_lab.lab.schema import SCHEMAS, build_frame, record_field_dtype
 from footprint_lab.window.records import WindowRecord
 
 __all__ = ["LEDGER_COLUMNS", "RECORD_FIELD_COLUMNS", "build", "scalar_fields"]
 
 Cell = Callable[[WindowRecord, RecordFacts], Any]
 """One column's value for one record."""
+
+_SEP = ", "
+"""How list fields are joined (as :func:`footprint_lab.lab.schema.join`; these hold strings)."""
 
 
 def _obs(default: Any, value: Callable[[Any], Any]) -> Cell:
@@ -45,28 +48,28 @@ def _violations(value: Callable[[list[Any]], Any]) -> Cell:
 
 _FLATTENED: dict[str, dict[str, Cell]] = {
     "removed_stage_ids": {
-        "removed_stage_ids": lambda r, _: join(r.removed_stage_ids),
+        "removed_stage_ids": lambda r, _: _SEP.join(r.removed_stage_ids),
         "removed_stage_count": lambda r, _: len(r.removed_stage_ids),
     },
     "refusals": {
         "refusal_count": lambda r, _: len(r.refusals),
-        "refusal_reasons": lambda r, _: join(ref.reason for ref in r.refusals),
+        "refusal_reasons": lambda r, _: _SEP.join([ref.reason for ref in r.refusals]),
     },
     "dropped_observations": {
         "dropped_observations": lambda r, _: (
-            None if r.dropped_observations is None else join(r.dropped_observations)
+            None if r.dropped_observations is None else _SEP.join(r.dropped_observations)
         ),
     },
     "observations": {
         "pins": _obs(0, lambda o: len(o.pinned)),
-        "pinned_tools": _obs("", lambda o: join(p.tool_name for p in o.pinned)),
+        "pinned_tools": _obs("", lambda o: _SEP.join([p.tool_name for p in o.pinned])),
         "yielded": _obs(None, lambda o: o.yielded),
         "pin_limit": _obs(None, lambda o: o.limit),
         "stand_down": _obs(None, lambda o: o.stand_down),
     },
     "violations": {
         "violation_count": _violations(len),
-        "violation_kinds": _violations(lambda vs: join(v.kind for v in vs)),
+        "violation_kinds": _violations(lambda vs: _SEP.join([v.kind for v in vs])),
     },
     # a scalar field, but its column holds the commit capture resolved: the one the record
     # names, or for a record saved before records named it, the one it was paired with
@@ -89,23 +92,26 @@ LEDGER_COLUMNS: dict[str, Cell] = {
 """Columns derived from several fields or from the ledger (plus ``record``, the row's index)."""
 
 
-def scalar_fields() -> list[str]:
-    """The scalar fields of :class:`~footprint_lab.WindowRecord`, in model order."""
+def scalar_fields(model: type[WindowRecord] = WindowRecord) -> list[str]:
+    """The scalar fields of ``model``, in model order: each is a column of the same name."""
     return [
         name
-        for name, info in WindowRecord.model_fields.items()
+        for name, info in model.model_fields.items()
         if name not in _FLATTENED and record_field_dtype(info.annotation) is not None
     ]
 
 
 def build(ctx: CaptureContext) -> pd.DataFrame:
-    """The ``records`` frame of the run in ``ctx``."""
+    """The ``records`` frame of the run in ``ctx``.
+
+    A column with a cell in :data:`RECORD_FIELD_COLUMNS`'s table or :data:`LEDGER_COLUMNS` is
+    filled by it; every other column is a scalar field of the record, read by name.
+    """
     records = ctx.records
     facts = ctx.facts
     cells: dict[str, Cell] = dict(LEDGER_COLUMNS)
     for flattened in _FLATTENED.values():
         cells.update(flattened)
-    scalars = set(scalar_fields())
     cols: dict[str, Any] = {}
     for name in SCHEMAS["records"]:
         if name == "record":
@@ -113,8 +119,6 @@ def build(ctx: CaptureContext) -> pd.DataFrame:
         elif name in cells:
             cell = cells[name]
             cols[name] = [cell(r, f) for r, f in zip(records, facts, strict=True)]
-        elif name in scalars:
+        else:
             cols[name] = [getattr(r, name) for r in records]
-        else:  # pragma: no cover - a schema column nothing fills: a programming error
-            raise ValueError(f"records: no source for column {name!r}")
     return build_frame("records", cols)
