@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-import footprint_lab.agent.agent as agent_module
+import footprint_lab.agent._loop as agent_module
 from bench._common import Section, verdict
 from footprint_lab import (
     Agent,

@@ -24,6 +24,8 @@ import functools
 import inspect
 import json
 import math
+import os
+import queue
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -92,12 +94,51 @@ def check_timeout(value: object, what: str) -> float | None:
     return float(value)
 
 
-async def _in_thread(fn: ToolFunction, kwargs: dict[str, Any]) -> Any:
-    """Run ``fn(**kwargs)`` in a daemon thread and await its outcome.
+class _DaemonWorkers:
+    """Daemon threads reused from call to call for sync tools.
 
     Not ``asyncio.to_thread``: its pool is the loop's default executor, which ``asyncio.run``
-    joins on shutdown, so a tool that timed out would still hold ``agent.run`` until it ended.
-    A daemon thread per call (with the caller's context variables) is abandoned instead.
+    joins on shutdown, so a tool that timed out would still hold ``agent.run`` until it ended
+    (and ``concurrent.futures`` workers are joined at interpreter exit). Not a thread per call
+    either: starting one costs more than the rest of a scripted iteration. A worker a
+    timed-out tool keeps busy is simply not reused until it returns; the pool grows instead.
+    """
+
+    def __init__(self) -> None:
+        self._reset()
+        # A forked child inherits the counts but none of the threads: it starts afresh.
+        os.register_at_fork(after_in_child=self._reset)
+
+    def _reset(self) -> None:
+        self._jobs: queue.SimpleQueue[Callable[[], None]] = queue.SimpleQueue()
+        self._lock = threading.Lock()
+        self._idle = 0  # workers waiting for a job (or about to)
+
+    def submit(self, job: Callable[[], None]) -> None:
+        """Run ``job`` on an idle worker, or on a new one when none is idle."""
+        with self._lock:
+            if self._idle:
+                self._idle -= 1
+            else:
+                threading.Thread(target=self._serve, name="footprint-lab-tool", daemon=True).start()
+        self._jobs.put(job)
+
+    def _serve(self) -> None:
+        while True:
+            job = self._jobs.get()
+            try:
+                job()
+            finally:
+                with self._lock:
+                    self._idle += 1
+
+
+_WORKERS = _DaemonWorkers()
+
+
+async def _in_thread(fn: ToolFunction, kwargs: dict[str, Any]) -> Any:
+    """Run ``fn(**kwargs)`` on a daemon worker (with the caller's context variables) and await
+    its outcome; a call that times out is abandoned to its worker (see :class:`_DaemonWorkers`).
     """
     loop = asyncio.get_running_loop()
     future: asyncio.Future[Any] = loop.create_future()
@@ -119,7 +160,7 @@ async def _in_thread(fn: ToolFunction, kwargs: dict[str, Any]) -> Any:
         with contextlib.suppress(RuntimeError):  # the loop closed while an abandoned tool ran
             loop.call_soon_threadsafe(settle, outcome, failed)
 
-    threading.Thread(target=work, name=f"tool-{getattr(fn, '__name__', 'fn')}", daemon=True).start()
+    _WORKERS.submit(work)
     return await future
 
 

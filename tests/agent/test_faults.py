@@ -610,3 +610,32 @@ def test_resume_on_error_is_identical_for_every_fault_point(point: str) -> None:
     injected = [m.content for m in resumed.ledger.messages if m.authored == "injection"]
     assert injected == [m.content for m in whole.ledger.messages if m.authored == "injection"]
     assert _answered_every_call(resumed)
+
+
+def test_sync_tools_reuse_their_daemon_workers_and_a_fork_starts_afresh() -> None:
+    # Starting a thread per call costs more than a scripted iteration: workers are reused.
+    seen: list[int] = []
+
+    @tool
+    def where() -> str:
+        """Which thread runs me."""
+        seen.append(threading.get_ident())
+        return "here"
+
+    def workers() -> set[int]:
+        return {t.ident or 0 for t in threading.enumerate() if t.name == "footprint-lab-tool"}
+
+    before = workers()
+    provider = ScriptedProvider([Reply.tool_call("where")] * 4 + [Reply.text("ok")])
+    run = Agent.create(provider=provider, max_iterations=6).tool(where).build().run("go")
+    assert run.status == "done" and len(seen) == 4
+    # Four sequential calls need one worker: at most one was started, and all ran on workers.
+    assert len(workers() - before) <= 1 and set(seen) <= workers()
+    pid = os.fork()
+    if pid == 0:  # the child has none of the parent's workers, and must not wait for them
+        signal.alarm(int(HANG_GUARD_S) + 1)  # a hang guard: a stuck child dies, the test fails
+        child = Agent.create(provider=ScriptedProvider([Reply.tool_call("where"), Reply.text("k")]))
+        ok = child.tool(where).build().run("go").status == "done"
+        os._exit(0 if ok else 1)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0

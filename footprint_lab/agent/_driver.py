@@ -1,0 +1,137 @@
+"""The sync driver: runs an agent's coroutine to completion from sync code, in a script or
+inside Jupyter's running event loop, without ever losing the run to an interrupt.
+
+Layer: agent. ``Agent.run`` / ``resume`` / ``resume_on_error`` hand their coroutine to
+:func:`drive`. In a notebook the work runs on a fresh loop in a worker thread while the caller
+waits in short slices: a first Ctrl-C asks the loop (:mod:`footprint_lab.agent._loop`) to stop
+at its next stage boundary (it raises :class:`StopRequested` there), a second cancels the task.
+Whatever stopped the run, the run rides on the exception as ``exc.run`` (:func:`attach_run`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import threading
+import time
+from collections.abc import Coroutine
+from typing import TYPE_CHECKING, Any
+
+from footprint_lab.agent.run import Run
+
+if TYPE_CHECKING:
+    from footprint_lab.agent.agent import Agent
+
+_WAIT_SLICE_S = 0.05
+"""How long the notebook driver waits on its worker at a time: between slices a Ctrl-C
+(a ``KeyboardInterrupt`` in the main thread) is seen at once, not when the run ends."""
+
+
+class StopRequested(Exception):
+    """Raised inside the loop at a stage boundary once the driver saw a Ctrl-C."""
+
+
+def attach_run(exc: BaseException, run: Run) -> None:
+    """Carry the run on the exception as ``.run`` when the exception takes attributes."""
+    with contextlib.suppress(AttributeError, TypeError):
+        exc.run = run  # type: ignore[attr-defined]
+
+
+def drive(agent: Agent, work: Coroutine[Any, Any, Run]) -> Run:
+    """Run ``work`` to completion from sync code without ever losing the run.
+
+    In a script it runs on ``asyncio.run``: a Ctrl-C cancels the task, the loop records the
+    run as cancelled and the ``KeyboardInterrupt`` reaches the caller with ``.run``. Inside
+    a running event loop (Jupyter) it runs on a fresh loop in a worker thread, and this
+    thread waits in short slices so a kernel interrupt is seen at once: the first asks the
+    loop to stop at its next stage boundary (the stage in flight finishes and commits), a
+    second cancels the task where it stands.
+    """
+    agent._stop.clear()
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        try:
+            return asyncio.run(work)
+        except (KeyboardInterrupt, SystemExit) as exc:
+            _interrupted(agent, exc)
+            raise
+        finally:
+            agent._in_flight = None
+    try:
+        return _drive_in_thread(agent, work)
+    finally:
+        agent._in_flight = None
+        agent._stop.clear()
+
+
+def _drive_in_thread(agent: Agent, work: Coroutine[Any, Any, Run]) -> Run:
+    handle: dict[str, Any] = {}
+    box: dict[str, Any] = {}  # written by the worker: "result" or "error", then "done"
+    ready = threading.Event()
+    abandon = threading.Event()
+
+    async def main() -> Run:
+        handle["loop"] = asyncio.get_running_loop()
+        handle["task"] = asyncio.current_task()
+        return await work
+
+    def worker() -> None:
+        # The work waits until this thread's caller stands inside its interrupt handling:
+        # an interrupt the work itself causes (a tool raising SIGINT) can then never land
+        # where the caller would lose the run.
+        ready.wait()
+        try:
+            if abandon.is_set():
+                work.close()  # interrupted before anything ran: nothing to record
+                return
+            box["result"] = asyncio.run(main())
+        except BaseException as exc:  # handed to the caller's thread, which raises it
+            box["error"] = exc
+        finally:
+            box["done"] = True
+
+    thread = threading.Thread(target=worker, name="footprint-lab-run", daemon=True)
+    interrupt: KeyboardInterrupt | None = None
+    # Poll with sleep, never wait on a condition: an interrupt landing inside
+    # Condition.wait can leave its lock held. A signal may land on any bytecode here, so
+    # every step sits in the try.
+    while True:
+        try:
+            if not ready.is_set():
+                thread.start()
+                ready.set()
+            while "done" not in box:
+                time.sleep(_WAIT_SLICE_S)
+            break
+        except KeyboardInterrupt as exc:
+            if not ready.is_set():  # nothing ran yet: release the worker unrun
+                abandon.set()
+                ready.set()
+                raise
+            if interrupt is None:  # first Ctrl-C: stop at the next stage boundary
+                interrupt = exc
+                agent._stop.set()
+            elif "loop" in handle:  # a second one: cancel the task where it stands
+                with contextlib.suppress(RuntimeError):  # its loop already closed
+                    handle["loop"].call_soon_threadsafe(handle["task"].cancel)
+    failure: BaseException | None = box.get("error")
+    if failure is None:
+        outcome: Run = box["result"]
+        if interrupt is not None:  # stopped at a boundary (or finished meanwhile)
+            attach_run(interrupt, outcome)
+            raise interrupt
+        return outcome
+    if interrupt is not None and isinstance(failure, asyncio.CancelledError):
+        failure = interrupt  # the person's Ctrl-C, not the cancellation it caused
+    if not isinstance(failure, Exception):  # an interrupt or a cancellation
+        _interrupted(agent, failure)
+    raise failure
+
+
+def _interrupted(agent: Agent, exc: BaseException) -> None:
+    """Make sure the run in flight is recorded as cancelled and rides on ``exc``."""
+    loop = agent._in_flight
+    if loop is not None:
+        loop.record_cancel(exc)
+        attach_run(exc, loop.run)

@@ -1,0 +1,498 @@
+"""``_Loop``: one run's ReAct loop — the phase machine and its stages.
+
+Layer: agent — it drives the window core through ``aapply_window`` (the law stated in
+``footprint_lab.window`` holds here too: the window stage commits a new window and a record;
+it never edits what earlier stages committed). ``aapply_window`` is looked up as this module's
+attribute at every visit, so a benchmark can wrap it (``bench/loop.py``).
+
+Per iteration: window stage (only when a strategy is configured) → injections (only when
+rules are configured) → call-llm → tool-calls, each committing to the ledger. With no strategy
+there is no window stage and no extra key: the requests are byte-identical to an agent that
+never heard of windows.
+
+A run is resumable at every point between stages: it records its ``phase`` (see
+``footprint_lab.agent.run.Phase``) so a checkpoint taken there — after a fault, an interrupt,
+a cancellation or a kill — continues exactly where it stopped, re-running only the step that
+did not finish. Tool results are committed one by one as they finish, each followed by a
+checkpoint, so a resume never runs a call twice once its result was committed. A context-length
+rejection compacts by force and re-delivers injections before the one retry, as a proactive
+compaction does. Pauses for a person live in :mod:`footprint_lab.agent._pauses`; the sync
+driver that runs this loop from scripts and notebooks in :mod:`footprint_lab.agent._driver`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from footprint_lab.agent import _pauses
+from footprint_lab.agent._driver import StopRequested, attach_run
+from footprint_lab.agent.checkpoint import Checkpoint, run_from_checkpoint
+from footprint_lab.agent.injections import InjectionContext, injection_message
+from footprint_lab.agent.run import CallRecord, PauseState, Run, open_batch
+from footprint_lab.agent.tools import is_error_result, run_tool_calls
+from footprint_lab.agent.visit import commit_visit
+from footprint_lab.events import (
+    LlmEnd,
+    LlmStart,
+    Recorder,
+    ReplyTruncated,
+    RunCancelled,
+    RunFailed,
+    ToolEnd,
+)
+from footprint_lab.ledger import WINDOW, Ledger
+from footprint_lab.messages import Message, window_chars
+from footprint_lab.providers.base import ProviderRequest, ProviderResponse, checked_response
+from footprint_lab.window.apply import aapply_window
+from footprint_lab.window.errors import ContextLengthError, WindowConfigError
+from footprint_lab.window.records import WindowRecord
+from footprint_lab.window.result import WindowResult
+
+if TYPE_CHECKING:
+    from footprint_lab.agent.agent import Agent
+
+CheckpointHook = Callable[[Checkpoint], None]
+"""Called with a checkpoint at every iteration boundary and after every committed tool result
+(e.g. to persist it)."""
+
+
+class _Loop:
+    """One run's state while it executes."""
+
+    def __init__(
+        self, agent: Agent, previous: Run | None, on_checkpoint: CheckpointHook | None
+    ) -> None:
+        self.agent = agent
+        self.on_checkpoint = on_checkpoint
+        self.recorder = Recorder()
+        self.window_changed = False
+        self.iteration_record: WindowRecord | None = None
+        self.rejection: ContextLengthError | None = None
+        self.cancel_recorded = False
+        if previous is None:
+            self.ledger = Ledger(agent.clock)
+            self.run = Run(request="", ledger=self.ledger)
+            self.window: list[Message] = []
+        else:  # a conversation continues on a copy, so the earlier Run stays as it was
+            self.ledger = previous.ledger.copy()
+            self.run = Run(
+                request=previous.request,
+                ledger=self.ledger,
+                records=list(previous.records),
+                calls=[c.model_copy() for c in previous.calls],
+                folded=list(previous.folded),
+                iterations=previous.iterations,
+                meta=dict(previous.meta),
+                requests=list(previous.requests),
+                last_usage=previous.last_usage,
+                provider_state=previous.provider_state,
+            )
+            self.recorder.events.extend(previous.events)
+            positions = [previous.ledger.position(m) for m in previous.window]
+            self.window = [self.ledger.messages[p] for p in positions if p is not None]
+        self.run.events = self.recorder.events
+        self.run.agent = agent
+        self.run.strategy = getattr(agent.strategy, "name", None)
+        self.run.system = agent.system_prompt
+        self.run.model = agent.model
+        self.run.provider = agent.provider.name
+        self.run.keep_last_tool_results = agent.keep_last_tool_results
+        agent._in_flight = self  # so a driver that sees an interrupt can record this run
+
+    @classmethod
+    def from_checkpoint(
+        cls, agent: Agent, checkpoint: Checkpoint, on_checkpoint: CheckpointHook | None
+    ) -> _Loop:
+        restored = run_from_checkpoint(checkpoint)
+        loop = cls(agent, None, on_checkpoint)
+        loop.ledger = restored.ledger
+        loop.window = list(restored.window)
+        loop.recorder.events.extend(restored.events)
+        restored.events = loop.recorder.events
+        restored.error = None
+        restored.agent = agent
+        loop.run = restored
+        loop._restore_visit_state()
+        restore = getattr(agent.provider, "restore_state", None)
+        if restored.provider_state is not None and callable(restore):
+            restore(restored.provider_state)
+        return loop
+
+    def _restore_visit_state(self) -> None:
+        """Re-derive what this iteration's window visits did (the record an injection rule
+        sees, and whether the window changed) from the records and the ledger, so a resume in
+        another process delivers the same injections an uninterrupted run would."""
+        run = self.run
+        commits = self.ledger.commits
+        record_stages = [c.stage_id for c in commits if c.key == "record"]
+        if len(record_stages) != len(run.records):
+            return  # not written by this loop (an import): nothing to re-derive
+        changed_stages = {c.stage_id for c in commits if c.key == WINDOW}
+        for record, stage in zip(run.records, record_stages, strict=True):
+            if record.iteration != run.iterations:
+                continue
+            self.iteration_record = record
+            self.window_changed = self.window_changed or stage in changed_stages
+
+    def now(self) -> int:
+        return self.ledger.now()
+
+    def start_request(self, request: str) -> None:
+        run = self.run
+        run.request = request
+        run.requests.append(request)
+        run.loop_start = run.iterations
+        run.status = "max-iterations"
+        run.output = None
+        run.phase = "window"
+        seed = self.ledger.begin_stage("seed")
+        if self.agent.system_prompt is not None and not run.loop_start:
+            self.ledger.put(seed, "system", self.agent.system_prompt)
+        self.window.extend(self.ledger.append(seed, [Message.user(request)]))
+
+    # -- the loop ------------------------------------------------------------------------
+
+    async def drive(self, *, answer: tuple[str | None, bool | None] | None = None) -> Run:
+        """Run the phase machine until the run finishes, pauses, faults or is cancelled.
+
+        Each step commits its work and then moves ``run.phase`` on, with no await in between,
+        so wherever the run stops (a fault, a cancellation, a kill after a checkpoint) the
+        phase names the first step that did not finish and a resume re-runs only that one.
+
+        Args:
+            answer: A person's (answer, approve) for the pause the run waits on.
+        """
+        run = self.run
+        run.error = None
+        if run.status in ("error", "cancelled") and run.phase != "resume":
+            # In flight again: a checkpoint taken from here on resumes with agent.resume.
+            run.status = "max-iterations"
+        try:
+            while True:
+                if self.agent._stop.is_set():
+                    raise StopRequested
+                phase = run.phase
+                if phase == "window":
+                    if run.iterations - run.loop_start >= self.agent.max_iterations:
+                        run.status = "max-iterations"
+                        run.phase = "finished"
+                        break
+                    self.checkpoint_hook()
+                    run.iterations += 1
+                    self.window_changed = False
+                    self.iteration_record = None
+                    run.phase = "visit"
+                elif phase == "visit":
+                    if self.agent.strategy is not None:
+                        await self.window_stage(run.iterations, forced=False)
+                    run.phase = "inject"
+                elif phase == "inject":
+                    self._inject(run.iterations)
+                    run.phase = "retry" if self._recovering() else "call"
+                elif phase in ("call", "retry"):
+                    response = await self.call_llm(run.iterations, retry=phase == "retry")
+                    if response is None:
+                        run.phase = "recover"
+                    elif not response.message.tool_calls:
+                        run.status = "done"
+                        run.output = response.message.content
+                        run.phase = "finished"
+                        break
+                    else:
+                        run.phase = "tools"
+                elif phase == "recover":
+                    await self.recover(run.iterations)
+                    run.phase = "inject"  # compaction re-delivers, forced or not
+                elif phase == "tools":
+                    await self.tool_calls(run.iterations)
+                    if run.pause is not None:
+                        await _pauses.pause_boundary(self)
+                        break
+                    run.phase = "window"
+                elif phase == "resume":
+                    if answer is None:
+                        break  # still waiting for a person
+                    await _pauses.answer_pause(self, *answer)
+                    answer = None
+                    if run.pause is not None:  # the next call of the batch waits too
+                        run.status = "paused"
+                        break
+                else:
+                    break
+        except WindowConfigError:
+            raise
+        except StopRequested as exc:  # a Ctrl-C seen by the driver: stopped at a boundary
+            self.record_cancel(KeyboardInterrupt())
+            attach_run(exc, run)
+        except (asyncio.CancelledError, KeyboardInterrupt, SystemExit) as exc:
+            self.record_cancel(exc)
+            raise
+        except Exception as exc:  # a fault never loses the run
+            run.status = "error"
+            run.error = exc
+            self.recorder.emit(
+                RunFailed(
+                    iteration=run.iterations,
+                    at_ms=self.now(),
+                    error_type=type(exc).__name__,
+                    message=str(exc),
+                )
+            )
+        run.window = list(self.window)
+        self.agent.conversation = run
+        return run
+
+    def record_cancel(self, exc: BaseException) -> None:
+        """Record the run as cancelled (once): status, event, window; attach it to ``exc``.
+
+        The phase is left as it stands — the step that did not finish — so ``agent.resume``
+        re-runs only that step (and of a tool batch only the calls without a result).
+        """
+        run = self.run
+        attach_run(exc, run)
+        if self.cancel_recorded:
+            return
+        self.cancel_recorded = True
+        run.status = "cancelled"
+        run.error = None
+        self.recorder.emit(
+            RunCancelled(
+                iteration=run.iterations,
+                at_ms=self.now(),
+                reason=type(exc).__name__,
+                phase=run.phase,
+            )
+        )
+        run.window = list(self.window)
+        self.agent.conversation = run
+
+    def checkpoint_hook(self) -> None:
+        if self.on_checkpoint is not None:
+            self.run.window = list(self.window)
+            self.on_checkpoint(self.run.checkpoint())
+
+    def _capture_provider_state(self) -> None:
+        export = getattr(self.agent.provider, "export_state", None)
+        if callable(export):
+            self.run.provider_state = export()
+
+    def _recovering(self) -> bool:
+        """Whether this iteration's call was rejected and compacted by force: then the next
+        call is the one retry."""
+        records = self.run.records
+        return bool(records) and records[-1].forced and records[-1].iteration == self.run.iterations
+
+    # -- stages --------------------------------------------------------------------------
+
+    async def window_stage(
+        self,
+        iteration: int,
+        *,
+        forced: bool,
+        paused_call_id: str | None = None,
+        paused_check_in: bool = False,
+    ) -> WindowResult:
+        strategy = self.agent.strategy
+        assert strategy is not None
+        usage = self.run.last_usage
+        result = await aapply_window(
+            strategy,
+            self.window,
+            iteration=iteration,
+            request=self.run.request,
+            measured_input_tokens=None if usage is None else usage.input_tokens,
+            measured_output_tokens=None if usage is None else usage.output_tokens,
+            keep_last_tool_results=self.agent.keep_last_tool_results,
+            prior_records=self.run.records,
+            paused_call_id=paused_call_id,
+            paused_check_in=paused_check_in,
+            provider_name=self.agent.provider.name,
+            context_window=self.agent.provider.context_window(self.agent.model),
+            max_output_tokens=self.agent.max_output_tokens,
+            forced=forced,
+            tool_names=self.agent.tools,
+            provider=self.agent.provider,
+            model=self.agent.model,
+        )
+        # The stage id is taken once the visit decided: a visit that faulted or was cancelled
+        # consumed none, so its re-run numbers every later stage as an uninterrupted run does.
+        stage = self.ledger.begin_stage("window")
+        if result.record is None:
+            return result
+        visit = commit_visit(
+            self.run,
+            self.recorder,
+            stage,
+            self.window,
+            result,
+            iteration=iteration,
+            usage=usage,
+            forced=forced,
+        )
+        self.window = visit.window
+        self.window_changed = self.window_changed or visit.changed
+        self.iteration_record = visit.record
+        return WindowResult(visit.window, visit.record, result.folded)
+
+    def _inject(self, iteration: int) -> None:
+        if not self.agent.injections:
+            return
+        context = InjectionContext(
+            iteration=iteration,
+            request=self.run.request,
+            window=tuple(self.window),
+            record=self.iteration_record,
+            changed=self.window_changed,
+        )
+        texts = [text for rule in self.agent.injections if (text := rule(context))]
+        if texts:
+            stage = self.ledger.begin_stage("inject")
+            self.window.extend(self.ledger.append(stage, [injection_message(t) for t in texts]))
+
+    async def _send(self, iteration: int, stage: str, *, retry: bool) -> ProviderResponse:
+        # Built from trusted parts: construct without re-validating every message.
+        request = ProviderRequest.model_construct(
+            model=self.agent.model,
+            system=self.agent.system_prompt,
+            messages=list(self.window),
+            tools=[t.spec for t in self.agent.tools.values()],
+            max_output_tokens=self.agent.max_output_tokens,
+        )
+        call = CallRecord(
+            iteration=iteration,
+            stage_id=stage,
+            sent_commit=len(self.ledger) - 1,
+            messages=len(self.window),
+            chars=window_chars(self.window),
+            retry=retry,
+        )
+        self.run.calls.append(call)
+        self.recorder.emit(
+            LlmStart(
+                iteration=iteration,
+                at_ms=self.now(),
+                stage_id=stage,
+                messages=call.messages,
+                chars=call.chars,
+            )
+        )
+        try:
+            returned: object = await self.agent.provider.complete(request)
+        finally:
+            self._capture_provider_state()
+        # None, a foreign object or a repeated call id is a ProviderError (usage stays None)
+        response = checked_response(self.agent.provider.name, returned)
+        call.usage = response.usage
+        call.finish_reason = response.finish_reason
+        call.truncated = response.truncated
+        if response.truncated:
+            self.recorder.emit(
+                ReplyTruncated(
+                    iteration=iteration,
+                    at_ms=self.now(),
+                    stage_id=stage,
+                    finish_reason=response.finish_reason,
+                )
+            )
+        return response
+
+    async def call_llm(self, iteration: int, *, retry: bool) -> ProviderResponse | None:
+        """Call the model and commit its reply. Returns None when the provider rejected the
+        window as too long and a strategy can compact it (the ``recover`` step comes next);
+        the one retry's rejection raises."""
+        stage = self.ledger.begin_stage("call-llm")
+        try:
+            response = await self._send(iteration, stage, retry=retry)
+        except ContextLengthError as exc:
+            if retry or self.agent.strategy is None:
+                raise
+            self.rejection = exc
+            return None
+        self.ledger.put(stage, "usage", response.usage)
+        (assistant,) = self.ledger.append(stage, [response.message])
+        self.window.append(assistant)
+        self.run.last_usage = response.usage
+        self.recorder.emit(
+            LlmEnd(iteration=iteration, at_ms=self.now(), stage_id=stage, usage=response.usage)
+        )
+        return response
+
+    async def recover(self, iteration: int) -> None:
+        """Reactive recovery: run the strategy once, forced; the retry follows its injections.
+
+        Raises:
+            ContextLengthError: the forced visit removed nothing, so a retry cannot fit.
+        """
+        result = await self.window_stage(iteration, forced=True)
+        if result.record is None or result.record.removed_message_count == 0:
+            if self.rejection is not None:
+                raise self.rejection
+            raise ContextLengthError(
+                f"{self.agent.provider.name}: the request was rejected as over the context "
+                "window and a forced compaction removed nothing"
+            )
+
+    def commit_result(self, iteration: int, stage: str, result: Message) -> None:
+        (committed,) = self.ledger.append(stage, [result])
+        self.window.append(committed)
+        self.recorder.emit(
+            ToolEnd(
+                iteration=iteration,
+                at_ms=self.now(),
+                call_id=committed.tool_call_id or "",
+                name=committed.name or "",
+                error=is_error_result(committed),
+            )
+        )
+
+    async def tool_calls(self, iteration: int) -> None:
+        """Run the calls of the open batch that have no result yet (all of them, unless the
+        run resumes mid-batch), committing each result as it finishes — under the batch's one
+        stage id, one history commit per result — with a checkpoint after each, so a resume
+        never runs a call whose result was committed. A call to a tool that waits for a person
+        pauses the run instead."""
+        assistant, answered = open_batch(self.window)
+        assert assistant is not None, "the tools step follows an assistant message"
+        done = set(answered)
+        calls = [c for c in assistant.tool_calls if c.id not in done]
+        # A batch resumed mid-way goes on under the stage its first results were committed in.
+        stage = next(
+            (m.stage_id for m in self.window if m.role == "tool" and m.tool_call_id in done),
+            None,
+        )
+        tools = self.agent.tools
+        human = [c for c in calls if c.name in tools and tools[c.name].kind != "auto"]
+        auto = [c for c in calls if c not in human]
+        if auto:
+            # Taken at the first result, not before: a batch cancelled before any result
+            # consumed no id, so its re-run is numbered as an uninterrupted run's.
+            batch: dict[str, str] = {} if stage is None else {"stage": stage}
+
+            def commit(result: Message) -> None:
+                if "stage" not in batch:
+                    batch["stage"] = self.ledger.begin_stage("tool-calls")
+                self.commit_result(iteration, batch["stage"], result)
+                self.checkpoint_hook()
+
+            await run_tool_calls(
+                tools, auto, default_timeout=self.agent.tool_timeout, on_result=commit
+            )
+        if human:
+            first = human[0]
+            kind = tools[first.name].kind
+            assert kind != "auto"
+            self.run.pause = PauseState(
+                call_id=first.id,
+                tool_name=first.name,
+                kind=kind,
+                arguments=dict(first.arguments),
+                pending=[c.id for c in human[1:]],
+                iteration=iteration,
+            )
+
+    def check_answer(self, answer: str | None, approve: bool | None) -> None:
+        """Check a person's answer fits the pause before anything runs (see
+        :func:`footprint_lab.agent._pauses.check_answer`)."""
+        _pauses.check_answer(self, answer, approve)
