@@ -214,6 +214,28 @@ def _watch_logs(provider: SDKProvider[Any]) -> None:
             logger.addFilter(_REDACTING_FILTER)
 
 
+def provider_identity(
+    base_url: str | None, *, url_env: str, official_host: str, official: str, compatible: str
+) -> tuple[str, str | None]:
+    """The default name of an SDK provider and the custom endpoint it talks to, if any.
+
+    Args:
+        base_url: The ``base_url`` given (else the SDK's environment variable ``url_env``).
+        url_env: The SDK's own base-URL variable (``OPENAI_BASE_URL``, ...).
+        official_host: The vendor's API host: a URL on it keeps the plain name.
+        official: The plain name (``'openai'``).
+        compatible: The prefix for another endpoint: ``f"{compatible}@host:port"`` (only host
+            and port, never credentials or a path).
+
+    Returns:
+        ``(name, custom_url)``; ``custom_url`` is None for the vendor's own API.
+    """
+    custom_url = base_url or os.environ.get(url_env) or None
+    if custom_url is None or official_host in custom_url:
+        return official, custom_url
+    return f"{compatible}@{host_of(custom_url)}", custom_url
+
+
 class SDKProvider(Generic[C]):
     """What ``OpenAIProvider`` and ``AnthropicProvider`` share: the key and the real
     ``base_url`` (both secret), the public face (name, repr, ``base_url``), the per-loop SDK

@@ -26,7 +26,6 @@ any credentials in ``base_url``, never appear in a repr, a name or an error mess
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -37,8 +36,8 @@ from footprint_lab.providers._common import (
     SDKProvider,
     complete_with,
     error_body_fields,
-    host_of,
     parse_arguments,
+    provider_identity,
 )
 from footprint_lab.providers._context_windows import (
     ANTHROPIC_CONTEXT_WINDOWS,
@@ -281,13 +280,14 @@ class AnthropicProvider(SDKProvider["AsyncAnthropic"]):
         timeout: float | None = None,
         default_headers: Mapping[str, str] | None = None,
     ) -> None:
-        custom_url = base_url or os.environ.get("ANTHROPIC_BASE_URL") or None
-        if name is None:
-            name = (
-                "anthropic"
-                if custom_url is None or "api.anthropic.com" in custom_url
-                else f"anthropic@{host_of(custom_url)}"
-            )
+        default_name, _ = provider_identity(
+            base_url,
+            url_env="ANTHROPIC_BASE_URL",
+            official_host="api.anthropic.com",
+            official="anthropic",
+            compatible="anthropic",
+        )
+        name = default_name if name is None else name
         self._setup(
             api_key=api_key,
             base_url=base_url,

@@ -20,7 +20,6 @@ credentials in ``base_url``, never appear in a repr, a name or an error message.
 from __future__ import annotations
 
 import json
-import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -31,8 +30,8 @@ from footprint_lab.providers._common import (
     SDKProvider,
     complete_with,
     error_body_fields,
-    host_of,
     parse_arguments,
+    provider_identity,
 )
 from footprint_lab.providers._context_windows import (
     OPENAI_CONTEXT_WINDOWS,
@@ -262,13 +261,14 @@ class OpenAIProvider(SDKProvider["AsyncOpenAI"]):
         extra_body: Mapping[str, Any] | None = None,
         default_headers: Mapping[str, str] | None = None,
     ) -> None:
-        custom_url = base_url or os.environ.get("OPENAI_BASE_URL") or None
-        if name is None:
-            name = (
-                "openai"
-                if custom_url is None or "api.openai.com" in custom_url
-                else f"openai-compatible@{host_of(custom_url)}"
-            )
+        default_name, custom_url = provider_identity(
+            base_url,
+            url_env="OPENAI_BASE_URL",
+            official_host="api.openai.com",
+            official="openai",
+            compatible="openai-compatible",
+        )
+        name = default_name if name is None else name
         self._setup(
             api_key=api_key,
             base_url=base_url,
