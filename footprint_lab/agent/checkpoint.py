@@ -51,6 +51,7 @@ from footprint_lab.agent.run import (
     SavedError,
     SavedLedger,
     checkpoint_of,
+    shared_state,
 )
 from footprint_lab.ledger import HISTORY, WINDOW, Commit, Ledger, LedgerError
 from footprint_lab.usage import Usage
@@ -155,30 +156,10 @@ def _run_of(checkpoint: Checkpoint, ledger: Ledger) -> Run:
         else RestoredError(checkpoint.error.type_name, checkpoint.error.message)
     )
     return Run(
-        request=checkpoint.request,
+        **shared_state(checkpoint),
         ledger=ledger,
-        status=checkpoint.status,
-        output=checkpoint.output,
         window=[messages[p] for p in checkpoint.window],
-        records=list(checkpoint.records),
-        events=list(checkpoint.events),
-        calls=list(checkpoint.calls),
-        folded=list(checkpoint.folded),
         error=error,
-        iterations=checkpoint.iterations,
-        strategy=checkpoint.strategy,
-        system=checkpoint.system,
-        model=checkpoint.model,
-        provider=checkpoint.provider,
-        keep_last_tool_results=checkpoint.keep_last_tool_results,
-        meta=dict(checkpoint.meta),
-        import_problems=list(checkpoint.import_problems),
-        requests=list(checkpoint.requests),
-        phase=checkpoint.phase,
-        pause=checkpoint.pause,
-        loop_start=checkpoint.loop_start,
-        last_usage=checkpoint.last_usage,
-        provider_state=checkpoint.provider_state,
     )
 
 

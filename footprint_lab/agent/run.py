@@ -156,35 +156,27 @@ class SavedError(BaseModel):
     """Its message."""
 
 
-class Checkpoint(BaseModel):
-    """Everything needed to resume a run, or to reopen it in the lab."""
+class RunState(BaseModel):
+    """The state a :class:`Run` and its :class:`Checkpoint` share, named once: ``checkpoint_of``
+    and ``run_from_checkpoint`` copy exactly these fields, and ``Run`` carries each under the
+    same name (a test holds the two to it)."""
 
     model_config = ConfigDict(extra="forbid")
 
-    format: Literal["footprint-lab/run"] = FORMAT
-    """Marks the file as ours."""
-    version: Literal[1] = VERSION
-    """Format version."""
     request: str
     """The current request."""
     requests: list[str]
     """Every request of the conversation."""
     status: RunStatus
-    """The run's status when the checkpoint was taken."""
+    """The run's status."""
     phase: Phase
-    """Where inside the iteration the run stood."""
+    """Where inside the iteration the run stands."""
     iterations: int
     """Iterations started."""
     loop_start: int
     """Iterations completed before the current request's loop."""
     output: str | None
     """The final answer, if any."""
-    error: SavedError | None
-    """The fault, if any."""
-    ledger: SavedLedger
-    """The commit log."""
-    window: list[int]
-    """The window, as positions into ``ledger.messages``."""
     records: list[WindowRecord]
     """Every record filed."""
     calls: list[CallRecord]
@@ -213,6 +205,40 @@ class Checkpoint(BaseModel):
     """Free-form facts about the run."""
     import_problems: list[ImportProblem] = Field(default_factory=list)
     """What an importer found wrong in the transcript and kept as it was."""
+
+
+STATE_FIELDS: tuple[str, ...] = tuple(RunState.model_fields)
+"""The fields of :class:`RunState`, in order."""
+
+
+def shared_state(source: Any) -> dict[str, Any]:
+    """The :class:`RunState` fields of a run or a checkpoint, containers copied (so the copy
+    and its source can grow apart)."""
+    out: dict[str, Any] = {}
+    for name in STATE_FIELDS:
+        value = getattr(source, name)
+        if isinstance(value, list):
+            value = list(value)
+        elif isinstance(value, dict):
+            value = dict(value)
+        out[name] = value
+    return out
+
+
+class Checkpoint(RunState):
+    """Everything needed to resume a run, or to reopen it in the lab: the shared
+    :class:`RunState` plus the ledger, the window as positions, and the fault as text."""
+
+    format: Literal["footprint-lab/run"] = FORMAT
+    """Marks the file as ours."""
+    version: Literal[1] = VERSION
+    """Format version."""
+    error: SavedError | None
+    """The fault, if any."""
+    ledger: SavedLedger
+    """The commit log."""
+    window: list[int]
+    """The window, as positions into ``ledger.messages``."""
 
     def save(self, path: str | Path) -> Path:
         """Write this checkpoint to one JSON run file with its checksum, atomically.
@@ -398,14 +424,10 @@ def checkpoint_of(run: Run) -> Checkpoint:
         error = SavedError(
             type_name=type_name, message=getattr(run.error, "message", str(run.error))
         )
+    state = shared_state(run)
+    state["requests"] = state["requests"] or [run.request]
     return Checkpoint(
-        request=run.request,
-        requests=list(run.requests) or [run.request],
-        status=run.status,
-        phase=run.phase,
-        iterations=run.iterations,
-        loop_start=run.loop_start,
-        output=run.output,
+        **state,
         error=error,
         ledger=SavedLedger(
             messages=messages,
@@ -423,18 +445,4 @@ def checkpoint_of(run: Run) -> Checkpoint:
             stage_counter=counter,
         ),
         window=positions,
-        records=list(run.records),
-        calls=list(run.calls),
-        events=list(run.events),
-        folded=list(run.folded),
-        pause=run.pause,
-        last_usage=run.last_usage,
-        provider_state=run.provider_state,
-        strategy=run.strategy,
-        system=run.system,
-        model=run.model,
-        provider=run.provider,
-        keep_last_tool_results=run.keep_last_tool_results,
-        meta=dict(run.meta),
-        import_problems=list(run.import_problems),
     )
