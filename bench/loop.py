@@ -37,7 +37,7 @@ def fetch(i: int) -> str:
 @contextmanager
 def timed_window_stage() -> Iterator[list[float]]:
     """Wrap the agent's boundary call with a timer; yields the list of durations."""
-    original = agent_module.aapply_window
+    original = agent_module.aapply_boundary
     spent: list[float] = []
 
     async def timed(*args: Any, **kwargs: Any) -> Any:
@@ -47,11 +47,11 @@ def timed_window_stage() -> Iterator[list[float]]:
         finally:
             spent.append(time.perf_counter() - start)
 
-    agent_module.aapply_window = timed  # type: ignore[assignment]
+    agent_module.aapply_boundary = timed  # type: ignore[assignment]
     try:
         yield spent
     finally:
-        agent_module.aapply_window = original  # type: ignore[assignment]
+        agent_module.aapply_boundary = original  # type: ignore[assignment]
 
 
 def _run(iterations: int, strategy: Any) -> float:

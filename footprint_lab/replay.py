@@ -23,7 +23,8 @@ from footprint_lab.evidence.dependencies import transcript
 from footprint_lab.ledger import Ledger
 from footprint_lab.messages import Message, window_chars
 from footprint_lab.usage import Usage
-from footprint_lab.window.apply import aapply_window, check_keep_last_tool_results, run_sync
+from footprint_lab.window.apply import aapply_boundary, check_keep_last_tool_results, run_sync
+from footprint_lab.window.boundary import Boundary
 from footprint_lab.window.strategies import WindowStrategy
 
 COUNTERFACTUAL_NOTE = (
@@ -250,9 +251,7 @@ async def _window_stage(
 ) -> list[Message]:
     ledger = run.ledger
     stage = ledger.begin_stage("window")
-    result = await aapply_window(
-        strategy,
-        window,
+    boundary = Boundary(
         iteration=iteration,
         request=run.request or None,
         measured_input_tokens=None if last_usage is None else last_usage.input_tokens,
@@ -260,9 +259,10 @@ async def _window_stage(
         keep_last_tool_results=keep_last,
         prior_records=run.records,
         provider_name=run.provider or "replay",
-        tool_names=tool_names,
+        tool_names=None if tool_names is None else frozenset(tool_names),
         model=run.model or None,
     )
+    result = await aapply_boundary(strategy, window, boundary)
     if result.record is None:
         return window
     return commit_visit(

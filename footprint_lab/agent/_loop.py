@@ -1,8 +1,8 @@
 """``_Loop``: one run's ReAct loop — the phase machine and its stages.
 
-Layer: agent — it drives the window core through ``aapply_window`` (the law stated in
+Layer: agent — it drives the window core through ``aapply_boundary`` (the law stated in
 ``footprint_lab.window`` holds here too: the window stage commits a new window and a record;
-it never edits what earlier stages committed). ``aapply_window`` is looked up as this module's
+it never edits what earlier stages committed). ``aapply_boundary`` is looked up as this module's
 attribute at every visit, so a benchmark can wrap it (``bench/loop.py``).
 
 Per iteration: window stage (only when a strategy is configured) → injections (only when
@@ -45,7 +45,8 @@ from footprint_lab.events import (
 from footprint_lab.ledger import WINDOW, Ledger
 from footprint_lab.messages import Message, window_chars
 from footprint_lab.providers.base import ProviderRequest, ProviderResponse, checked_response
-from footprint_lab.window.apply import aapply_window
+from footprint_lab.window.apply import aapply_boundary
+from footprint_lab.window.boundary import Boundary
 from footprint_lab.window.errors import ContextLengthError, WindowConfigError
 from footprint_lab.window.records import WindowRecord
 from footprint_lab.window.result import WindowResult
@@ -297,25 +298,25 @@ class _Loop:
         strategy = self.agent.strategy
         assert strategy is not None
         usage = self.run.last_usage
-        result = await aapply_window(
-            strategy,
-            self.window,
+        agent = self.agent
+        boundary = Boundary(
             iteration=iteration,
             request=self.run.request,
             measured_input_tokens=None if usage is None else usage.input_tokens,
             measured_output_tokens=None if usage is None else usage.output_tokens,
-            keep_last_tool_results=self.agent.keep_last_tool_results,
+            keep_last_tool_results=agent.keep_last_tool_results,
             prior_records=self.run.records,
             paused_call_id=paused_call_id,
             paused_check_in=paused_check_in,
-            provider_name=self.agent.provider.name,
-            context_window=self.agent.provider.context_window(self.agent.model),
-            max_output_tokens=self.agent.max_output_tokens,
+            provider_name=agent.provider.name,
+            context_window=agent.provider.context_window(agent.model),
+            max_output_tokens=agent.max_output_tokens,
             forced=forced,
-            tool_names=self.agent.tools,
-            provider=self.agent.provider,
-            model=self.agent.model,
+            tool_names=agent.tool_roster,
+            provider=agent.provider,
+            model=agent.model,
         )
+        result = await aapply_boundary(strategy, self.window, boundary)
         # The stage id is taken once the visit decided: a visit that faulted or was cancelled
         # consumed none, so its re-run numbers every later stage as an uninterrupted run does.
         stage = self.ledger.begin_stage("window")

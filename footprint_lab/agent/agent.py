@@ -53,6 +53,9 @@ class Agent:
         self.max_output_tokens = max_output_tokens
         self.system_prompt = system
         self.tools = {t.name: t for t in tools}
+        self.tool_roster: frozenset[str] = frozenset(self.tools)
+        """The tools' names, once: every window visit hands them to the core (a drop notice
+        names only tools the agent has)."""
         self.strategy = strategy
         self.injections = list(injections)
         self.clock = clock
