@@ -97,7 +97,8 @@ class BudgetPressure(_Event):
 
 
 class Compaction(_Event):
-    """A window visit changed the window (the second seed's CompactionEvent shape)."""
+    """A window visit changed the window: messages before and after, the tokens reported before,
+    and none after (nothing can count an unsent window)."""
 
     type: Literal["context.compaction"] = "context.compaction"
     strategy: str

@@ -28,7 +28,7 @@ def test_demo_writes_the_report_and_prints_its_path(
     headings = [i for i, line in enumerate(lines) if line.split()[:2] == ["calls", "removals"]]
     assert len(headings) == 3
     assert all(lines[i + 1].split()[0].isdigit() for i in headings)
-    assert printed.err == ""  # the progress bar is quiet under pytest
+    assert printed.err == ""  # the progress bar is quiet (FOOTPRINT_LAB_QUIET=1 in tests)
     html = out.read_text(encoding="utf-8")
     assert "<h2>deploy-audit</h2>" in html and "screen-driver" not in html
 

@@ -69,12 +69,14 @@ class AgentBuilder:
         return self
 
     def window(self, strategy: WindowStrategy) -> AgentBuilder:
-        """Set the window strategy (the individual door)."""
+        """Set the window strategy: the one documented way (``.act(window=)`` and
+        ``.compaction()`` are kept because the spec names them; both land here)."""
         self._strategies.append((".window()", strategy))
         return self
 
     def act(self, *, window: WindowStrategy | None = None) -> AgentBuilder:
-        """Configure the loop's moments; ``window=`` forwards to ``.window()``."""
+        """Configure the loop's moments; ``window=`` forwards to :meth:`window`, the one
+        documented way to set a strategy."""
         if window is not None:
             self._strategies.append((".act(window=)", window))
         return self
@@ -94,7 +96,8 @@ class AgentBuilder:
         keep_recent_turns: int = 6,
         **kwargs: Any,
     ) -> AgentBuilder:
-        """``summarize_oldest(...)`` spelled shorter: the same agent, byte for byte."""
+        """``.window(summarize_oldest(...))`` spelled shorter: the same agent, byte for byte
+        (kept because the spec names it; :meth:`window` is the documented way)."""
         strategy = summarize_oldest(
             threshold_tokens=threshold_tokens,
             summarizer=summarizer,

@@ -117,6 +117,11 @@ def drop_notice_text(
     return " ".join(parts)
 
 
+def notice_message(text: str) -> Message:
+    """The drop notice carrying ``text`` (``authored='drop-notice'``: known by provenance)."""
+    return Message(role="user", content=text, authored="drop-notice")
+
+
 def drop_notice(
     *,
     count: int,
@@ -125,15 +130,16 @@ def drop_notice(
     request_kept: str | None,
     tool_names: Sequence[str] | None,
 ) -> Message:
-    """A drop notice message (``authored='drop-notice'``)."""
-    text = drop_notice_text(
-        count=count,
-        iteration=iteration,
-        strategy=strategy,
-        request_kept=request_kept,
-        tool_names=tool_names,
+    """A drop notice message, its text from :func:`drop_notice_text`."""
+    return notice_message(
+        drop_notice_text(
+            count=count,
+            iteration=iteration,
+            strategy=strategy,
+            request_kept=request_kept,
+            tool_names=tool_names,
+        )
     )
-    return Message(role="user", content=text, authored="drop-notice")
 
 
 def compaction_frame(*, count: int, iteration: int, strategy: str, summary: str) -> Message:

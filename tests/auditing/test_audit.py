@@ -131,7 +131,7 @@ def test_compact_style_default_keep_recent_10_and_peers_on_a_long_session() -> N
         "keep-last-11",
         "langchain-trim(max_tokens=11,strategy=last,token_counter=len)",
     }
-    # The seed's default summarizes the request away at the first compaction of each loop.
+    # default-keep-recent-10 summarizes the request away at the first compaction of each loop.
     assert seen["default-keep-recent-10"]["lost-current-request"] == 4
     assert seen["default-keep-recent-10"]["split-tool-pair"] == 0
     # Naive trimmers with an odd budget cut tool pairs: a request the API rejects.

@@ -435,7 +435,7 @@ def test_custom_strategies_tune_through_their_fields() -> None:
 
 
 def test_reruns_use_the_quiet_progress_bar(monkeypatch: pytest.MonkeyPatch) -> None:
-    assert progress.quiet()  # under pytest
+    assert progress.quiet()  # FOOTPRINT_LAB_QUIET=1 in tests
     made: list[dict[str, Any]] = []
 
     class Bar:

@@ -4,8 +4,8 @@ Layer: lab. Every slider change re-runs the scenario and redraws the charts *in 
 same ``FigureWidget`` objects, new trace data, one ``batch_update``, through
 :func:`~footprint_lab.lab.widgets.update_figure`). Also here: the knobs' default ranges
 (:func:`default_range`) and how a strategy's knobs are read and changed. Re-runs show a
-progress bar through :mod:`footprint_lab.lab.progress`, silent under pytest and when
-``FOOTPRINT_LAB_QUIET=1``.
+progress bar through :mod:`footprint_lab.lab.progress`, silent when
+``FOOTPRINT_LAB_QUIET=1`` or when stderr is not a terminal outside a notebook.
 """
 
 from __future__ import annotations

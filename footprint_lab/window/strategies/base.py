@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
 from footprint_lab.messages import Message, content_hash
-from footprint_lab.window.notice import drop_notice_text, plain_tool_names
+from footprint_lab.window.notice import drop_notice_text, notice_message, plain_tool_names
 from footprint_lab.window.records import FoldedSpan, WindowRecord, refusal_of
 from footprint_lab.window.refusals import Guards, RemovalPlan, plan_removal
 from footprint_lab.window.result import WindowResult
@@ -249,7 +249,7 @@ class StrategyInput:
                 tool_names=tool_names,
             )
             if len(text) < removed.chars:
-                notice = Message(role="user", content=text, authored="drop-notice")
+                notice = notice_message(text)
                 return self._splice(strategy, plan, notice, kind, removed, **facts)
         new_head = next(
             (m for m in [*self.messages[:start], *self.messages[end:]] if m.role != "system"),
