@@ -257,12 +257,17 @@ class SDKProvider(Generic[C]):
         *,
         api_key: str | None,
         base_url: str | None,
-        name: str,
+        name: str | None,
+        identity: dict[str, str],
         env_var: str,
         max_retries: int,
         timeout: float | None,
         default_headers: Any,
-    ) -> None:
+    ) -> str | None:
+        """Set what every SDK provider keeps; return the custom endpoint (None for the
+        vendor's own API). ``identity`` holds :func:`provider_identity`'s keywords."""
+        default_name, custom_url = provider_identity(base_url, **identity)
+        name = default_name if name is None else name
         self.name = name
         self._url = SecretStr(base_url) if base_url else None
         self._api_key = SecretStr(
@@ -275,6 +280,7 @@ class SDKProvider(Generic[C]):
         )
         self._clients = LoopClients(self._new_client, self._close_client)
         _watch_logs(self)
+        return custom_url
 
     @property
     def base_url(self) -> str | None:

@@ -37,7 +37,6 @@ from footprint_lab.providers._common import (
     complete_with,
     error_body_fields,
     parse_arguments,
-    provider_identity,
 )
 from footprint_lab.providers._context_windows import (
     ANTHROPIC_CONTEXT_WINDOWS,
@@ -58,6 +57,14 @@ if TYPE_CHECKING:
     from anthropic import AsyncAnthropic
 
 __all__ = ["DEFAULT_MAX_TOKENS", "AnthropicProvider", "to_anthropic_messages", "to_anthropic_tools"]
+
+IDENTITY = {
+    "url_env": "ANTHROPIC_BASE_URL",
+    "official_host": "api.anthropic.com",
+    "official": "anthropic",
+    "compatible": "anthropic",
+}
+"""How the provider names itself: the vendor's own API, or ``anthropic@host:port``."""
 
 API_KEY_ENV = "ANTHROPIC_API_KEY"
 """The environment variable the key is read from when none is given."""
@@ -280,18 +287,11 @@ class AnthropicProvider(SDKProvider["AsyncAnthropic"]):
         timeout: float | None = None,
         default_headers: Mapping[str, str] | None = None,
     ) -> None:
-        default_name, _ = provider_identity(
-            base_url,
-            url_env="ANTHROPIC_BASE_URL",
-            official_host="api.anthropic.com",
-            official="anthropic",
-            compatible="anthropic",
-        )
-        name = default_name if name is None else name
         self._setup(
             api_key=api_key,
             base_url=base_url,
             name=name,
+            identity=IDENTITY,
             env_var=API_KEY_ENV,
             max_retries=max_retries,
             timeout=timeout,

@@ -31,7 +31,6 @@ from footprint_lab.providers._common import (
     complete_with,
     error_body_fields,
     parse_arguments,
-    provider_identity,
 )
 from footprint_lab.providers._context_windows import (
     OPENAI_CONTEXT_WINDOWS,
@@ -52,6 +51,14 @@ if TYPE_CHECKING:
     from openai import AsyncOpenAI
 
 __all__ = ["OpenAIProvider", "to_openai_messages", "to_openai_tools"]
+
+IDENTITY = {
+    "url_env": "OPENAI_BASE_URL",
+    "official_host": "api.openai.com",
+    "official": "openai",
+    "compatible": "openai-compatible",
+}
+"""How the provider names itself: the vendor's own API, or ``openai-compatible@host:port``."""
 
 API_KEY_ENV = "OPENAI_API_KEY"
 """The environment variable the key is read from when none is given."""
@@ -261,18 +268,11 @@ class OpenAIProvider(SDKProvider["AsyncOpenAI"]):
         extra_body: Mapping[str, Any] | None = None,
         default_headers: Mapping[str, str] | None = None,
     ) -> None:
-        default_name, custom_url = provider_identity(
-            base_url,
-            url_env="OPENAI_BASE_URL",
-            official_host="api.openai.com",
-            official="openai",
-            compatible="openai-compatible",
-        )
-        name = default_name if name is None else name
-        self._setup(
+        custom_url = self._setup(
             api_key=api_key,
             base_url=base_url,
             name=name,
+            identity=IDENTITY,
             env_var=API_KEY_ENV,
             max_retries=max_retries,
             timeout=timeout,

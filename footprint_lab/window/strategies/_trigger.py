@@ -135,6 +135,17 @@ class TokenTrigger:
             "context_window": inp.context_window,
         }
 
+    def strategy_knobs(self, keep_recent_turns: int, changes: dict[str, Any]) -> dict[str, Any]:
+        """A token strategy's knobs with ``changes`` applied; a threshold of one kind given in
+        ``changes`` replaces the other kind (``threshold_tokens`` vs a relative one)."""
+        knobs = {**self.knobs(), "keep_recent_turns": keep_recent_turns}
+        if "threshold_fraction" in changes:
+            knobs.pop("threshold_tokens", None)
+        if "threshold_tokens" in changes:
+            knobs.pop("threshold_fraction", None)
+            knobs.pop("reserve_tokens", None)
+        return {**knobs, **changes}
+
     def knobs(self) -> dict[str, Any]:
         """The configured values, by keyword."""
         if self.threshold_tokens is not None:

@@ -179,13 +179,7 @@ class SummarizeOldest:
 
     def with_knobs(self, **changes: Any) -> SummarizeOldest:
         """A copy with some knobs changed (validated)."""
-        knobs = self.knobs()
-        if "threshold_fraction" in changes:
-            knobs.pop("threshold_tokens", None)
-        if "threshold_tokens" in changes:
-            knobs.pop("threshold_fraction", None)
-            knobs.pop("reserve_tokens", None)
-        knobs.update(changes)
+        knobs = self.trigger.strategy_knobs(self.keep_recent_turns, changes)
         return summarize_oldest(summarizer=self.summarizer, retain=self.retain, **knobs)
 
 

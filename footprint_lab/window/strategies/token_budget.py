@@ -35,13 +35,7 @@ class TokenBudget:
 
     def with_knobs(self, **changes: Any) -> TokenBudget:
         """A copy with some knobs changed (validated)."""
-        knobs = self.knobs()
-        if "threshold_fraction" in changes:
-            knobs.pop("threshold_tokens", None)
-        if "threshold_tokens" in changes:
-            knobs.pop("threshold_fraction", None)
-            knobs.pop("reserve_tokens", None)
-        return token_budget(**{**knobs, **changes})
+        return token_budget(**self.trigger.strategy_knobs(self.keep_recent_turns, changes))
 
 
 def token_budget(
