@@ -128,7 +128,10 @@ def report(paths: Sequence[Path], output: Path) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``footprint-lab`` command."""
+    from footprint_lab import __version__
+
     parser = argparse.ArgumentParser(prog="footprint-lab", description=__doc__)
+    parser.add_argument("--version", action="version", version=f"footprint-lab {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
     p_demo = sub.add_parser("demo", help="run the scripted scenarios under the three strategies")
     p_demo.add_argument(

@@ -81,3 +81,12 @@ def test_report_command_rejects_a_bad_file_clearly(
     err = capsys.readouterr().err
     assert str(bad) in err and "truncated or corrupt" in err
     assert not (tmp_path / "r.html").exists()
+
+
+def test_version_is_printed(capsys: pytest.CaptureFixture[str]) -> None:
+    from footprint_lab import __version__
+
+    with pytest.raises(SystemExit) as done:
+        cli.main(["--version"])
+    assert done.value.code == 0
+    assert capsys.readouterr().out.strip() == f"footprint-lab {__version__}"
