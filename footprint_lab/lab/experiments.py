@@ -15,27 +15,70 @@ or a closure works as a job's strategy factory; the results come back through th
 own transport. A progress bar (:mod:`footprint_lab.lab.progress`) advances as jobs finish, by
 each job's weight. The first job that raises stops the grid: jobs not yet started are
 cancelled and the error reaches the caller.
+
+Spawned workers re-import the main program. From a plain script without an
+``if __name__ == "__main__":`` guard, or from ``python -`` on standard input, that would
+re-run (or fail to find) the program in every worker, so ``"processes"`` falls back to a
+thread pool there and says so once, with what to add to get processes.
 """
 
 from __future__ import annotations
 
 import os
+import sys
+import warnings
 from collections.abc import Callable, Sequence
-from concurrent.futures import Executor, Future, ProcessPoolExecutor, as_completed
+from concurrent.futures import (
+    Executor,
+    Future,
+    ProcessPoolExecutor,
+    ThreadPoolExecutor,
+    as_completed,
+)
 from multiprocessing import get_context
+from pathlib import Path
 from typing import Any, Literal, TypeVar
 
 import cloudpickle
 
 from footprint_lab.lab.progress import progress as progress_bar
 
-__all__ = ["Where", "run_jobs"]
+__all__ = ["Where", "run_jobs", "spawn_problem"]
 
 J = TypeVar("J")
 R = TypeVar("R")
 
 Where = Executor | Literal["inline", "processes"]
 """Where :func:`run_jobs` runs: here, in a fresh local process pool, or on an executor."""
+
+
+_warned: set[str] = set()
+
+
+def spawn_problem() -> str | None:
+    """Why spawned worker processes cannot run from this main program (None when they can):
+    a worker re-imports the main program, which must be a file whose work sits under an
+    ``if __name__ == "__main__":`` guard. Jupyter, ``python -c`` and the REPL have no main
+    file to re-import, so they are fine."""
+    main = sys.modules.get("__main__")
+    path = getattr(main, "__file__", None)
+    if path is None:
+        return None
+    if not os.path.isfile(path):
+        return (
+            f"the main program ({path}) is not a file a worker process can re-import; "
+            'save it as a .py file with its work under `if __name__ == "__main__":`'
+        )
+    try:
+        text = Path(path).read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+    if "__name__" in text and "__main__" in text:
+        return None
+    return (
+        f'{path} has no `if __name__ == "__main__":` guard, so every worker process '
+        "would run it again; put the code that calls sweep / evidence_frame under one"
+    )
 
 
 def _call(payload: bytes) -> Any:
@@ -80,6 +123,16 @@ def run_jobs(
                 out.append(fn(job))
                 bar.update(step)
             return out
+        if executor == "processes" and (problem := spawn_problem()) is not None:
+            if problem not in _warned:  # say so once per program, not once per grid
+                _warned.add(problem)
+                warnings.warn(
+                    f"footprint_lab runs this grid on threads instead of processes: {problem}.",
+                    RuntimeWarning,
+                    stacklevel=3,
+                )
+            with ThreadPoolExecutor(max_workers=max(1, os.cpu_count() or 1)) as threads:
+                return _on(threads, fn, jobs, steps, bar)
         if executor == "processes":
             with ProcessPoolExecutor(
                 max_workers=max(1, min(len(jobs), os.cpu_count() or 1)),
