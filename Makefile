@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint typecheck lab bench clean
+.PHONY: demo test lint typecheck browser lab bench clean
 
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -24,7 +24,20 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
-test: $(STAMP) lint typecheck
+# The browser tests need Debian's chromium: installed here when we can (root with apt),
+# otherwise make stops at once with the one command to run.
+browser:
+	@command -v chromium >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "installing Debian's chromium for the browser tests"; \
+	    DEBIAN_FRONTEND=noninteractive apt-get update -q && \
+	    DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium; \
+	  else \
+	    echo "make test needs Debian's chromium for its browser tests; run: sudo apt-get install -y chromium" >&2; \
+	    exit 1; \
+	  fi; }
+
+test: $(STAMP) lint typecheck browser
 	$(BIN)/pytest --nbval-lax -p no:cacheprovider
 
 BENCH_STAMP := $(VENV)/.bench-installed
