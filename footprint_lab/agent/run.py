@@ -240,6 +240,17 @@ class Checkpoint(RunState):
     window: list[int]
     """The window, as positions into ``ledger.messages``."""
 
+    @property
+    def answered_calls(self) -> list[str]:
+        """Which calls of the open tool batch already have a committed result (a resume from
+        this checkpoint runs only the others)."""
+        return batch_progress([self.ledger.messages[p] for p in self.window])[0]
+
+    @property
+    def pending_calls(self) -> list[str]:
+        """Which calls of the open tool batch have no result yet, in call order."""
+        return batch_progress([self.ledger.messages[p] for p in self.window])[1]
+
     def save(self, path: str | Path) -> Path:
         """Write this checkpoint to one JSON run file with its checksum, atomically.
 
@@ -261,6 +272,16 @@ def open_batch(window: Sequence[Message]) -> tuple[Message | None, list[str]]:
         results = {m.tool_call_id for m in window[index + 1 :] if m.role == "tool"}
         return message, [c.id for c in message.tool_calls if c.id in results]
     return None, []
+
+
+def batch_progress(window: Sequence[Message]) -> tuple[list[str], list[str]]:
+    """``(answered, pending)``: ids of the open tool batch's calls that have a committed
+    result, and those that have none yet, in call order (both empty when no batch is open)."""
+    assistant, answered = open_batch(window)
+    if assistant is None:
+        return [], []
+    done = set(answered)
+    return answered, [c.id for c in assistant.tool_calls if c.id not in done]
 
 
 @dataclass
@@ -331,16 +352,12 @@ class Run:
     def answered_calls(self) -> list[str]:
         """Ids of the calls of the open tool batch (the last assistant message of the window)
         that already have a committed result — a resume runs only the others."""
-        return open_batch(self.window)[1]
+        return batch_progress(self.window)[0]
 
     @property
     def pending_calls(self) -> list[str]:
         """Ids of the calls of the open tool batch that have no result yet, in call order."""
-        assistant, answered = open_batch(self.window)
-        if assistant is None:
-            return []
-        done = set(answered)
-        return [c.id for c in assistant.tool_calls if c.id not in done]
+        return batch_progress(self.window)[1]
 
     def window_sent(self, call_index: int) -> list[Message]:
         """The exact window sent by call number ``call_index`` (0-based)."""

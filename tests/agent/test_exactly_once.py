@@ -57,6 +57,9 @@ def test_a_checkpoint_follows_every_committed_tool_result() -> None:
     ]
     pending = [run_from_checkpoint(c).pending_calls for c in after_results]
     assert pending == [["call_2", "call_3"], ["call_3"], [], []]
+    # The checkpoint itself says which calls of the batch have results.
+    assert [c.answered_calls for c in after_results] == answered
+    assert [c.pending_calls for c in after_results] == pending
     # The iteration boundaries still checkpoint too.
     assert [c.iterations for c in seen if c.phase == "window"] == [0, 1, 2]
 
