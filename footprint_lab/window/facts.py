@@ -22,6 +22,8 @@ from footprint_lab.window.turns import TurnTable, bound_turns, turn_of
 
 _ROLE = operator.attrgetter("role")
 _CHARS = operator.attrgetter("chars")
+_TOOL_CALLS = operator.attrgetter("tool_calls")
+_TOOL_CALL_ID = operator.attrgetter("tool_call_id")
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,31 +65,35 @@ def scan(
     system_turns: set[int] = set()
     paused_turn: int | None = None
     local = True
-    for k, (a, b) in enumerate(zip(starts, ends, strict=True)):
-        calls = messages[a].tool_calls
+    # Attribute lists built at C speed; the loop below indexes them once per turn.
+    calls_of = list(map(_TOOL_CALLS, messages))
+    answers = list(map(_TOOL_CALL_ID, messages))
+    for k, a in enumerate(starts):
+        b = ends[k]
+        calls = calls_of[a]
         if not calls:
-            if roles[a] == "system":
-                system_turns.add(k)
             if b - a > 1:
                 local = False  # results after a message that made no call
+            elif roles[a] == "system":
+                system_turns.add(k)
             continue
         if paused_call_id is not None and paused_turn is None:
             for call in calls:
                 if call.id == paused_call_id:
                     paused_turn = k
         if b - a == 2 and len(calls) == 1:  # the common turn: one call, its one result
-            if messages[a + 1].tool_call_id != calls[0].id:
+            if answers[a + 1] != calls[0].id:
                 local = False
                 open_turns.add(k)
             continue
-        ids = {call.id for call in calls}
-        answered: set[str | None] = set()
-        for i in range(a + 1, b):
-            call_id = messages[i].tool_call_id
-            if call_id in ids:
-                answered.add(call_id)
-            else:
-                local = False
+        expected = [call.id for call in calls]
+        got = answers[a + 1 : b]
+        if got == expected:  # a batch answered in call order, as the agent commits it
+            continue
+        ids = set(expected)
+        answered = {call_id for call_id in got if call_id in ids}
+        if len(answered) < len(got):
+            local = False  # a result that answers no call of this turn's head
         if len(answered) < len(ids):
             open_turns.add(k)
     request_index = current_request_index(messages, request)
