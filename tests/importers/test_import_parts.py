@@ -9,8 +9,7 @@ from typing import Any
 
 import pytest
 
-from footprint_lab import load_run
-from footprint_lab.agent.run import ImportProblem, Run
+from footprint_lab.agent.run import ImportProblem
 from footprint_lab.importers import (
     TranscriptError,
     build_run,
@@ -20,22 +19,7 @@ from footprint_lab.importers import (
 )
 from footprint_lab.messages import Message, ToolCall, window_chars
 from footprint_lab.usage import Usage
-
-PNG = "iVBORw0KGgo" * 20
-URL = "data:image/png;base64," + PNG
-
-
-def _saved(run: Run, tmp_path: Path) -> Run:
-    return load_run(run.save(tmp_path / "run.json"))
-
-
-def _fields(run: Run) -> list[str]:
-    return [p.field for p in run.import_problems]
-
-
-def _call(id_: str, name: str, arguments: Any) -> dict[str, Any]:
-    return {"id": id_, "type": "function", "function": {"name": name, "arguments": arguments}}
-
+from tests.importers.helpers import PNG, URL, fields, openai_tool_call, saved
 
 # -- typed content is kept, counted and saved ---------------------------------------------
 
@@ -72,7 +56,7 @@ def test_openai_image_file_audio_and_refusal_parts(tmp_path: Path) -> None:
     assert [(p.kind, p.text) for p in second.parts] == [("refusal", "No.")]
     assert run.calls[1].chars == user.chars + first.chars
     assert run.import_problems == []
-    loaded = _saved(run, tmp_path)
+    loaded = saved(run, tmp_path)
     assert [m.parts for m in loaded.ledger.messages] == [m.parts for m in run.ledger.messages]
     assert [m.chars for m in loaded.ledger.messages] == [m.chars for m in run.ledger.messages]
 
@@ -101,7 +85,7 @@ def test_anthropic_image_document_and_thinking_parts(tmp_path: Path) -> None:
         ("redacted-thinking", None, len("ENCRYPTED")),
     ]
     assert reply.chars == len("A chart.") + len("Let me look.") + len("ENCRYPTED")
-    loaded = _saved(run, tmp_path)
+    loaded = saved(run, tmp_path)
     assert loaded.ledger.messages[1].parts == reply.parts
     assert loaded.ledger.messages[0].parts[0].original == image
 
@@ -158,7 +142,7 @@ def test_legacy_function_call_is_the_call_when_there_are_no_tool_calls(tmp_path:
     ]
     assert (result.role, result.tool_call_id, result.name) == ("tool", "function_call-1", "weather")
     assert run.import_problems == [] and run.status == "done"
-    assert _saved(run, tmp_path).ledger.messages[1].tool_calls == ask.tool_calls
+    assert saved(run, tmp_path).ledger.messages[1].tool_calls == ask.tool_calls
 
 
 def test_legacy_function_call_beside_tool_calls_is_kept_as_a_part() -> None:
@@ -167,7 +151,7 @@ def test_legacy_function_call_beside_tool_calls_is_kept_as_a_part() -> None:
         {
             "role": "assistant",
             "content": None,
-            "tool_calls": [_call("c1", "new", "{}")],
+            "tool_calls": [openai_tool_call("c1", "new", "{}")],
             "function_call": legacy,
         }
     ]
@@ -177,7 +161,7 @@ def test_legacy_function_call_beside_tool_calls_is_kept_as_a_part() -> None:
     assert [(p.kind, p.data_chars, p.original) for p in message.parts] == [
         ("function-call", len("old") + len("{}"), legacy)
     ]
-    assert _fields(run) == ["function_call"]
+    assert fields(run) == ["function_call"]
     with pytest.raises(TranscriptError, match="field 'function_call'"):
         from_openai(raw, strict=True)
 
@@ -205,7 +189,7 @@ def test_langchain_invalid_tool_calls_and_image_blocks(tmp_path: Path) -> None:
         ("invalid-tool-call", len("f") + len('{"x": '), bad)
     ]
     assert ai.chars == len("f") + len('{"x": ')
-    assert _saved(run, tmp_path).ledger.messages[1].parts == ai.parts
+    assert saved(run, tmp_path).ledger.messages[1].parts == ai.parts
 
 
 def test_anthropic_list_of_blocks_system(tmp_path: Path) -> None:
@@ -217,7 +201,7 @@ def test_anthropic_list_of_blocks_system(tmp_path: Path) -> None:
     assert run.system == "You audit. Be brief."
     assert run.meta["system_blocks"] == system
     assert run.import_problems == []
-    loaded = _saved(run, tmp_path)
+    loaded = saved(run, tmp_path)
     assert loaded.system == run.system and loaded.meta["system_blocks"] == system
 
 
@@ -236,7 +220,7 @@ def test_anthropic_non_text_system_block_is_a_part_and_a_problem(tmp_path: Path)
             problem="a system block that is not text; kept as a part",
         )
     ]
-    assert _saved(run, tmp_path).import_problems == run.import_problems
+    assert saved(run, tmp_path).import_problems == run.import_problems
     with pytest.raises(TranscriptError, match=r"field 'system\[1\]'"):
         from_anthropic([{"role": "user", "content": "hi"}], system=system, strict=True)
 
@@ -298,7 +282,9 @@ def test_fifty_thousand_messages_import_whole() -> None:
     raw: list[dict[str, Any]] = [{"role": "system", "content": "sys"}]
     for k in range(n // 4):
         raw.append({"role": "user", "content": f"question {k}"})
-        raw.append({"role": "assistant", "tool_calls": [_call(f"c{k}", "look", '{"k": 1}')]})
+        raw.append(
+            {"role": "assistant", "tool_calls": [openai_tool_call(f"c{k}", "look", '{"k": 1}')]}
+        )
         raw.append({"role": "tool", "tool_call_id": f"c{k}", "content": f"result {k}"})
         raw.append({"role": "assistant", "content": f"answer {k}", "usage": {"prompt_tokens": k}})
     run = from_openai(raw, strict=True)

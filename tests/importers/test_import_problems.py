@@ -10,8 +10,6 @@ from typing import Any
 
 import pytest
 
-from footprint_lab import load_run
-from footprint_lab.agent.run import Run
 from footprint_lab.importers import (
     TranscriptError,
     build_run,
@@ -22,22 +20,7 @@ from footprint_lab.importers import (
 )
 from footprint_lab.messages import Message
 from footprint_lab.providers._common import UNPARSED_ARGUMENTS_KEY
-
-PNG = "iVBORw0KGgo" * 20
-URL = "data:image/png;base64," + PNG
-
-
-def _saved(run: Run, tmp_path: Path) -> Run:
-    return load_run(run.save(tmp_path / "run.json"))
-
-
-def _fields(run: Run) -> list[str]:
-    return [p.field for p in run.import_problems]
-
-
-def _call(id_: str, name: Any, arguments: Any) -> dict[str, Any]:
-    return {"id": id_, "type": "function", "function": {"name": name, "arguments": arguments}}
-
+from tests.importers.helpers import fields, openai_tool_call, saved
 
 # -- what was accepted silently is kept as it is, and listed ------------------------------
 
@@ -58,7 +41,12 @@ ORPHANS: list[tuple[Any, Any, str]] = [
 DUPLICATES: list[tuple[Any, Any, str]] = [
     (
         from_openai,
-        [{"role": "assistant", "tool_calls": [_call("d", "f", "{}"), _call("d", "g", "{}")]}],
+        [
+            {
+                "role": "assistant",
+                "tool_calls": [openai_tool_call("d", "f", "{}"), openai_tool_call("d", "g", "{}")],
+            }
+        ],
         "tool_calls[1].id",
     ),
     (
@@ -97,7 +85,7 @@ DUPLICATES: list[tuple[Any, Any, str]] = [
 def test_orphans_and_duplicate_ids_are_kept_and_listed(importer: Any, raw: Any, field: str) -> None:
     run = importer(raw)
     assert len(run.ledger.messages) == 1
-    assert _fields(run) == [field]
+    assert fields(run) == [field]
     assert run.import_problems[0].index == 0
     with pytest.raises(TranscriptError) as caught:
         importer(raw, strict=True)
@@ -106,7 +94,7 @@ def test_orphans_and_duplicate_ids_are_kept_and_listed(importer: Any, raw: Any, 
 
 def test_a_call_id_reused_across_messages_is_accepted() -> None:
     turn: list[dict[str, Any]] = [
-        {"role": "assistant", "tool_calls": [_call("c", "f", "{}")]},
+        {"role": "assistant", "tool_calls": [openai_tool_call("c", "f", "{}")]},
         {"role": "tool", "tool_call_id": "c", "content": "r"},
     ]
     run = from_openai([{"role": "user", "content": "go"}, *turn, *turn], strict=True)
@@ -131,10 +119,10 @@ def test_a_call_id_reused_across_messages_is_accepted() -> None:
 def test_openai_arguments_that_are_not_an_object_are_kept_as_text(
     arguments: Any, kept: str
 ) -> None:
-    raw = [{"role": "assistant", "tool_calls": [_call("c", "f", arguments)]}]
+    raw = [{"role": "assistant", "tool_calls": [openai_tool_call("c", "f", arguments)]}]
     run = from_openai(raw)
     assert run.ledger.messages[0].tool_calls[0].arguments == {UNPARSED_ARGUMENTS_KEY: kept}
-    assert _fields(run) == ["tool_calls[0].function.arguments"]
+    assert fields(run) == ["tool_calls[0].function.arguments"]
     with pytest.raises(TranscriptError, match=r"tool_calls\[0\]\.function\.arguments"):
         from_openai(raw, strict=True)
 
@@ -156,7 +144,7 @@ def test_anthropic_and_langchain_arguments_not_an_object() -> None:
         ]
     )
     assert run.ledger.messages[0].tool_calls[0].arguments == {UNPARSED_ARGUMENTS_KEY: "0"}
-    assert _fields(run) == ["content[0].input"]
+    assert fields(run) == ["content[0].input"]
     run = from_langchain(
         [
             {
@@ -166,7 +154,7 @@ def test_anthropic_and_langchain_arguments_not_an_object() -> None:
         ]
     )
     assert run.ledger.messages[0].tool_calls[0].arguments == {UNPARSED_ARGUMENTS_KEY: "[1]"}
-    assert _fields(run) == ["data.tool_calls[0].args"]
+    assert fields(run) == ["data.tool_calls[0].args"]
 
 
 @pytest.mark.parametrize(
@@ -190,7 +178,7 @@ def test_anthropic_and_langchain_arguments_not_an_object() -> None:
 def test_null_text_is_empty_text_not_none(importer: Any, raw: Any, field: str) -> None:
     run = importer(raw)
     assert run.ledger.messages[0].content == ""
-    assert _fields(run) == [field]
+    assert fields(run) == [field]
     with pytest.raises(TranscriptError):
         importer(raw, strict=True)
 
@@ -200,7 +188,7 @@ def test_null_text_is_empty_text_not_none(importer: Any, raw: Any, field: str) -
     [
         (
             from_openai,
-            [{"role": "assistant", "tool_calls": [_call("c", "", "{}")]}],
+            [{"role": "assistant", "tool_calls": [openai_tool_call("c", "", "{}")]}],
             "tool_calls[0].function.name",
         ),
         (
@@ -228,7 +216,7 @@ def test_null_text_is_empty_text_not_none(importer: Any, raw: Any, field: str) -
 def test_empty_names_are_kept_and_listed(importer: Any, raw: Any, field: str) -> None:
     run = importer(raw)
     assert run.ledger.messages[0].tool_calls[0].name == ""
-    assert _fields(run) == [field]
+    assert fields(run) == [field]
     with pytest.raises(TranscriptError):
         importer(raw, strict=True)
 
@@ -266,17 +254,17 @@ def test_negative_usage_is_listed_with_the_report_as_given(
     # A run file holds no negative counts: the reply is recorded as not reporting usage, and
     # the report, exactly as given, is in the problem.
     assert run.calls[0].usage is None
-    assert _fields(run) == [field]
+    assert fields(run) == [field]
     assert "negative token count -3" in run.import_problems[0].problem
     assert "-3" in run.import_problems[0].problem.split("as given:")[1]
-    assert _saved(run, tmp_path).import_problems == run.import_problems
+    assert saved(run, tmp_path).import_problems == run.import_problems
     with pytest.raises(TranscriptError):
         importer(raw, strict=True)
 
 
 def test_problems_survive_save_and_load(tmp_path: Path) -> None:
     run = from_openai(ORPHANS[0][1])
-    loaded = _saved(run, tmp_path)
+    loaded = saved(run, tmp_path)
     assert loaded.import_problems == run.import_problems != []
     assert loaded.checkpoint().import_problems == run.import_problems
 
@@ -324,7 +312,7 @@ def test_problems_survive_save_and_load(tmp_path: Path) -> None:
         ),
         (
             from_openai,
-            [{"role": "assistant", "tool_calls": [_call("c", 5, "{}")]}],
+            [{"role": "assistant", "tool_calls": [openai_tool_call("c", 5, "{}")]}],
             "tool_calls[0].function.name",
         ),
         (
