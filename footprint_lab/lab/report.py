@@ -35,10 +35,13 @@ from footprint_lab.lab.summary import run_summary
 from footprint_lab.lab.views import (
     IMPORT_PROBLEMS_SHOWN,
     RECORD_TABLE_COLUMNS,
+    REFUSAL_MEANINGS,
+    STATE_MEANINGS,
     counterfactual_banner,
     import_problem_items,
     part_badges,
     record_pairs,
+    strategy_facts,
     truncation,
 )
 
@@ -201,6 +204,7 @@ def _run_context(
         "replayed": _replayed(frames),
         "truncated": 0 if cut is None else cut.total,
         "status": str(frames.info.get("status")),
+        "knobs": strategy_facts(frames, source),
         "error": frames.info.get("error"),
         "banner": counterfactual_banner(frames.info),
         "truncation": cut,
@@ -235,7 +239,13 @@ def render_report(
             for label, f in by_strategy.items()
         ]
         sections.append(section)
-    doc = render("report.html.j2", title=title, sections=sections)
+    doc = render(
+        "report.html.j2",
+        title=title,
+        sections=sections,
+        reasons=REFUSAL_MEANINGS,
+        states=STATE_MEANINGS,
+    )
     return Report(html=doc, figures=figs.count, sections=[str(s["name"]) for s in sections])
 
 

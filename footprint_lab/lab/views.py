@@ -376,3 +376,62 @@ def truncation(frames: Frames, limit: int = 10) -> Truncation | None:
     reasons = calls["finish_reason"].to_dict()
     listed = [(c, iterations[c], str(reasons[c])) for c in cut[:limit]]
     return Truncation(listed=listed, more=max(len(cut) - limit, 0), total=len(cut))
+
+
+REFUSAL_MEANINGS: dict[str, str] = {
+    "current-request": "the turn holds the request the run is executing: it never leaves",
+    "system-envelope": "a system message in the window: it never leaves",
+    "paused-tool": "the turn holds the call a paused run waits on for a person's answer",
+    "pending-check-in": "the turn holds a call waiting for a person's consent to run",
+    "unresolved-tool-call": "a call whose result has not arrived: its answer may still come",
+    "last-tool-result": "a tool's latest result, pinned while the agent still uses that tool",
+    "inside-keep-window": "one of the last keep_recent_turns turns the model reasons over",
+    "only-existing-summary": "only a notice or summary the library already wrote: stepped over",
+    "summarizer-failed": "the summarizer failed or returned no text: the window stays as it was",
+    "replacement-not-smaller": "no notice or summary would be smaller than what it replaces",
+}
+"""What each refusal reason means, in a sentence (the report's glossary)."""
+
+STATE_MEANINGS: dict[str, str] = {
+    "in-window": "sent with this call",
+    "pinned": "sent, and held by a pin (the tool's latest result)",
+    "refused-<reason>": "sent, because its turn refused to leave for that reason",
+    "notice": "a drop notice the library wrote in place of what left",
+    "frame": "a compaction frame: a summary standing for folded turns",
+    "dropped": "not sent: it left the window (still in the ledger)",
+    "folded": "not sent: it left into a summary (still in the ledger)",
+}
+"""What each window-map state means (the report's glossary)."""
+
+
+def strategy_facts(frames: Frames, source: Any = None) -> list[tuple[str, Any]]:
+    """The strategy a run used and every knob it was configured with, as (name, value) pairs:
+    read from the live strategy when the run still has its agent, else from the first record
+    (saved and imported runs keep the knobs there), plus the agent's pin limit."""
+    name = frames.info.get("strategy") or "none"
+    pairs: list[tuple[str, Any]] = [("strategy", name)]
+    agent = getattr(source, "agent", None)
+    strategy = getattr(agent, "strategy", None)
+    knobs = getattr(strategy, "knobs", None)
+    if callable(knobs):
+        pairs.extend((key, value) for key, value in knobs().items() if value is not None)
+    elif len(frames.records):
+        first = frames.records.iloc[0]
+        found = {
+            key: first.get(key)
+            for key in ("threshold_tokens", "threshold_fraction", "reserve_tokens")
+            if first.get(key) is not None and not pd.isna(first.get(key))
+        }
+        if "threshold_fraction" in found:  # the absolute figure is derived from the fraction
+            found.pop("threshold_tokens", None)
+        pairs.extend(found.items())
+        keep = first.get("keep_recent_turns")
+        if keep is not None and not pd.isna(keep):
+            pairs.append(("keep_recent_turns", keep))
+    limit = getattr(source, "keep_last_tool_results", None)
+    if limit is None and len(frames.records) and "pin_limit" in frames.records:
+        value = frames.records["pin_limit"].iloc[0]
+        limit = None if pd.isna(value) else int(value)
+    if limit is not None:
+        pairs.append(("keep_last_tool_results", limit))
+    return pairs

@@ -71,3 +71,27 @@ def test_report_of_a_run_without_records(scenario_runs: dict[tuple[str, str], Ru
     report = render_report({"deploy-audit": {"none": scenario_runs[("deploy-audit", "none")]}})
     assert "the strategy never engaged" in report.html
     assert report.figures == 1 + FIGURES_PER_STRATEGY
+
+
+def test_each_run_states_its_strategy_and_knobs_and_the_report_has_a_glossary(
+    tmp_path: Path,
+) -> None:
+    from html import escape
+
+    from footprint_lab import load_run
+    from footprint_lab.lab.views import REFUSAL_MEANINGS, STATE_MEANINGS
+    from footprint_lab.scenarios import deploy_audit
+    from footprint_lab.window.records import REFUSAL_REASONS
+
+    scenario = deploy_audit()
+    live = scenario.run(scenario.strategies()["token-budget"])
+    saved = load_run(live.save(tmp_path / "run.json"))  # no agent: knobs come from records
+    html = render_report({"deploy-audit": {"live": live, "saved": saved}}).html
+    knobs = (
+        "strategy <code>token-budget</code>, threshold_tokens <code>1500</code>, "
+        "keep_recent_turns <code>3</code>, keep_last_tool_results <code>2</code>"
+    )
+    assert html.count(knobs) == 2
+    assert set(REFUSAL_MEANINGS) == set(REFUSAL_REASONS)
+    for term in [*REFUSAL_MEANINGS, *STATE_MEANINGS]:
+        assert f"<code>{escape(term)}</code>" in html  # autoescaped: refused-&lt;reason&gt;
