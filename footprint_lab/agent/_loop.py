@@ -1,23 +1,19 @@
 """``_Loop``: one run's ReAct loop — the phase machine and its stages.
 
-Layer: agent — it drives the window core through ``aapply_boundary`` (the law stated in
-``footprint_lab.window`` holds here too: the window stage commits a new window and a record;
-it never edits what earlier stages committed). ``aapply_boundary`` is looked up as this module's
-attribute at every visit, so a benchmark can wrap it (``bench/loop.py``).
+Layer: agent. It drives the window core through ``aapply_boundary`` (looked up as this
+module's attribute at every visit, so ``bench/loop.py`` can wrap it); the law stated in
+``footprint_lab.window`` holds here too: the window stage commits a new window and a record and
+never edits what earlier stages committed. Per iteration: window stage (only with a strategy)
+→ injections (only with rules) → call-llm → tool-calls, each committing to the ledger; with no
+strategy the requests are byte-identical to an agent that never heard of windows.
 
-Per iteration: window stage (only when a strategy is configured) → injections (only when
-rules are configured) → call-llm → tool-calls, each committing to the ledger. With no strategy
-there is no window stage and no extra key: the requests are byte-identical to an agent that
-never heard of windows.
-
-A run is resumable at every point between stages: it records its ``phase`` (see
-``footprint_lab.agent.run.Phase``) so a checkpoint taken there — after a fault, an interrupt,
-a cancellation or a kill — continues exactly where it stopped, re-running only the step that
-did not finish. Tool results are committed one by one as they finish, each followed by a
-checkpoint, so a resume never runs a call twice once its result was committed. A context-length
-rejection compacts by force and re-delivers injections before the one retry, as a proactive
-compaction does. Pauses for a person live in :mod:`footprint_lab.agent._pauses`; the sync
-driver that runs this loop from scripts and notebooks in :mod:`footprint_lab.agent._driver`.
+A run records its ``phase`` (``footprint_lab.agent.run.Phase``), so a checkpoint taken after a
+fault, an interrupt, a cancellation or a kill continues where it stopped, re-running only the
+step that did not finish. Tool results are committed one by one, each followed by a
+checkpoint, so a resume never runs a call twice once its result was committed. A
+context-length rejection compacts by force and re-delivers injections before the one retry.
+Pauses live in :mod:`footprint_lab.agent._pauses`; the sync driver in
+:mod:`footprint_lab.agent._driver`.
 """
 
 from __future__ import annotations
@@ -241,9 +237,13 @@ class _Loop:
                     message=str(exc),
                 )
             )
-        run.window = list(self.window)
-        self.agent.conversation = run
+        self._leave()
         return run
+
+    def _leave(self) -> None:
+        """The run as the loop leaves it: its window, and the agent's conversation."""
+        self.run.window = list(self.window)
+        self.agent.conversation = self.run
 
     def record_cancel(self, exc: BaseException) -> None:
         """Record the run as cancelled (once): status, event, window; attach it to ``exc``.
@@ -266,8 +266,7 @@ class _Loop:
                 phase=run.phase,
             )
         )
-        run.window = list(self.window)
-        self.agent.conversation = run
+        self._leave()
 
     def checkpoint_hook(self) -> None:
         if self.on_checkpoint is not None:

@@ -121,17 +121,18 @@ def _violation_trace(placed: pd.DataFrame) -> Any:
         f"(index {row['message_index']} of the window {row['window']})"
         for row in placed.to_dict("records")
     ]
-    return scatter_class(len(placed))(
-        x=values(placed["iteration"]),
-        y=values(placed["position"]),
-        name="violation",
+    marker = {"symbol": "x", "color": VIOLATION_COLOR, "line": {"width": 1, "color": OUTLINE}}
+    return _markers(placed, "position", "violation", marker, text)
+
+
+def _markers(rows: pd.DataFrame, y: str, name: str, marker: dict[str, Any], text: list[str]) -> Any:
+    """One overlay of markers at ``(iteration, rows[y])``, hover text per marker."""
+    return scatter_class(len(rows))(
+        x=values(rows["iteration"]),
+        y=values(rows[y]),
+        name=name,
         mode="markers",
-        marker={
-            "symbol": "x",
-            "size": 11,
-            "color": VIOLATION_COLOR,
-            "line": {"width": 1, "color": OUTLINE},
-        },
+        marker={"size": 11, **marker},
         hovertext=text,
         hoverinfo="text",
     )
@@ -142,20 +143,14 @@ def _loss_traces(lost: pd.DataFrame) -> list[Any]:
     whose call went without it) and ``call without its evidence`` (the assistant message that
     call produced, when it is placed)."""
     rows = lost.to_dict("records")
+    lost_marker = {
+        "symbol": "diamond-open",
+        "color": LOSS_COLOR,
+        "line": {"width": 2, "color": LOSS_COLOR},
+    }
     traces: list[Any] = [
-        scatter_class(len(lost))(
-            x=values(lost["iteration"]),
-            y=values(lost["source_position"]),
-            name="lost evidence",
-            mode="markers",
-            marker={
-                "symbol": "diamond-open",
-                "size": 11,
-                "color": LOSS_COLOR,
-                "line": {"width": 2, "color": LOSS_COLOR},
-            },
-            hovertext=[_loss_text(row) for row in rows],
-            hoverinfo="text",
+        _markers(
+            lost, "source_position", "lost evidence", lost_marker, [_loss_text(r) for r in rows]
         )
     ]
     calls = lost[lost["call_position"].notna()].drop_duplicates(["iteration", "call_position"])
@@ -165,22 +160,14 @@ def _loss_traces(lost: pd.DataFrame) -> list[Any]:
             by_call.setdefault((row["iteration"], row["call_position"]), []).append(
                 str(row["value"])
             )
-        traces.append(
-            scatter_class(len(calls))(
-                x=values(calls["iteration"]),
-                y=values(calls["call_position"]),
-                name="call without its evidence",
-                mode="markers",
-                marker={"symbol": "star", "size": 11, "color": LOSS_COLOR},
-                hovertext=[
-                    f"iteration {row['iteration']}: call {row['call_id']} "
-                    f"({row['tool_name']}) was made without the evidence for "
-                    + truncate(", ".join(by_call[(row["iteration"], row["call_position"])]))
-                    for row in calls.to_dict("records")
-                ],
-                hoverinfo="text",
-            )
-        )
+        text = [
+            f"iteration {row['iteration']}: call {row['call_id']} "
+            f"({row['tool_name']}) was made without the evidence for "
+            + truncate(", ".join(by_call[(row["iteration"], row["call_position"])]))
+            for row in calls.to_dict("records")
+        ]
+        star = {"symbol": "star", "color": LOSS_COLOR}
+        traces.append(_markers(calls, "call_position", "call without its evidence", star, text))
     return traces
 
 
