@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any, NoReturn
 
 from footprint_lab.agent.run import ImportProblem
@@ -383,3 +384,46 @@ class CallIds:
                 index, field, f"orphan result: no earlier assistant message called {call_id!r}"
             )
         return name
+
+
+def read_text_file(path: str | Path, source: str) -> str:
+    """The UTF-8 text of ``path``, or :class:`TranscriptError` naming the file and the rule."""
+    where = str(path)
+    try:
+        data = Path(path).read_bytes()
+    except OSError as exc:
+        raise TranscriptError(
+            source, None, "file", f"cannot read: {exc.strerror}", path=where
+        ) from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise TranscriptError(
+            source, None, "file", f"not UTF-8 text (byte {exc.start})", path=where
+        ) from None
+
+
+def parse_json_text(text: str, source: str, where: str, field: str = "file") -> Any:
+    """``text`` as JSON, or :class:`TranscriptError` saying where it stopped being JSON."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise TranscriptError(
+            source,
+            None,
+            field,
+            f"not JSON at line {exc.lineno} column {exc.colno}: {exc.msg} (truncated or corrupt?)",
+            path=where,
+        ) from None
+    except RecursionError:
+        raise TranscriptError(source, None, field, "JSON nested too deep", path=where) from None
+    except ValueError as exc:  # e.g. an integer too long to convert
+        raise TranscriptError(
+            source, None, field, f"not readable JSON: {exc}", path=where
+        ) from None
+
+
+def read_json_file(path: str | Path, source: str) -> Any:
+    """The JSON value in the UTF-8 file ``path``; any fault is a :class:`TranscriptError`
+    naming the file (not UTF-8, not JSON, truncated, nested too deep)."""
+    return parse_json_text(read_text_file(path, source), source, str(path))

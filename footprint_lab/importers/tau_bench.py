@@ -6,45 +6,17 @@ malformed trajectory, raises :class:`TranscriptError` naming the file, the entry
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
-from typing import Any
 
 from footprint_lab._gc import gc_paused
 from footprint_lab.agent.run import ImportProblem, Run
-from footprint_lab.importers._parts import TranscriptError, json_problem
+from footprint_lab.importers._parts import TranscriptError, json_problem, read_json_file
 from footprint_lab.importers.openai import from_openai
 
 DEFAULT_FILE = "gpt-4o-airline-dev.json"
 SOURCE = "tau-bench"
 
 __all__ = ["DEFAULT_FILE", "SOURCE", "load_tau_bench"]
-
-
-def _read(source: Path) -> Any:
-    where = str(source)
-    try:
-        text = source.read_bytes().decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise TranscriptError(
-            SOURCE, None, "file", f"not UTF-8 text (byte {exc.start})", path=where
-        ) from None
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise TranscriptError(
-            SOURCE,
-            None,
-            "file",
-            f"not JSON at line {exc.lineno} column {exc.colno}: {exc.msg} (truncated or corrupt?)",
-            path=where,
-        ) from None
-    except RecursionError:
-        raise TranscriptError(SOURCE, None, "file", "JSON nested too deep", path=where) from None
-    except ValueError as exc:  # e.g. an integer too long to convert
-        raise TranscriptError(
-            SOURCE, None, "file", f"not readable JSON: {exc}", path=where
-        ) from None
 
 
 @gc_paused
@@ -66,7 +38,7 @@ def load_tau_bench(path: str | Path, *, strict: bool = False) -> list[Run]:
     if source.is_dir():
         source = source / DEFAULT_FILE
     where = str(source)
-    data = _read(source)
+    data = read_json_file(source, SOURCE)
     if not isinstance(data, list):
         raise TranscriptError(SOURCE, None, "trajectories", "expected a list", path=where)
     runs: list[Run] = []
