@@ -5,6 +5,11 @@ own scheme (``seed#n`` for user turns, ``call-llm#n`` for assistant replies with
 ``tool-calls#n`` for consecutive tool results), so ``replay`` and ``capture`` treat an import
 like any recorded run. Import is linear in the number of messages: the size of what each call
 sent is a running total, never a re-count of the window.
+
+Where a source recorded what each call really received (``sent``), the run's windows are those
+inputs: each call whose input differs from the running window gets a ``window#n`` stage holding
+the source policy's stand-ins and the new window, and an observed
+:class:`~footprint_lab.window.records.WindowRecord` (see :mod:`._observed`).
 """
 
 from __future__ import annotations
@@ -14,10 +19,12 @@ from typing import Any
 
 from footprint_lab._gc import gc_paused
 from footprint_lab.agent.run import CallRecord, ImportProblem, Run
+from footprint_lab.importers._observed import HistoryIndex, ObservedWindow, observe_window
 from footprint_lab.importers._parts import TranscriptError, json_problem
 from footprint_lab.ledger import Ledger
 from footprint_lab.messages import Message, storable_text, storable_value
 from footprint_lab.usage import Usage
+from footprint_lab.window.records import WindowRecord
 
 __all__ = ["TranscriptError", "build_run"]
 
@@ -28,6 +35,7 @@ def _check(
     system: str | None,
     source: str,
     meta: dict[str, Any] | None,
+    sent: Sequence[Sequence[Message] | None] | None,
 ) -> list[Message]:
     if isinstance(messages, (str, bytes)) or not isinstance(messages, Sequence):
         raise TranscriptError(source, None, "messages", "expected a list of messages")
@@ -46,6 +54,24 @@ def _check(
             raise TranscriptError(source, None, f"usages[{k}]", "expected a Usage or None")
     if system is not None and not isinstance(system, str):
         raise TranscriptError(source, None, "system", "expected text or None")
+    if sent is not None:
+        replies = sum(1 for m in out if m.role == "assistant")
+        if isinstance(sent, (str, bytes)) or not isinstance(sent, Sequence):
+            raise TranscriptError(source, None, "sent", "expected a list of windows")
+        if len(sent) != replies:
+            raise TranscriptError(
+                source,
+                None,
+                "sent",
+                f"expected one entry per assistant message ({replies}), got {len(sent)}",
+            )
+        for k, window in enumerate(sent):
+            if window is None:
+                continue
+            if isinstance(window, (str, bytes)) or not isinstance(window, Sequence):
+                raise TranscriptError(source, None, f"sent[{k}]", "expected a message list")
+            if not all(isinstance(m, Message) for m in window):
+                raise TranscriptError(source, None, f"sent[{k}]", "expected Messages")
     why = json_problem(meta or {})
     if why is not None:
         raise TranscriptError(source, None, "meta", f"meta holds {why}")
@@ -61,6 +87,9 @@ def build_run(
     source: str,
     meta: dict[str, Any] | None = None,
     problems: Sequence[ImportProblem] = (),
+    model: str | None = None,
+    sent: Sequence[Sequence[Message] | None] | None = None,
+    policy: str | None = None,
 ) -> Run:
     """Commit ``messages`` in order and return a finished run, in time linear in their number.
 
@@ -71,20 +100,28 @@ def build_run(
         source: Where it came from ('openai', 'anthropic', 'langchain', ...).
         meta: Extra facts (task id, ...); must be JSON values.
         problems: What the importer found wrong and kept (becomes ``run.import_problems``).
+        model: The model the source names (``run.model``; 'imported' when None).
+        sent: None, or one entry per assistant message: None when the source did not record
+            that call's input, else the messages it received, in wire order. The run's window
+            at that call is then that input (see the module docstring).
+        policy: The name of the source's own context policy, for the observed records
+            (defaults to ``source``).
 
     Raises:
         TranscriptError: an argument is not what it should be (not a Message, ...).
     """
-    messages = _check(messages, usages, system, source, meta)
+    messages = _check(messages, usages, system, source, meta, sent)
     ledger = Ledger()
     if system is not None:
         system = storable_text(system)
-    run = Run(request="", ledger=ledger, system=system, provider=source, model="imported")
+    run = Run(request="", ledger=ledger, system=system, provider=source, model=model or "imported")
     run.meta = {"imported_from": source, **storable_value(meta or {})}
     run.import_problems = list(problems)
     window: list[Message] = []
     sent_chars = 0
     replies = iter(usages)
+    inputs = iter(sent) if sent is not None else None
+    history = HistoryIndex()
     # seed#0 carries the system prompt, as in an agent run, and the first user turn.
     seed = ledger.begin_stage("seed")
     if system is not None:
@@ -98,6 +135,7 @@ def build_run(
             while j < len(messages) and messages[j].role == "tool":
                 j += 1
             committed = ledger.append(ledger.begin_stage("tool-calls"), messages[i:j])
+            history.add(committed)
             window.extend(committed)
             sent_chars += sum(m.chars for m in committed)
             i = j
@@ -108,6 +146,14 @@ def build_run(
                 ledger.append(first_seed or ledger.begin_stage("seed"), [])
                 first_seed = None
             run.iterations += 1
+            recorded = next(inputs, None) if inputs is not None else None
+            if recorded is not None:
+                observed = observe_window(
+                    recorded, history, window, system=system, request=run.request or None
+                )
+                if observed.removed or observed.fresh or len(observed.window) != len(window):
+                    window = _commit_observed(run, observed, window, policy or source)
+                    sent_chars = sum(m.chars for m in window)
             stage = ledger.begin_stage("call-llm")
             usage = next(replies, None)
             run.calls.append(
@@ -124,6 +170,7 @@ def build_run(
                 ledger.put(stage, "usage", usage)
                 run.last_usage = usage
             committed = ledger.append(stage, [message])
+            history.add(committed)
             window.extend(committed)
             sent_chars += committed[0].chars
         else:
@@ -133,6 +180,7 @@ def build_run(
             stage = first_seed if first_seed is not None else ledger.begin_stage("seed")
             first_seed = None
             committed = ledger.append(stage, [message])
+            history.add(committed)
             window.extend(committed)
             sent_chars += committed[0].chars
         i += 1
@@ -143,3 +191,32 @@ def build_run(
     run.output = last.content if finished and last is not None else None
     run.phase = "finished"
     return run
+
+
+def _commit_observed(
+    run: Run, observed: ObservedWindow, before: list[Message], policy: str
+) -> list[Message]:
+    """Commit one observed window (its stand-ins, the window, the record) and return it."""
+    ledger = run.ledger
+    stage = ledger.begin_stage("window")
+    window = list(observed.window)
+    if observed.fresh:
+        stamped = dict(
+            zip(map(id, observed.fresh), ledger.append(stage, observed.fresh), strict=True)
+        )
+        window = [stamped.get(id(m), m) for m in window]
+    ledger.set_window(stage, window)
+    record = WindowRecord(
+        strategy=policy,
+        iteration=run.iterations,
+        removed_stage_ids=[m.stage_id for m in observed.removed if m.stage_id is not None],
+        removed_message_count=len(observed.removed),
+        window_chars_before=sum(m.chars for m in before),
+        window_chars_after=sum(m.chars for m in window),
+        violations=observed.violations,
+        observed=True,
+        commit=len(ledger),
+    )
+    ledger.put(stage, "record", record)
+    run.records.append(record)
+    return window

@@ -194,7 +194,10 @@ class WindowRecord(BaseModel):
     error: str | None = None
     """The summarizer's error, when it failed."""
     violations: list[Violation] | None = None
-    """Rules a foreign policy broke; only ``audit`` fills this."""
+    """Rules a foreign policy broke; ``audit`` and observed records fill this."""
+    observed: bool = False
+    """True when the record describes what a recorded run's own policy really sent (rebuilt
+    by an importer from the inputs the source recorded), not a visit that ran here."""
     commit: int | None = None
     """The ledger commit that filed this record (set when a run commits the visit; None from
     a bare ``apply_window``)."""
