@@ -256,7 +256,9 @@ async def aapply_window(
 
 def _boundary(arguments: dict[str, Any]) -> Boundary:
     """The :class:`Boundary` of ``apply_window``'s keywords (its ``locals()``)."""
-    facts = {k: v for k, v in arguments.items() if k not in ("strategy", "messages")}
-    names = facts.get("tool_names")
-    facts["tool_names"] = None if names is None else frozenset(names)
+    facts = arguments.copy()
+    del facts["strategy"], facts["messages"]
+    names = facts["tool_names"]
+    if names is not None:
+        facts["tool_names"] = frozenset(names)
     return Boundary(**facts)

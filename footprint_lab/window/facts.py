@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Sequence
-from dataclasses import dataclass
+from itertools import compress, repeat
+from typing import NamedTuple
 
 from footprint_lab.messages import Message
 from footprint_lab.window.request import current_request_index
@@ -26,9 +27,11 @@ _TOOL_CALLS = operator.attrgetter("tool_calls")
 _TOOL_CALL_ID = operator.attrgetter("tool_call_id")
 
 
-@dataclass(frozen=True, slots=True)
-class WindowFacts:
-    """What a visit knows about the window it was given (see the module docstring)."""
+class WindowFacts(NamedTuple):
+    """What a visit knows about the window it was given (see the module docstring).
+
+    Immutable (a named tuple: built at every boundary, it costs a third of a frozen
+    dataclass)."""
 
     turns: TurnTable
     """The window's turns."""
@@ -48,6 +51,8 @@ class WindowFacts:
     """Turns that are a system message."""
     paused_turn: int | None
     """The turn holding the call a paused run waits on."""
+    roles: list[str]
+    """Each message's role, in window order (read by the pins without touching messages)."""
 
 
 def scan(
@@ -56,7 +61,7 @@ def scan(
     """The facts of ``messages`` (one pass over the roles, one over the turns)."""
     n = len(messages)
     roles = list(map(_ROLE, messages))
-    starts = [i for i, role in enumerate(roles) if role != "tool"]
+    starts = list(compress(range(n), map(operator.ne, roles, repeat("tool"))))
     if n and (not starts or starts[0] != 0):
         starts.insert(0, 0)  # a leading tool message starts its own turn
     ends = [*starts[1:], n] if starts else []
@@ -96,7 +101,7 @@ def scan(
             local = False  # a result that answers no call of this turn's head
         if len(answered) < len(ids):
             open_turns.add(k)
-    request_index = current_request_index(messages, request)
+    request_index = _request_index(messages, roles, request)
     return WindowFacts(
         turns=turns,
         request_index=request_index,
@@ -107,4 +112,13 @@ def scan(
         open_turns=frozenset(open_turns),
         system_turns=frozenset(system_turns),
         paused_turn=paused_turn,
+        roles=roles,
     )
+
+
+def _request_index(
+    messages: Sequence[Message], roles: list[str], request: str | None
+) -> int | None:
+    """:func:`current_request_index`, visiting only the user messages (found from ``roles``)."""
+    users = list(compress(range(len(roles)), map(operator.eq, roles, repeat("user"))))
+    return current_request_index(messages, request, users)

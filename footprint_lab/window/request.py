@@ -20,11 +20,20 @@ def is_library_authored(message: Message) -> bool:
     return message.authored is not None or (message.stage_id or "").startswith("window#")
 
 
-def current_request_index(messages: Sequence[Message], request: str | None = None) -> int | None:
+def current_request_index(
+    messages: Sequence[Message],
+    request: str | None = None,
+    user_indices: Sequence[int] | None = None,
+) -> int | None:
     """Index of the current request: the last user message whose text equals ``request``, else
-    the last user message; library-authored messages never count."""
+    the last user message; library-authored messages never count.
+
+    ``user_indices``, when the caller already knows them, are the indices of the user messages
+    in order (the walk then visits only those).
+    """
     fallback: int | None = None
-    for i in range(len(messages) - 1, -1, -1):
+    order = reversed(user_indices) if user_indices is not None else range(len(messages) - 1, -1, -1)
+    for i in order:
         message = messages[i]
         if message.role != "user" or is_library_authored(message):
             continue
