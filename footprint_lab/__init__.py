@@ -65,6 +65,7 @@ if TYPE_CHECKING:
     from footprint_lab.window import WindowStrategyError as WindowStrategyError
     from footprint_lab.window import aapply_window as aapply_window
     from footprint_lab.window import apply_window as apply_window
+    from footprint_lab.window import clear_tool_results as clear_tool_results
     from footprint_lab.window import is_compaction_frame as is_compaction_frame
     from footprint_lab.window import is_drop_notice as is_drop_notice
     from footprint_lab.window import segment_turns as segment_turns
@@ -110,6 +111,8 @@ __all__ = [  # noqa: RUF022 (the contract's order, not the alphabet)
     "audit",
     "sweep",
     "provider_summarizer",
+    # What a policy costs.
+    "clear_tool_results",
 ]
 
 _WINDOW = "footprint_lab.window"
@@ -145,6 +148,7 @@ _LAZY: dict[str, str] = {
     "WindowStrategy": _WINDOW,
     "WindowStrategyError": _WINDOW,
     "aapply_window": _WINDOW,
+    "clear_tool_results": _WINDOW,
     "apply_window": _WINDOW,
     "is_compaction_frame": _WINDOW,
     "is_drop_notice": _WINDOW,

@@ -43,6 +43,13 @@ notice
 frame
     The compaction frame: a library-authored summary standing for folded turns, with the
     originals kept beside it. (:mod:`~footprint_lab.window.strategies.summarize_oldest`)
+placeholder
+    A cleared-result placeholder: a library-authored message put *in place* of an old tool
+    result (or of a call's arguments) that keeps its role, call id and tool name, so the pair
+    stays whole; the one lawful change that is not a span. (:mod:`~footprint_lab.window.clearing`)
+slack
+    Room a strategy leaves before it engages (``slack_turns``, ``clear_at_least_chars``), so
+    the window's prefix — and the provider's prompt cache — stays stable for several calls.
 """
 
 from __future__ import annotations
@@ -55,6 +62,7 @@ from footprint_lab.window.apply import (
     apply_window,
 )
 from footprint_lab.window.boundary import Boundary
+from footprint_lab.window.clearing import ClearingPlan
 from footprint_lab.window.errors import (
     CompactionUnmeasurableError,
     ContextLengthError,
@@ -62,6 +70,7 @@ from footprint_lab.window.errors import (
     WindowStrategyError,
 )
 from footprint_lab.window.notice import (
+    CLEARED_RESULT_PREFIX,
     COMPACTION_FRAME_PREFIX,
     DROP_NOTICE_PREFIX,
     is_compaction_frame,
@@ -75,6 +84,7 @@ from footprint_lab.window.strategies import (
     StrategyResult,
     SummaryResult,
     WindowStrategy,
+    clear_tool_results,
     sliding_window,
     summarize_oldest,
     token_budget,
@@ -82,9 +92,11 @@ from footprint_lab.window.strategies import (
 from footprint_lab.window.turns import Turn, segment_turns
 
 __all__ = [
+    "CLEARED_RESULT_PREFIX",
     "COMPACTION_FRAME_PREFIX",
     "DROP_NOTICE_PREFIX",
     "Boundary",
+    "ClearingPlan",
     "CompactionUnmeasurableError",
     "ContextLengthError",
     "FoldedSpan",
@@ -105,6 +117,7 @@ __all__ = [
     "aapply_window",
     "apply_boundary",
     "apply_window",
+    "clear_tool_results",
     "current_request_index",
     "is_compaction_frame",
     "is_drop_notice",

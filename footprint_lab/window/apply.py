@@ -147,8 +147,14 @@ def _finish(strategy: WindowStrategy, inp: StrategyInput, out: Any) -> WindowRes
                 message_index=found[0].message_index,
                 stage_id=found[0].stage_id,
             )
-    removed = inp.messages[change.start : change.end]
-    after = inp.window_chars - sum(m.chars for m in removed) + sum(m.chars for m in change.inserted)
+    removed: Sequence[Message]
+    if change.in_place:
+        removed = [inp.messages[i] for i in change.in_place]
+        inserted = [window[i] for i in change.in_place]
+    else:
+        removed = inp.messages[change.start : change.end]
+        inserted = change.inserted
+    after = inp.window_chars - sum(m.chars for m in removed) + sum(m.chars for m in inserted)
     if (
         record.window_chars_before != inp.window_chars
         or record.window_chars_after != after

@@ -5,7 +5,10 @@ plan or assembled by hand — and no flag a strategy can set skips it. The rules
 stated in ``footprint_lab.window``, seen from outside the refusal engine:
 
 * what left is one contiguous span of whole turns, and only a library stand-in (a drop notice
-  or a compaction frame) may stand in its place;
+  or a compaction frame) may stand in its place — or, the one other lawful move, messages
+  replaced *in place* by cleared-result placeholders that keep the role, the call id and the
+  tool name (and, for a call, its calls' ids and names), so no pair is split and no span is
+  needed;
 * no tool call leaves without all its results, and no result without its call
   (``split-tool-pair``); no unanswered call leaves (``unresolved-call-left``), nor the call a
   paused run waits on (``paused-call-left``);
@@ -90,6 +93,9 @@ class Change:
     """One past the last index that left."""
     inserted: list[Message]
     """What stands in the span's place in the returned window."""
+    in_place: tuple[int, ...] = ()
+    """When the change is replacements in place: the given indices replaced (the window kept
+    its length, and every other message of the span stands where it stood)."""
 
     @property
     def removed_count(self) -> int:
@@ -119,7 +125,31 @@ def change_of(given: Sequence[Message], returned: Sequence[Message]) -> Change:
             )
         )
         suffix = same_tail.index(False) if False in same_tail else tail_limit
-    return Change(prefix, n - suffix, list(returned[prefix : m - suffix]))
+    inserted = list(returned[prefix : m - suffix])
+    if (
+        n == m
+        and inserted
+        and all(
+            m.authored == "cleared-result" or m is given[prefix + k] for k, m in enumerate(inserted)
+        )
+    ):
+        replaced = tuple(
+            prefix + k for k, message in enumerate(inserted) if message is not given[prefix + k]
+        )
+        return Change(prefix, n - suffix, inserted, replaced)
+    return Change(prefix, n - suffix, inserted)
+
+
+def _same_shape(original: Message, stand_in: Message) -> bool:
+    """Whether a placeholder keeps what pairs and the wire read: role, call id, tool name and
+    its calls' ids and names."""
+    return (
+        original.role == stand_in.role
+        and original.tool_call_id == stand_in.tool_call_id
+        and original.name == stand_in.name
+        and [(c.id, c.name) for c in original.tool_calls]
+        == [(c.id, c.name) for c in stand_in.tool_calls]
+    )
 
 
 def _head(window: Sequence[Message]) -> int | None:
@@ -157,6 +187,9 @@ def breaches(
     change = change_of(given, returned) if change is None else change
     start, end, inserted = change.start, change.end, change.inserted
     out: list[Breach] = []
+    if change.in_place:
+        _check_in_place(out, given, returned, record, change.in_place, request_index, facts)
+        return _ranked(out)
     removed = given[start:end]
     if inserted:
         _check_stand_ins(out, given, removed, inserted, start)
@@ -200,7 +233,76 @@ def breaches(
                 )
             )
 
-    # Names: everything that left, and nothing else.
+    _check_names(out, given, removed, range(start, end), record)
+    return _ranked(out)
+
+
+def _check_in_place(
+    out: list[Breach],
+    given: Sequence[Message],
+    returned: Sequence[Message],
+    record: WindowRecord,
+    replaced: Sequence[int],
+    request_index: int | None,
+    facts: WindowFacts | None,
+) -> None:
+    """Replacements in place: each keeps its original's shape, none touches the request, a
+    system message, or a call whose result has not arrived; every original is named."""
+    open_calls = _open_call_ids(given, replaced, facts)
+    for i in replaced:
+        original, stand_in = given[i], returned[i]
+        if not _same_shape(original, stand_in):
+            _add(
+                out,
+                given,
+                "rewritten-without-frame",
+                i,
+                "a cleared-result placeholder must keep the role, call id and tool name (and "
+                "the calls' ids and names) of the message it replaces",
+            )
+        if i == request_index:
+            _add(out, given, "lost-current-request", i, "the request was replaced in place")
+        if original.role == "system":
+            _add(out, given, "system-dropped", i, "a system message was replaced in place")
+        pending = [c.id for c in original.tool_calls if c.id in open_calls]
+        if pending:
+            _add(
+                out,
+                given,
+                "unresolved-call-left",
+                i,
+                f"the call(s) {pending} have no result yet and were rewritten in place",
+            )
+    _check_names(out, given, [given[i] for i in replaced], replaced, record)
+
+
+def _open_call_ids(
+    given: Sequence[Message], replaced: Sequence[int], facts: WindowFacts | None
+) -> set[str]:
+    """Ids of the replaced messages' calls that no later result answers."""
+    out: set[str] = set()
+    for i in replaced:
+        calls = given[i].tool_calls
+        if not calls:
+            continue
+        if facts is not None and facts.local:
+            turn = bisect.bisect_right(facts.turns.starts, i) - 1
+            if turn not in facts.open_turns:
+                continue
+        ids = {c.id for c in calls}
+        out |= ids - _results_after(given, i + 1, ids)
+    return out
+
+
+def _check_names(
+    out: list[Breach],
+    given: Sequence[Message],
+    removed: Sequence[Message],
+    positions: Sequence[int],
+    record: WindowRecord,
+) -> None:
+    """Everything that left (``removed``, at ``positions`` of the given window) is named in
+    ``removed_stage_ids``, and nothing else is."""
     left_stages = dict.fromkeys(map(_stage_of, removed))
     left_stages.pop(None, None)
     named = record.removed_stage_ids
@@ -213,7 +315,7 @@ def breaches(
                 out,
                 given,
                 "unnamed-removal",
-                start + first,
+                positions[first],
                 f"{unnamed[0]} left without being named in removed_stage_ids",
             )
         extra = [sid for sid in named if sid not in left_stages]
@@ -221,12 +323,11 @@ def breaches(
             out.append(
                 Breach(
                     "named-but-kept",
-                    start,
+                    positions[0],
                     extra[0],
                     f"removed_stage_ids names {extra[:4]} but no message of theirs left",
                 )
             )
-    return _ranked(out)
 
 
 def _check_turns(

@@ -1,4 +1,5 @@
-"""Library-authored messages the window writes: the drop notice and the compaction frame.
+"""Library-authored messages the window writes: the drop notice, the compaction frame and the
+cleared-result placeholder.
 
 Layer: window core (see the law in ``footprint_lab.window``: these messages are how a strategy
 says, on the wire, what it stopped sending).
@@ -18,13 +19,19 @@ from __future__ import annotations
 import re
 from collections.abc import Collection, Sequence
 
-from footprint_lab.messages import STAND_IN_KINDS, Message
+from footprint_lab.messages import STAND_IN_KINDS, Message, ToolCall
 
 DROP_NOTICE_PREFIX = "[dropped history — "
 """Every drop notice starts with this."""
 
 COMPACTION_FRAME_PREFIX = "[compacted history — "
 """Every compaction frame starts with this."""
+
+CLEARED_RESULT_PREFIX = "[cleared tool result — "
+"""Every cleared-result placeholder starts with this."""
+
+CLEARED_ARGUMENTS_KEY = "cleared"
+"""The one key of a call's arguments once ``clear_tool_inputs`` replaced them."""
 
 MAX_NAMED_TOOLS = 4
 _PLAIN_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]{0,63}")
@@ -55,6 +62,19 @@ def plain_name(name: str, generic: str = GENERIC_STRATEGY_NAME) -> str:
     """``name`` when it is a plain identifier (at most 64 characters), else ``generic``: the
     shape filter every name passes before it reaches text the model reads."""
     return name if _PLAIN_IDENTIFIER.fullmatch(name) else generic
+
+
+def is_cleared_result(message: Message) -> bool:
+    """Whether ``message`` is a placeholder this library put in place of a tool result (or of
+    a call's arguments) it stopped sending (by provenance, not by text)."""
+    return message.authored == "cleared-result"
+
+
+def is_notice_or_frame(message: Message) -> bool:
+    """Whether ``message`` stands for turns that left (a drop notice or a compaction frame) —
+    what a removal made only of such messages would gain nothing by removing. A cleared-result
+    placeholder is not one: it stands in place of one message of a turn that is still there."""
+    return message.authored in ("drop-notice", "compaction-frame")
 
 
 def plain_tool_names(names: Sequence[str], known: Collection[str] | None = None) -> list[str]:
@@ -152,3 +172,45 @@ def compaction_frame(*, count: int, iteration: int, strategy: str, summary: str)
         f"{summary}"
     )
     return Message(role="user", content=text, authored="compaction-frame")
+
+
+def cleared_result_text(*, tool_name: str | None, iteration: int, strategy: str) -> str:
+    """The text of a cleared-result placeholder: which tool, when, by which strategy, and what
+    to do (call the tool again; the original is in the commit log). Short on purpose: it is
+    re-sent in place of every result it clears."""
+    names = plain_tool_names([tool_name] if tool_name else [])
+    tool = f"output of '{names[0]}'" if names else "tool output"
+    return (
+        f"{CLEARED_RESULT_PREFIX}{tool} cleared at iteration {iteration} by "
+        f"'{plain_name(strategy)}'. Call the tool again if you need it; do not reconstruct it "
+        "from memory. The original is in the commit log.]"
+    )
+
+
+def cleared_result(original: Message, *, iteration: int, strategy: str) -> Message:
+    """The placeholder for the tool result ``original``: same role, call id and tool name (so
+    no pair is split), its content replaced (``authored='cleared-result'``)."""
+    return Message(
+        role="tool",
+        content=cleared_result_text(
+            tool_name=original.name, iteration=iteration, strategy=strategy
+        ),
+        tool_call_id=original.tool_call_id,
+        name=original.name,
+        authored="cleared-result",
+    )
+
+
+def cleared_arguments(original: Message, call_ids: Collection[str]) -> Message:
+    """The stand-in for the assistant message ``original`` whose calls ``call_ids`` had their
+    arguments cleared: same text, same calls (ids and names), those arguments replaced by
+    ``{"cleared": true}`` (``authored='cleared-result'``) — the shortest note: the results'
+    placeholders name the iteration and the strategy."""
+    note = {CLEARED_ARGUMENTS_KEY: True}
+    calls = [
+        ToolCall(id=c.id, name=c.name, arguments=note) if c.id in call_ids else c
+        for c in original.tool_calls
+    ]
+    return original.model_copy(
+        update={"tool_calls": calls, "authored": "cleared-result", "stage_id": None}
+    )

@@ -7,7 +7,7 @@ Layer: window core. A record is how a strategy obeys the law stated in
 from __future__ import annotations
 
 import functools
-from typing import Literal
+from typing import Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -24,21 +24,14 @@ RefusalReason = Literal[
     "only-existing-summary",
     "summarizer-failed",
     "replacement-not-smaller",
+    "within-slack",
+    "below-clear-at-least",
+    "excluded-tool",
+    "among-newest-results",
 ]
 """The closed set of reasons a turn may refuse to leave."""
 
-REFUSAL_REASONS: tuple[str, ...] = (
-    "current-request",
-    "system-envelope",
-    "paused-tool",
-    "pending-check-in",
-    "unresolved-tool-call",
-    "last-tool-result",
-    "inside-keep-window",
-    "only-existing-summary",
-    "summarizer-failed",
-    "replacement-not-smaller",
-)
+REFUSAL_REASONS: tuple[str, ...] = get_args(RefusalReason)
 
 
 class Refusal(PositionalModel):
@@ -195,12 +188,26 @@ class WindowRecord(BaseModel):
     """The summarizer's error, when it failed."""
     violations: list[Violation] | None = None
     """Rules a foreign policy broke; ``audit`` and observed records fill this."""
+    cleared_stage_ids: list[str] = Field(default_factory=list)
+    """Messages replaced *in place* by a cleared-result placeholder (also named in
+    ``removed_stage_ids``: their originals left the window; the ledger keeps them)."""
+    keep_results: int | None = None
+    """``clear_tool_results``: the newest N tool results that stay."""
+    slack_turns: int | None = None
+    """``sliding_window``: turns beyond the keep window the window may hold untrimmed."""
+    clear_at_least_chars: int | None = None
+    """The least a removal must take, in characters, for the visit to engage."""
     observed: bool = False
     """True when the record describes what a recorded run's own policy really sent (rebuilt
     by an importer from the inputs the source recorded), not a visit that ran here."""
     commit: int | None = None
     """The ledger commit that filed this record (set when a run commits the visit; None from
     a bare ``apply_window``)."""
+
+    @property
+    def chars_saved(self) -> int:
+        """Characters the visit took off the window (before minus after)."""
+        return self.window_chars_before - self.window_chars_after
 
     @property
     def removed_anything(self) -> bool:

@@ -22,7 +22,7 @@ from typing import Literal
 
 from footprint_lab.messages import Message
 from footprint_lab.window.facts import WindowFacts
-from footprint_lab.window.notice import is_stand_in
+from footprint_lab.window.notice import is_notice_or_frame
 from footprint_lab.window.pins import choose_pins
 from footprint_lab.window.records import Observations, Refusal, RefusalReason, refusal_of
 from footprint_lab.window.turns import Turn, TurnTable, bound_turns, turn_of
@@ -148,9 +148,10 @@ def plan_removal(
         keep_last_tool_results: Pin limit (0 = off).
         stand_down: Release pins for this visit.
         is_existing_summary: Recognises what the library already wrote in place of history
-            (default: drop notices, compaction frames, placeholders). A span made only of
-            those is stepped over as ``only-existing-summary`` — a notice of a notice, or a
-            summary of a summary, gains nothing — and the walk goes on further in.
+            (default: drop notices and compaction frames; a cleared-result placeholder stands
+            in place inside a turn that is still history, so it leaves like one). A span made
+            only of those is stepped over as ``only-existing-summary`` — a notice of a notice,
+            or a summary of a summary, gains nothing — and the walk goes on further in.
         bound: ``bound_turns(messages, turns)`` when the caller already has it.
     """
     table = TurnTable.of(turns)
@@ -167,7 +168,7 @@ def plan_removal(
         limit=keep_last_tool_results,
         stand_down=stand_down,
     )
-    stand_in = is_existing_summary or is_stand_in
+    stand_in = is_existing_summary or is_notice_or_frame
     group_end = bound_turns(messages, table) if bound == "unknown" else bound
     reason_at = guards.reason_at
     refusals: list[Refusal] = []

@@ -11,6 +11,10 @@ from footprint_lab.window.strategies.base import (
     StrategyResult,
     WindowStrategy,
 )
+from footprint_lab.window.strategies.clear_tool_results import (
+    ClearToolResults,
+    clear_tool_results,
+)
 from footprint_lab.window.strategies.sliding_window import SlidingWindow, sliding_window
 from footprint_lab.window.strategies.summarize_oldest import (
     SummarizeOldest,
@@ -21,6 +25,7 @@ from footprint_lab.window.strategies.summarize_oldest import (
 from footprint_lab.window.strategies.token_budget import TokenBudget, token_budget
 
 __all__ = [
+    "ClearToolResults",
     "RemovalFacts",
     "SlidingWindow",
     "StrategyInput",
@@ -30,6 +35,7 @@ __all__ = [
     "SummaryResult",
     "TokenBudget",
     "WindowStrategy",
+    "clear_tool_results",
     "sliding_window",
     "summarize_oldest",
     "token_budget",

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from footprint_lab.window.errors import CompactionUnmeasurableError, WindowConfigError
+from footprint_lab.window.refusals import RemovalPlan
 from footprint_lab.window.strategies.base import StrategyInput
 
 DEFAULT_RESERVE_TOKENS = 32_768
@@ -135,10 +136,14 @@ class TokenTrigger:
             "context_window": inp.context_window,
         }
 
-    def strategy_knobs(self, keep_recent_turns: int, changes: dict[str, Any]) -> dict[str, Any]:
+    def strategy_knobs(
+        self, keep_recent_turns: int, changes: dict[str, Any], clear_at_least_chars: int = 0
+    ) -> dict[str, Any]:
         """A token strategy's knobs with ``changes`` applied; a threshold of one kind given in
         ``changes`` replaces the other kind (``threshold_tokens`` vs a relative one)."""
         knobs = {**self.knobs(), "keep_recent_turns": keep_recent_turns}
+        if clear_at_least_chars:
+            knobs["clear_at_least_chars"] = clear_at_least_chars
         if "threshold_fraction" in changes:
             knobs.pop("threshold_tokens", None)
         if "threshold_tokens" in changes:
@@ -164,3 +169,21 @@ def check_keep_recent_turns(strategy: str, value: Any) -> int:
             f"the model reasons over), got {value!r}"
         )
     return value
+
+
+def check_whole(strategy: str, knob: str, value: Any, least: int = 0) -> int:
+    """Validate a whole-number knob (``>= least``; booleans refused)."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < least:
+        raise WindowConfigError(
+            f"{strategy}: {knob} must be a whole number >= {least}, got {value!r}"
+        )
+    return value
+
+
+def too_small(inp: StrategyInput, plan: RemovalPlan, clear_at_least_chars: int) -> bool:
+    """Whether the plan's span takes fewer than ``clear_at_least_chars`` characters (never on
+    a forced visit: a provider that refused the request needs whatever can go)."""
+    if not clear_at_least_chars or plan.span is None or inp.forced:
+        return False
+    start, end = plan.span
+    return sum(m.chars for m in inp.messages[start:end]) < clear_at_least_chars

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import hashlib
 import operator
-from collections.abc import Awaitable, Callable, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
 from footprint_lab.messages import Message, content_hash
+from footprint_lab.window.clearing import ClearingPlan, plan_clearing
 from footprint_lab.window.notice import drop_notice_text, notice_message, plain_tool_names
 from footprint_lab.window.records import FoldedSpan, WindowRecord, refusal_of
 from footprint_lab.window.refusals import Guards, RemovalPlan, plan_removal
@@ -114,6 +115,76 @@ class StrategyInput:
             is_existing_summary=is_existing_summary,
             bound=self._bound,
         )
+
+    def plan_clearing(
+        self,
+        strategy: str,
+        keep_recent_turns: int,
+        *,
+        keep_results: int = 0,
+        exclude_tools: Collection[str] = (),
+        clear_tool_inputs: bool = False,
+    ) -> ClearingPlan:
+        """The refusal engine's in-place move (see :mod:`footprint_lab.window.clearing`),
+        bound to this boundary's guards and pins; placeholders name ``strategy``."""
+        return plan_clearing(
+            self.messages,
+            self.turns,
+            keep_recent_turns,
+            guards=self._guards,
+            keep_last_tool_results=self._keep_last_tool_results,
+            stand_down=self._stand_down,
+            iteration=self.iteration,
+            strategy=strategy,
+            keep_results=keep_results,
+            exclude_tools=exclude_tools,
+            clear_tool_inputs=clear_tool_inputs,
+        )
+
+    def clear(
+        self,
+        strategy: str,
+        plan: ClearingPlan,
+        *,
+        clear_at_least_chars: int = 0,
+        **facts: Any,
+    ) -> StrategyResult:
+        """Replace the plan's messages in place by their placeholders — unless that would take
+        less than ``clear_at_least_chars`` (then nothing changes and the turns it would have
+        touched are named ``below-clear-at-least``)."""
+        messages = self.messages
+        saved = sum(messages[i].chars - m.chars for i, m in plan.replacements)
+        base: dict[str, Any] = {
+            "keep_recent_turns": plan.keep_recent_turns,
+            "refusals": list(plan.refusals),
+            "observations": plan.observations,
+            "clear_at_least_chars": clear_at_least_chars or None,
+            **facts,
+        }
+        if not plan.replacements or saved < max(1, clear_at_least_chars):
+            starts = TurnTable.of(self.turns).starts
+            small = [
+                refusal_of("below-clear-at-least", k, starts[k], messages[starts[k]].stage_id)
+                for k in plan.candidate_turns
+            ]
+            base["refusals"] = sorted([*plan.refusals, *small], key=lambda r: r.turn_index)
+            return WindowResult(list(messages), self.record(strategy, **base), verified=True)
+        window = list(messages)
+        for i, placeholder in plan.replacements:
+            window[i] = placeholder
+        originals = [messages[i] for i, _ in plan.replacements]
+        stage_ids = list(dict.fromkeys(m.stage_id for m in originals if m.stage_id is not None))
+        tools = list(dict.fromkeys(m.name for m in originals if m.role == "tool" and m.name))
+        record = self.record(
+            strategy,
+            removed_stage_ids=stage_ids,
+            cleared_stage_ids=stage_ids,
+            removed_message_count=len(originals),
+            window_chars_after=self.window_chars - saved,
+            dropped_observations=tools,
+            **base,
+        )
+        return WindowResult(window, record, verified=True)
 
     def removal_facts(self, indices: Iterable[int]) -> RemovalFacts:
         """Turn window indices into the stage ids that wrote them and what they held."""

@@ -22,7 +22,12 @@ from footprint_lab.messages import Message
 from footprint_lab.window.errors import WindowConfigError
 from footprint_lab.window.notice import compaction_frame
 from footprint_lab.window.refusals import RemovalPlan
-from footprint_lab.window.strategies._trigger import TokenTrigger, check_keep_recent_turns
+from footprint_lab.window.strategies._trigger import (
+    TokenTrigger,
+    check_keep_recent_turns,
+    check_whole,
+    too_small,
+)
 from footprint_lab.window.strategies.base import StrategyInput, StrategyResult
 
 
@@ -85,6 +90,7 @@ class SummarizeOldest:
     summarizer: Summarizer
     keep_recent_turns: int = 6
     retain: Retain = "conversation"
+    clear_at_least_chars: int = 0
     name: str = "summarize-oldest"
 
     def plan(
@@ -100,6 +106,10 @@ class SummarizeOldest:
         plan = input.plan_removal(self.keep_recent_turns)
         if plan.span is None:
             return input.unchanged(self.name, plan, **facts)
+        if self.clear_at_least_chars:
+            facts["clear_at_least_chars"] = self.clear_at_least_chars
+            if too_small(input, plan, self.clear_at_least_chars):
+                return input.refuse_span(self.name, plan, "below-clear-at-least", **facts)
         key = input.span_key(plan)
         if _span_latched(input, key):
             return input.refuse_span(
@@ -175,11 +185,16 @@ class SummarizeOldest:
 
     def knobs(self) -> dict[str, Any]:
         """The configuration, by keyword (the summarizer excluded)."""
-        return {**self.trigger.knobs(), "keep_recent_turns": self.keep_recent_turns}
+        knobs = {**self.trigger.knobs(), "keep_recent_turns": self.keep_recent_turns}
+        if self.clear_at_least_chars:
+            knobs["clear_at_least_chars"] = self.clear_at_least_chars
+        return knobs
 
     def with_knobs(self, **changes: Any) -> SummarizeOldest:
         """A copy with some knobs changed (validated)."""
-        knobs = self.trigger.strategy_knobs(self.keep_recent_turns, changes)
+        knobs = self.trigger.strategy_knobs(
+            self.keep_recent_turns, changes, self.clear_at_least_chars
+        )
         return summarize_oldest(summarizer=self.summarizer, retain=self.retain, **knobs)
 
 
@@ -191,6 +206,7 @@ def summarize_oldest(
     threshold_fraction: float | None = None,
     reserve_tokens: int | None = None,
     retain: Retain = "conversation",
+    clear_at_least_chars: int = 0,
 ) -> SummarizeOldest:
     """Summarize the oldest turns once the last call's reported input tokens exceed a threshold.
 
@@ -203,6 +219,8 @@ def summarize_oldest(
         reserve_tokens: Output reserve under ``threshold_fraction``.
         retain: ``"conversation"`` keeps the folded originals beside the frame; ``"discard"``
             keeps only their stage ids (the ledger still holds them).
+        clear_at_least_chars: Engage only when the fold would take at least this many
+            characters (the span is named ``below-clear-at-least`` otherwise; default 0).
 
     Raises:
         WindowConfigError: a missing summarizer, not exactly one threshold, or a bad value.
@@ -221,5 +239,9 @@ def summarize_oldest(
             f"summarize_oldest: retain must be 'conversation' or 'discard', got {retain!r}"
         )
     return SummarizeOldest(
-        trigger, summarizer, check_keep_recent_turns("summarize_oldest", keep_recent_turns), retain
+        trigger,
+        summarizer,
+        check_keep_recent_turns("summarize_oldest", keep_recent_turns),
+        retain,
+        check_whole("summarize_oldest", "clear_at_least_chars", clear_at_least_chars),
     )

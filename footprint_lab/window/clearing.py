@@ -1,0 +1,165 @@
+"""The refusal engine's second move: which old tool results may be cleared in place.
+
+Layer: window core (see the law in ``footprint_lab.window``: a cleared result is replaced *in
+place* by a library-authored placeholder that keeps its role, call id and tool name, so no pair
+is split and no span is needed; the original stays in the ledger).
+
+:func:`plan_clearing` walks the turns before the keep window, oldest first, with the same
+guards as :func:`~footprint_lab.window.refusals.plan_removal` (the request, system messages,
+the paused call, unresolved calls and the pins refuse exactly as they do for a drop), and
+within each turn that may be touched picks the tool results worth clearing:
+
+* not one of the ``keep_results`` newest tool results of the window (``among-newest-results``);
+* not a result of an excluded tool (``excluded-tool``);
+* not already a placeholder, and strictly larger than its placeholder would be
+  (``replacement-not-smaller`` when nothing in the turn is).
+
+With ``clear_tool_inputs`` the arguments of the cleared results' calls go too (the calls keep
+their ids and names). Every turn of the keep window is named ``inside-keep-window``, as the
+drop engine names it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass
+
+from footprint_lab.messages import Message
+from footprint_lab.window.notice import cleared_arguments, cleared_result
+from footprint_lab.window.pins import choose_pins
+from footprint_lab.window.records import Observations, Refusal, RefusalReason, refusal_of
+from footprint_lab.window.refusals import Guards
+from footprint_lab.window.turns import Turn, TurnTable, turn_of
+
+__all__ = ["ClearingPlan", "plan_clearing"]
+
+
+@dataclass(frozen=True, slots=True)
+class ClearingPlan:
+    """What may be cleared in place, the placeholders, and who refused."""
+
+    keep_recent_turns: int
+    """The keep window the plan was made with."""
+    replacements: tuple[tuple[int, Message], ...]
+    """(window index, placeholder) pairs, in window order."""
+    refusals: tuple[Refusal, ...]
+    """Turns that kept something, with the reason, in turn order."""
+    observations: Observations | None
+    """What the pins held (None when pins are off)."""
+    candidate_turns: tuple[int, ...]
+    """Turns some placeholder would touch (named ``below-clear-at-least`` when the strategy
+    decides the clearing is too small to be worth a changed prefix)."""
+
+
+def _newest_results(messages: Sequence[Message], keep_results: int) -> set[int]:
+    """Indices of the ``keep_results`` newest real tool results of the window."""
+    out: set[int] = set()
+    if keep_results <= 0:
+        return out
+    for i in range(len(messages) - 1, -1, -1):
+        message = messages[i]
+        if message.role == "tool" and message.authored is None:
+            out.add(i)
+            if len(out) >= keep_results:
+                break
+    return out
+
+
+def plan_clearing(
+    messages: Sequence[Message],
+    turns: Sequence[Turn],
+    keep_recent_turns: int,
+    *,
+    guards: Guards,
+    keep_last_tool_results: int,
+    stand_down: bool,
+    iteration: int,
+    strategy: str,
+    keep_results: int,
+    exclude_tools: Collection[str] = (),
+    clear_tool_inputs: bool = False,
+) -> ClearingPlan:
+    """Plan which tool results (and, with ``clear_tool_inputs``, their calls' arguments) may be
+    replaced in place by placeholders (see the module docstring).
+
+    Args:
+        messages: The window.
+        turns: Its turns.
+        keep_recent_turns: The last N turns are not touched.
+        guards: This boundary's guards.
+        keep_last_tool_results: Pin limit (0 = off).
+        stand_down: Release pins for this visit.
+        iteration: The iteration the placeholders will name.
+        strategy: The strategy name the placeholders will name.
+        keep_results: The newest N tool results of the window stay.
+        exclude_tools: Tools whose results are never cleared.
+        clear_tool_inputs: Also replace the arguments of the cleared results' calls.
+    """
+    table = TurnTable.of(turns)
+    starts, ends = table.starts, table.ends
+    n_turns = len(starts)
+    keep = max(0, keep_recent_turns)
+    keep_start = max(0, n_turns - keep)
+    request_turn = None if guards.request_index is None else turn_of(table, guards.request_index)
+    pinned, observations = choose_pins(
+        messages,
+        table,
+        request_turn=request_turn,
+        keep_start_turn=keep_start,
+        limit=keep_last_tool_results,
+        stand_down=stand_down,
+    )
+    newest = _newest_results(messages, keep_results)
+    excluded = frozenset(exclude_tools)
+    refusals: list[Refusal] = []
+    replacements: list[tuple[int, Message]] = []
+    candidates: list[int] = []
+
+    def refuse(reason: RefusalReason, k: int) -> None:
+        refusals.append(refusal_of(reason, k, starts[k], messages[starts[k]].stage_id))
+
+    for k in range(keep_start):
+        a, b = starts[k], ends[k]
+        results = [i for i in range(a, b) if messages[i].role == "tool"]
+        if not results:
+            continue  # nothing of this turn could be cleared
+        reason = guards.reason_at(k, a, b, pinned)
+        if reason is not None:
+            refuse(reason, k)
+            continue
+        kept: list[RefusalReason] = []
+        cleared_calls: set[str] = set()
+        turn_replacements: list[tuple[int, Message]] = []
+        for i in results:
+            message = messages[i]
+            if message.authored is not None:
+                continue  # already a placeholder
+            if i in newest:
+                kept.append("among-newest-results")
+                continue
+            if message.name in excluded:
+                kept.append("excluded-tool")
+                continue
+            placeholder = cleared_result(message, iteration=iteration, strategy=strategy)
+            if placeholder.chars >= message.chars:
+                kept.append("replacement-not-smaller")
+                continue
+            turn_replacements.append((i, placeholder))
+            if message.tool_call_id is not None:
+                cleared_calls.add(message.tool_call_id)
+        head = messages[a]
+        if clear_tool_inputs and cleared_calls and head.authored is None:
+            ids = {c.id for c in head.tool_calls} & cleared_calls
+            if ids:
+                stand_in = cleared_arguments(head, ids)
+                if stand_in.chars < head.chars:
+                    turn_replacements.insert(0, (a, stand_in))
+        for reason in dict.fromkeys(kept):
+            refuse(reason, k)
+        if turn_replacements:
+            candidates.append(k)
+            replacements.extend(turn_replacements)
+    for k in range(keep_start, n_turns):
+        refuse("inside-keep-window", k)
+    refusals.sort(key=lambda r: r.turn_index)
+    return ClearingPlan(keep, tuple(replacements), tuple(refusals), observations, tuple(candidates))
