@@ -1,31 +1,71 @@
 """Importers: recorded conversations from other stacks, as runs the lab and replay accept.
 
-Layer: importers (above the agent's run model, beside replay).
+Layer: importers (above the agent's run model, beside replay and export).
+
+========================  =========================  =============================================
+format                    function                   observed windows it rebuilds
+========================  =========================  =============================================
+OpenAI Chat Completions   :func:`from_openai`        none (a message list records no inputs)
+Anthropic Messages        :func:`from_anthropic`     none
+LangChain message dump    :func:`from_langchain`     none
+tau-bench trajectories    :func:`load_tau_bench`     none
+SWE-agent ``.traj``       :func:`load_swe_agent`     each step's recorded input (``query``, or
+                                                     ``messages`` before 1.1): observation masking
+OpenHands event stream    :func:`load_openhands`     the view after each ``condensation``
+Inspect AI log            :func:`load_inspect`       each ``model`` event's ``input``
+Claude Code session       :func:`load_claude_code`   the summary and what followed each
+                                                     ``compact_boundary``
+OpenTelemetry OTLP JSON   :func:`load_otel`          each chat span's input (a trace
+                                                     footprint_lab wrote: its own records, exact)
+any of the above files,   :func:`load`               as the format's loader; the format is
+or a saved run                                       :func:`detect_format`'s, in ``meta["format"]``
+========================  =========================  =============================================
+
+An observed window is what a source's own context policy really sent a call, where the source
+recorded it: the run's window at that call is that input, and a
+:class:`~footprint_lab.window.records.WindowRecord` with ``observed=True`` names what left.
 
 Every importer takes ``strict=False``: malformed input raises :class:`TranscriptError` (naming
-the source, the message index and the field); what a provider would have accepted but is wrong
-(orphan results, duplicate call ids in one message, arguments that are not an object, ``null``
-text, empty names, negative usage) is kept as it is and listed in ``run.import_problems`` as
-:class:`ImportProblem` records — or, with ``strict=True``, raises at the first one. Typed content
-(images, documents, audio, thinking, refusals, legacy ``function_call``, LangChain
-``invalid_tool_calls``, Anthropic system blocks) is kept as ``Message.parts``.
+the file, the source, the index — of a message, entry, line, sample, event or span: its
+``unit`` — and the field); what a provider would have accepted but is wrong (orphan results,
+duplicate call ids in one message, arguments that are not an object, ``null`` text, empty
+names, negative usage) is kept as it is and listed in ``run.import_problems`` as
+:class:`ImportProblem` records naming the same index and field — or, with ``strict=True``,
+raises at the first one. Typed content (images, documents, audio, thinking, refusals, legacy
+``function_call``, LangChain ``invalid_tool_calls``, Anthropic system blocks) is kept as
+``Message.parts``.
 """
 
 from __future__ import annotations
 
 from footprint_lab.agent.run import ImportProblem
 from footprint_lab.importers._build import TranscriptError, build_run
+from footprint_lab.importers._detect import FORMATS, Format, detect_format, load
 from footprint_lab.importers.anthropic import from_anthropic
+from footprint_lab.importers.claude_code import load_claude_code
+from footprint_lab.importers.inspect import load_inspect
 from footprint_lab.importers.langchain import from_langchain
 from footprint_lab.importers.openai import from_openai
+from footprint_lab.importers.openhands import load_openhands
+from footprint_lab.importers.otel import load_otel
+from footprint_lab.importers.swe_agent import load_swe_agent
 from footprint_lab.importers.tau_bench import load_tau_bench
 
 __all__ = [
+    "FORMATS",
+    "Format",
     "ImportProblem",
     "TranscriptError",
     "build_run",
+    "detect_format",
     "from_anthropic",
     "from_langchain",
     "from_openai",
+    "load",
+    "load_claude_code",
+    "load_inspect",
+    "load_openhands",
+    "load_otel",
+    "load_swe_agent",
     "load_tau_bench",
 ]

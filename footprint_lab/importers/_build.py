@@ -210,6 +210,7 @@ def _commit_observed(
         strategy=policy,
         iteration=run.iterations,
         removed_stage_ids=[m.stage_id for m in observed.removed if m.stage_id is not None],
+        cleared_stage_ids=[m.stage_id for m in observed.cleared if m.stage_id is not None],
         removed_message_count=len(observed.removed),
         window_chars_before=sum(m.chars for m in before),
         window_chars_after=sum(m.chars for m in window),
@@ -219,4 +220,5 @@ def _commit_observed(
     )
     ledger.put(stage, "record", record)
     run.records.append(record)
+    run.strategy = policy  # the run's windows are the source policy's
     return window

@@ -81,6 +81,9 @@ class ObservedWindow:
     """The new stand-ins, in window order (to be committed by the window stage)."""
     removed: list[Message]
     """Messages of the running window the call did not receive, in window order."""
+    cleared: list[Message]
+    """Those of them a stand-in replaced in place (named ``cleared`` like
+    ``clear_tool_results``' own move)."""
     violations: list[Violation]
     """The rules the source's policy broke in going from the running window to this one."""
 
@@ -170,7 +173,11 @@ def observe_window(
         i += 1
     kept = {id(m) for m in window}
     removed = [m for m in running if id(m) not in kept]
-    return ObservedWindow(window, fresh, removed, _violations(running, window, replaces, request))
+    replaced = {id(m) for m in replaces.values()}
+    cleared = [m for m in removed if id(m) in replaced]
+    return ObservedWindow(
+        window, fresh, removed, cleared, _violations(running, window, replaces, request)
+    )
 
 
 def _violations(

@@ -1,24 +1,31 @@
 """What every importer shares: the error, problem collection, safe usage numbers, tool-call
-arguments kept as they are, and typed content parts.
+arguments kept as they are, typed content parts, the small validators, reading files and
+folders, and renaming what a nested import found.
 
 Layer: importers. Two kinds of fault, one rule each:
 
 * **Malformed** input (a field of the wrong type, a value JSON cannot carry, text nested deeper
-  than :data:`MAX_DEPTH`) raises :class:`TranscriptError` naming the source, the message index
-  and the field — never a raw ``TypeError`` or ``ValueError``.
+  than :data:`MAX_DEPTH`) raises :class:`TranscriptError` naming the source, the index and the
+  field — never a raw ``TypeError`` or ``ValueError``.
 * Input a provider would have **accepted** but that is wrong (an orphan result, a duplicate call
   id, arguments that are not an object, ``null`` text, an empty name, negative usage) is kept as
   it is and listed as an :class:`~footprint_lab.agent.run.ImportProblem` — or raises at the first
   one when the import is strict.
+
+Every importer names places the same way: ``index`` counts what its source counts (a message,
+an entry, a line, a sample, an event, a span: the error's ``unit``) and ``field`` is the path
+inside it. An importer that hands part of its input to another (SWE-agent history to the
+OpenAI importer, Claude Code entries to the Anthropic one) renames what that one found with
+:func:`nested`, so an error and a listed problem always name the same place.
 """
 
 from __future__ import annotations
 
 import json
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any, NoReturn, overload
 
 from footprint_lab.agent.run import ImportProblem
 from footprint_lab.messages import ContentPart, ToolCall, arguments_json, storable_text
@@ -55,12 +62,18 @@ _DATA_KEYS = ("data", "url", "image_url", "file_data", "file_url", "file_id")
 class TranscriptError(ValueError):
     """An imported transcript is malformed (or, when strict, has a problem).
 
+    The text reads ``[path: ]source: <unit> <index>, field '<field>': <problem>`` (``transcript``
+    in place of the unit and index when the index is None).
+
     Attributes:
         source: Where it came from ('openai', 'anthropic', 'langchain', 'tau-bench', ...).
-        index: The message (or entry) index, or None for the transcript as a whole.
-        field: The field, as a path inside the message.
+        index: The position of the item at fault (its ``unit``), or None for the transcript as
+            a whole.
+        field: The field, as a path inside that item.
         problem: What is wrong.
         path: The file, for file loaders (else None).
+        unit: What ``index`` counts: 'message' (the default), 'entry', 'line', 'sample',
+            'event', 'span'.
     """
 
     def __init__(
@@ -71,8 +84,9 @@ class TranscriptError(ValueError):
         problem: str,
         *,
         path: str | None = None,
+        unit: str = "message",
     ) -> None:
-        where = f"message {index}" if index is not None else "transcript"
+        where = f"{unit} {index}" if index is not None else "transcript"
         prefix = f"{path}: " if path is not None else ""
         super().__init__(f"{prefix}{source}: {where}, field {field!r}: {problem}")
         self.source = source
@@ -80,15 +94,17 @@ class TranscriptError(ValueError):
         self.field = field
         self.problem = problem
         self.path = path
+        self.unit = unit
 
 
 class Problems:
     """Collects what an import found wrong; raises at the first one when strict."""
 
-    def __init__(self, source: str, *, strict: bool = False) -> None:
-        """Start an empty collection for ``source``."""
+    def __init__(self, source: str, *, strict: bool = False, unit: str = "message") -> None:
+        """Start an empty collection for ``source``, whose indices count ``unit`` s."""
         self.source = source
         self.strict = strict
+        self.unit = unit
         self.found: list[ImportProblem] = []
 
     def note(self, index: int | None, field: str, problem: str) -> None:
@@ -98,19 +114,168 @@ class Problems:
             TranscriptError: the import is strict.
         """
         if self.strict:
-            raise TranscriptError(self.source, index, field, problem)
+            raise TranscriptError(self.source, index, field, problem, unit=self.unit)
         self.found.append(
             ImportProblem(source=self.source, index=index, field=field, problem=problem)
         )
 
     def fail(self, index: int | None, field: str, problem: str) -> NoReturn:
         """Raise :class:`TranscriptError` for malformed input."""
-        raise TranscriptError(self.source, index, field, problem)
+        raise TranscriptError(self.source, index, field, problem, unit=self.unit)
 
 
-def _short(value: Any) -> str:
+def ordered(
+    found: Iterable[ImportProblem], *, strict: bool, unit: str = "message"
+) -> list[ImportProblem]:
+    """Problems in index order (those of the transcript as a whole first; ties keep the
+    order found); when ``strict``, the first of them raised.
+
+    For an importer that collects every problem before deciding (its own and a nested
+    import's, found in different passes), so that a strict import raises the problem a
+    lenient one lists first.
+
+    Raises:
+        TranscriptError: ``strict`` and a problem was found (its ``unit`` as given).
+    """
+    listed = sorted(found, key=lambda p: -1 if p.index is None else p.index)
+    if strict and listed:
+        first = listed[0]
+        raise TranscriptError(first.source, first.index, first.field, first.problem, unit=unit)
+    return listed
+
+
+Place = Callable[[int | None, str], tuple[int | None, str]]
+"""Maps a place (index, field) in a nested import's input to the outer import's place."""
+
+
+def item_field(prefix: str, index: int | None, field: str) -> str:
+    """``field`` of item ``index`` of the list ``prefix`` (``history[3].content``), or of the
+    list itself when ``index`` is None (``history.messages``)."""
+    return f"{prefix}[{index}].{field}" if index is not None else f"{prefix}.{field}"
+
+
+@overload
+def nested(
+    found: TranscriptError,
+    source: str,
+    place: Place | None = None,
+    *,
+    unit: str | None = None,
+    path: str | None = None,
+) -> TranscriptError: ...
+
+
+@overload
+def nested(
+    found: Iterable[ImportProblem],
+    source: str,
+    place: Place | None = None,
+    *,
+    unit: str | None = None,
+    path: str | None = None,
+) -> list[ImportProblem]: ...
+
+
+def nested(
+    found: TranscriptError | Iterable[ImportProblem],
+    source: str,
+    place: Place | None = None,
+    *,
+    unit: str | None = None,
+    path: str | None = None,
+) -> TranscriptError | list[ImportProblem]:
+    """What a nested import found (its error, or its problems), named as the outer import
+    names places: ``place`` maps each (index, field) to the outer one (default: unchanged),
+    and ``source`` replaces the inner source.
+
+    Both go through the same ``place``, so a strict import's error and the problem a lenient
+    one lists name the same place. An error also gets the outer ``unit`` (default: its own)
+    and the file ``path`` (kept when it already names one); raise it ``from None``.
+
+    Args:
+        found: A :class:`TranscriptError`, or the :class:`ImportProblem` s of the nested import.
+        source: The outer importer's source.
+        place: (inner index, inner field) -> (outer index, outer field).
+        unit: What the outer index counts (errors only).
+        path: The file (errors only).
+    """
+    where = place or (lambda index, field: (index, field))
+    if isinstance(found, TranscriptError):
+        index, field = where(found.index, found.field)
+        return TranscriptError(
+            source,
+            index,
+            field,
+            found.problem,
+            path=found.path if found.path is not None else path,
+            unit=found.unit if unit is None else unit,
+        )
+    out: list[ImportProblem] = []
+    for problem in found:
+        index, field = where(problem.index, problem.field)
+        out.append(ImportProblem(source=source, index=index, field=field, problem=problem.problem))
+    return out
+
+
+def short(value: Any) -> str:
+    """``repr(value)``, cut to 60 characters: how an error quotes a value it rejects."""
     text = repr(value)
     return text if len(text) <= 60 else text[:57] + "..."
+
+
+def reject_constant(name: str) -> NoReturn:
+    """``parse_constant`` for :func:`json.loads`: NaN and infinities are not JSON.
+
+    Raises:
+        ValueError: always.
+    """
+    raise ValueError(f"{name} is not JSON")
+
+
+def object_of(value: Any, problems: Problems, index: int | None, field: str) -> Mapping[str, Any]:
+    """An object field that may be absent (then empty).
+
+    Raises:
+        TranscriptError: present and not an object.
+    """
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping):
+        problems.fail(index, field, f"expected an object, got {short(value)}")
+    return value
+
+
+def text_or_empty(value: Any, problems: Problems, index: int | None, field: str) -> str:
+    """A text field that may be absent (then empty); unlike :func:`text_of`, a ``null`` here
+    is no problem (the source writes it for "none").
+
+    Raises:
+        TranscriptError: present and not text.
+    """
+    return optional_str(value, problems, index, field) or ""
+
+
+def int_of(value: Any, problems: Problems, index: int | None, field: str) -> int:
+    """An integer field (a boolean is not one).
+
+    Raises:
+        TranscriptError: not an integer.
+    """
+    if isinstance(value, bool) or not isinstance(value, int):
+        problems.fail(index, field, f"expected an integer, got {short(value)}")
+    return value
+
+
+def json_value(value: Any, problems: Problems, index: int | None, field: str) -> Any:
+    """``value`` as given, when JSON can carry it exactly (see :func:`json_problem`).
+
+    Raises:
+        TranscriptError: it cannot (NaN, a huge integer, deep nesting, ...).
+    """
+    why = json_problem(value)
+    if why is not None:
+        problems.fail(index, field, f"holds {why}")
+    return value
 
 
 def json_problem(value: Any) -> str | None:
@@ -152,7 +317,7 @@ def text_of(value: Any, problems: Problems, index: int | None, field: str) -> st
     if value is None:
         problems.note(index, field, "null text, imported as empty text")
         return ""
-    problems.fail(index, field, f"expected text, got {_short(value)}")
+    problems.fail(index, field, f"expected text, got {short(value)}")
 
 
 def optional_str(value: Any, problems: Problems, index: int | None, field: str) -> str | None:
@@ -163,7 +328,7 @@ def optional_str(value: Any, problems: Problems, index: int | None, field: str) 
     """
     if value is None or isinstance(value, str):
         return value
-    problems.fail(index, field, f"expected text, got {_short(value)}")
+    problems.fail(index, field, f"expected text, got {short(value)}")
 
 
 def usage_int(
@@ -178,11 +343,11 @@ def usage_int(
     if value is None:
         return None if optional else 0
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        problems.fail(index, field, f"expected a token count, got {_short(value)}")
+        problems.fail(index, field, f"expected a token count, got {short(value)}")
     if isinstance(value, float) and (not math.isfinite(value) or not value.is_integer()):
         problems.fail(index, field, f"expected a whole token count, got {value!r}")
     if abs(value) > MAX_USAGE:
-        problems.fail(index, field, f"token count {_short(value)} is out of range")
+        problems.fail(index, field, f"token count {short(value)} is out of range")
     return int(value)
 
 
@@ -227,13 +392,37 @@ def usage_from(
     return Usage.model_validate(values)
 
 
+def message_list(value: Any, problems: Problems, what: str = "message objects") -> Sequence[Any]:
+    """``value``, a list of messages (any sequence but text).
+
+    Raises:
+        TranscriptError: it is not one (field ``messages``).
+    """
+    if isinstance(value, (str, bytes)) or not isinstance(value, Sequence):
+        problems.fail(None, "messages", f"expected a list of {what}")
+    return value
+
+
+def usage_by_keys(
+    raw: Any, keys: Mapping[str, str], problems: Problems, index: int, field: str
+) -> Usage | None:
+    """:func:`usage_from` for a report whose counts sit directly in it: ``keys`` maps each
+    ``Usage`` field to the report's key for it, and each count's field is ``{field}.{key}``.
+
+    Raises:
+        TranscriptError: as :func:`usage_from`.
+    """
+    counts = (
+        {name: (raw.get(key), f"{field}.{key}") for name, key in keys.items()}
+        if isinstance(raw, Mapping)
+        else {}
+    )
+    return usage_from(raw, counts, problems, index, field)
+
+
 def _unparsed(text: str, problems: Problems, index: int, field: str, why: str) -> dict[str, Any]:
     problems.note(index, field, f"{why}; kept as text under {UNPARSED_ARGUMENTS_KEY!r}")
     return {UNPARSED_ARGUMENTS_KEY: text}
-
-
-def _reject_constant(name: str) -> NoReturn:
-    raise ValueError(f"{name} is not JSON")
 
 
 def arguments_of(
@@ -251,7 +440,7 @@ def arguments_of(
         return {}
     if isinstance(value, str):
         try:
-            parsed = json.loads(value, parse_constant=_reject_constant)
+            parsed = json.loads(value, parse_constant=reject_constant)
         except (ValueError, RecursionError) as exc:
             why = exc.msg if isinstance(exc, json.JSONDecodeError) else str(exc) or "too deep"
             return _unparsed(value, problems, index, field, f"not JSON ({why})")
@@ -324,7 +513,7 @@ def blocks_of(
         TranscriptError: it is not a list, or an item is not a typed object.
     """
     if not isinstance(content, list):
-        problems.fail(index, field, f"expected a string or a list of blocks, got {_short(content)}")
+        problems.fail(index, field, f"expected a string or a list of blocks, got {short(content)}")
     for k, block in enumerate(content):
         if not isinstance(block, Mapping) or not isinstance(block.get("type"), str):
             problems.fail(index, f"{field}[{k}]", "a block needs a type")
@@ -360,20 +549,50 @@ class CallIds:
             TranscriptError: the name is not text.
         """
         if not isinstance(value, str):
-            self.problems.fail(index, field, f"a tool name must be text, got {_short(value)}")
+            self.problems.fail(index, field, f"a tool name must be text, got {short(value)}")
         if not value:
             self.problems.note(index, field, "empty tool name")
         return value
 
-    def asked(self, calls: list[ToolCall], index: int, field: str) -> None:
+    def asked(
+        self,
+        calls: list[ToolCall],
+        index: int,
+        field: str,
+        positions: Sequence[int] | None = None,
+    ) -> None:
         """Record the calls of one assistant message (a duplicate id inside it is listed;
-        reusing an id of an earlier message is accepted)."""
+        reusing an id of an earlier message is accepted).
+
+        Args:
+            calls: The message's calls, in order.
+            index: The message's index.
+            field: The list the calls came from (``tool_calls``, ``content``).
+            positions: Each call's index in that list, where the list holds more than calls
+                (content blocks); by default a call's position among the calls.
+        """
         seen: set[str] = set()
         for k, call in enumerate(calls):
             if call.id in seen:
-                self.problems.note(index, f"{field}[{k}].id", f"duplicate call id {call.id!r}")
+                at = k if positions is None else positions[k]
+                self.problems.note(index, f"{field}[{at}].id", f"duplicate call id {call.id!r}")
             seen.add(call.id)
             self.names[call.id] = call.name
+
+    def result_name(
+        self, call_id: str, given: Any, index: int, id_field: str, name_field: str
+    ) -> str:
+        """The tool name of a result: the name it gives (checked as :meth:`name` checks it),
+        else the name of the call it answers (see :meth:`answered`), else ``'unknown'``.
+
+        Raises:
+            TranscriptError: the given name is present and not text.
+        """
+        name = optional_str(given, self.problems, index, name_field)
+        if name is not None:
+            self.name(index, name_field, name)
+        known = self.answered(call_id, index, id_field)
+        return name if name is not None else known or "unknown"
 
     def answered(self, call_id: str, index: int, field: str) -> str | None:
         """The name of the call ``call_id`` answers (None, with a problem listed, when no
@@ -384,6 +603,38 @@ class CallIds:
                 index, field, f"orphan result: no earlier assistant message called {call_id!r}"
             )
         return name
+
+
+def files_in(path: str | Path, suffixes: Sequence[str], source: str) -> list[Path]:
+    """The files a folder loader reads: ``path`` itself when it is a file, else every file
+    directly in the folder ``path`` whose suffix is one of ``suffixes``, sorted by name.
+
+    Raises:
+        TranscriptError: ``path`` does not exist or cannot be listed, or the folder holds no
+            such file (naming the path and the suffixes looked for).
+    """
+    source_path = Path(path)
+    where = str(source_path)
+    looked_for = " or ".join(suffixes)
+    try:
+        if not source_path.is_dir():
+            source_path.stat()  # a missing path is named here, not as a file that won't read
+            return [source_path]
+        found = [p for p in source_path.iterdir() if p.suffix in suffixes and p.is_file()]
+    except OSError as exc:
+        raise TranscriptError(
+            source,
+            None,
+            "path",
+            f"cannot read: {exc.strerror or exc} (looking for a {looked_for} file or a folder "
+            "of them)",
+            path=where,
+        ) from None
+    if not found:
+        raise TranscriptError(
+            source, None, "path", f"no {looked_for} files in the folder", path=where
+        )
+    return sorted(found, key=lambda p: p.name)
 
 
 def read_text_file(path: str | Path, source: str) -> str:

@@ -28,9 +28,10 @@ from footprint_lab.importers._parts import (
     blocks_of,
     content_part,
     json_problem,
+    message_list,
     text_and_parts,
     text_of,
-    usage_from,
+    usage_by_keys,
 )
 from footprint_lab.messages import ContentPart, Message, ToolCall
 from footprint_lab.usage import Usage
@@ -72,19 +73,13 @@ def _result(
     return Message.tool(call_id, name or "unknown", text, parts=parts)
 
 
-def _usage(raw: Any, problems: Problems, index: int) -> Usage | None:
-    keys = {
-        "input_tokens": "input_tokens",
-        "output_tokens": "output_tokens",
-        "cache_read_tokens": "cache_read_input_tokens",
-        "cache_write_tokens": "cache_creation_input_tokens",
-    }
-    counts = (
-        {name: (raw.get(key), f"usage.{key}") for name, key in keys.items()}
-        if isinstance(raw, Mapping)
-        else {}
-    )
-    return usage_from(raw, counts, problems, index, "usage")
+_USAGE_KEYS = {
+    "input_tokens": "input_tokens",
+    "output_tokens": "output_tokens",
+    "cache_read_tokens": "cache_read_input_tokens",
+    "cache_write_tokens": "cache_creation_input_tokens",
+}
+"""``Usage`` field -> its key in a reply's ``usage``."""
 
 
 def _assistant(
@@ -93,6 +88,7 @@ def _assistant(
     texts: list[str] = []
     parts: list[ContentPart] = []
     calls: list[ToolCall] = []
+    positions: list[int] = []  # each call's block, so a duplicate id names its block
     for k, block in enumerate(blocks):
         field = f"content[{k}]"
         if block["type"] == "text":
@@ -106,9 +102,10 @@ def _assistant(
                 block.get("input"), problems, index, f"{field}.input", missing="input" not in block
             )
             calls.append(ToolCall(id=call_id, name=name, arguments=arguments))
+            positions.append(k)
         else:
             parts.append(content_part(block, problems, index, field))
-    ids.asked(calls, index, "content")
+    ids.asked(calls, index, "content", positions)
     return Message.assistant("".join(texts), tool_calls=calls, parts=parts)
 
 
@@ -172,8 +169,7 @@ def parse_anthropic(
         TranscriptError: the list is malformed (or, when ``strict``, has a problem).
     """
     problems = Problems(SOURCE, strict=strict)
-    if isinstance(messages, (str, bytes)) or not isinstance(messages, Sequence):
-        problems.fail(None, "messages", "expected a list of message objects")
+    message_list(messages, problems)
     out: list[Message] = []
     usages: list[Usage | None] = []
     ids = CallIds(problems)
@@ -186,7 +182,7 @@ def parse_anthropic(
         blocks = _blocks(raw.get("content"), problems, index)
         if role == "assistant":
             out.append(_assistant(blocks, problems, ids, index))
-            usages.append(_usage(raw.get("usage"), problems, index))
+            usages.append(usage_by_keys(raw.get("usage"), _USAGE_KEYS, problems, index, "usage"))
         else:
             out.extend(_user(blocks, problems, ids, index))
     return out, usages, problems

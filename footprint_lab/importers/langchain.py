@@ -22,10 +22,11 @@ from footprint_lab.importers._parts import (
     TranscriptError,
     arguments_of,
     content_part,
-    json_problem,
+    json_value,
+    message_list,
     optional_str,
     text_of,
-    usage_from,
+    usage_by_keys,
 )
 from footprint_lab.messages import ContentPart, Message, ToolCall
 from footprint_lab.usage import Usage
@@ -92,9 +93,7 @@ def _invalid_calls(data: Mapping[str, Any], problems: Problems, index: int) -> l
         field = f"data.invalid_tool_calls[{k}]"
         if not isinstance(call, Mapping):
             problems.fail(index, field, "expected an object")
-        why = json_problem(call)
-        if why is not None:
-            problems.fail(index, field, f"holds {why}")
+        json_value(call, problems, index, field)
         name = optional_str(call.get("name"), problems, index, f"{field}.name") or ""
         args = optional_str(call.get("args"), problems, index, f"{field}.args") or ""
         parts.append(
@@ -103,15 +102,8 @@ def _invalid_calls(data: Mapping[str, Any], problems: Problems, index: int) -> l
     return parts
 
 
-def _usage(data: Mapping[str, Any], problems: Problems, index: int) -> Usage | None:
-    raw = data.get("usage_metadata")
-    field = "data.usage_metadata"
-    counts = (
-        {key: (raw.get(key), f"{field}.{key}") for key in ("input_tokens", "output_tokens")}
-        if isinstance(raw, Mapping)
-        else {}
-    )
-    return usage_from(raw, counts, problems, index, field)
+_USAGE_KEYS = {"input_tokens": "input_tokens", "output_tokens": "output_tokens"}
+"""``Usage`` field -> its key in an AI message's ``usage_metadata``."""
 
 
 @gc_paused
@@ -128,8 +120,7 @@ def from_langchain(dicts: Sequence[Mapping[str, Any]], *, strict: bool = False, 
             ``strict``, that has a problem).
     """
     problems = Problems(SOURCE, strict=strict)
-    if isinstance(dicts, (str, bytes)) or not isinstance(dicts, Sequence):
-        problems.fail(None, "messages", "expected a list of message dicts")
+    message_list(dicts, problems, "message dicts")
     out: list[Message] = []
     usages: list[Usage | None] = []
     system: str | None = None
@@ -153,15 +144,17 @@ def from_langchain(dicts: Sequence[Mapping[str, Any]], *, strict: bool = False, 
             calls = _calls(data, problems, ids, index)
             parts.extend(_invalid_calls(data, problems, index))
             out.append(Message.assistant(text, tool_calls=calls, parts=parts))
-            usages.append(_usage(data, problems, index))
+            usages.append(
+                usage_by_keys(
+                    data.get("usage_metadata"), _USAGE_KEYS, problems, index, "data.usage_metadata"
+                )
+            )
         else:
             call_id = data.get("tool_call_id")
             if not isinstance(call_id, str):
                 problems.fail(index, "data.tool_call_id", "missing")
-            given = optional_str(data.get("name"), problems, index, "data.name")
-            if given is not None:
-                ids.name(index, "data.name", given)
-            known = ids.answered(call_id, index, "data.tool_call_id")
-            name = given if given is not None else known or "unknown"
+            name = ids.result_name(
+                call_id, data.get("name"), index, "data.tool_call_id", "data.name"
+            )
             out.append(Message.tool(call_id, name, text, parts=parts))
     return build_run(out, usages, system=system, source=SOURCE, meta=meta, problems=problems.found)

@@ -27,6 +27,7 @@ from footprint_lab.importers._parts import (
     arguments_of,
     blocks_of,
     content_part,
+    message_list,
     optional_str,
     text_and_parts,
     usage_from,
@@ -149,11 +150,7 @@ def _result(
     call_id = raw.get("tool_call_id")
     if not isinstance(call_id, str):
         problems.fail(index, "tool_call_id", "missing on a tool message")
-    given = optional_str(raw.get("name"), problems, index, "name")
-    if given is not None:
-        ids.name(index, "name", given)
-    known = ids.answered(call_id, index, "tool_call_id")
-    name = given if given is not None else known or "unknown"
+    name = ids.result_name(call_id, raw.get("name"), index, "tool_call_id", "name")
     return Message.tool(call_id, name, text, parts=parts)
 
 
@@ -167,8 +164,7 @@ def parse_openai(
         TranscriptError: the list is malformed (or, when ``strict``, has a problem).
     """
     problems = Problems(SOURCE, strict=strict)
-    if isinstance(messages, (str, bytes)) or not isinstance(messages, Sequence):
-        problems.fail(None, "messages", "expected a list of message objects")
+    message_list(messages, problems)
     out: list[Message] = []
     usages: list[Usage | None] = []
     system: str | None = None

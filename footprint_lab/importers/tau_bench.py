@@ -1,7 +1,9 @@
 """Load tau-bench trajectories (OpenAI message lists with task metadata) as runs.
 
 Layer: importers. A file that is not UTF-8, not JSON, truncated or nested too deep, and any
-malformed trajectory, raises :class:`TranscriptError` naming the file, the entry and the field.
+malformed trajectory, raises :class:`TranscriptError` naming the file, the entry (``index``,
+unit ``'entry'``) and the field inside it (``traj[3].tool_call_id``); a trajectory's problems
+name the same two, so a strict import raises exactly the first problem a lenient one lists.
 """
 
 from __future__ import annotations
@@ -9,21 +11,49 @@ from __future__ import annotations
 from pathlib import Path
 
 from footprint_lab._gc import gc_paused
-from footprint_lab.agent.run import ImportProblem, Run
-from footprint_lab.importers._parts import TranscriptError, json_problem, read_json_file
+from footprint_lab.agent.run import Run
+from footprint_lab.importers._parts import (
+    Place,
+    TranscriptError,
+    item_field,
+    json_problem,
+    nested,
+    read_json_file,
+)
 from footprint_lab.importers.openai import from_openai
 
 DEFAULT_FILE = "gpt-4o-airline-dev.json"
+"""The file a tau-bench folder is read from."""
 SOURCE = "tau-bench"
+"""The ``source`` of runs, errors and problems from this importer."""
+UNIT = "entry"
+"""What an error's index counts: the entry (one trajectory) of the file's list."""
 
-__all__ = ["DEFAULT_FILE", "SOURCE", "load_tau_bench"]
+__all__ = ["DEFAULT_FILE", "SOURCE", "load_tau_bench", "model_of"]
+
+
+def model_of(path: Path) -> str | None:
+    """The model a tau-bench results file is named after (``gpt-4o-airline-dev.json`` ->
+    ``gpt-4o``: the benchmark names its files ``{model}-{environment}-...``), or None."""
+    stem = path.stem
+    for environment in ("-airline", "-retail"):
+        if environment in stem:
+            return stem.split(environment, 1)[0] or None
+    return None
+
+
+def _in_entry(index: int) -> Place:
+    """Where a place in the trajectory of entry ``index`` is in the file: the entry, and the
+    field under ``traj``."""
+    return lambda k, field: (index, item_field("traj", k, field))
 
 
 @gc_paused
 def load_tau_bench(path: str | Path, *, strict: bool = False) -> list[Run]:
     """One run per trajectory, each carrying ``meta`` with ``task_id``, ``trial`` and
     ``reward``; what a trajectory had wrong is in its ``run.import_problems`` (source
-    'tau-bench', index = the message's index in ``traj``).
+    'tau-bench', index = the entry's index in the file, field = the place in it:
+    ``traj[3].tool_call_id``).
 
     Args:
         path: A tau-bench trajectories JSON file, or a folder holding
@@ -38,33 +68,31 @@ def load_tau_bench(path: str | Path, *, strict: bool = False) -> list[Run]:
     if source.is_dir():
         source = source / DEFAULT_FILE
     where = str(source)
+    model = model_of(source)
     data = read_json_file(source, SOURCE)
     if not isinstance(data, list):
         raise TranscriptError(SOURCE, None, "trajectories", "expected a list", path=where)
     runs: list[Run] = []
     for index, entry in enumerate(data):
         if not isinstance(entry, dict) or not isinstance(entry.get("traj"), list):
-            raise TranscriptError(SOURCE, index, "traj", "expected a message list", path=where)
+            raise TranscriptError(
+                SOURCE, index, "traj", "expected a message list", path=where, unit=UNIT
+            )
         meta = {key: entry.get(key) for key in ("task_id", "trial", "reward")}
         why = json_problem(meta)
         if why is not None:
-            raise TranscriptError(SOURCE, index, "task_id", f"metadata holds {why}", path=where)
+            raise TranscriptError(
+                SOURCE, index, "task_id", f"metadata holds {why}", path=where, unit=UNIT
+            )
         meta["label"] = f"task-{entry.get('task_id')}-trial-{entry.get('trial')}"
+        place = _in_entry(index)
         try:
             run = from_openai(entry["traj"], strict=strict, **meta)
         except TranscriptError as exc:
-            at = "" if exc.index is None else f"[{exc.index}]"
-            raise TranscriptError(
-                SOURCE, index, f"traj{at}.{exc.field}", exc.problem, path=where
-            ) from None
-        run.import_problems = [
-            ImportProblem(
-                source=SOURCE,
-                index=p.index,
-                field=f"entry[{index}].traj.{p.field}",
-                problem=p.problem,
-            )
-            for p in run.import_problems
-        ]
+            raise nested(exc, SOURCE, place, unit=UNIT, path=where) from None
+        run.import_problems = nested(run.import_problems, SOURCE, place)
+        if model is not None:
+            run.model = model
+            run.meta["model"] = model
         runs.append(run)
     return runs

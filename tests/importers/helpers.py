@@ -1,10 +1,12 @@
 """Helpers the importer tests share: a saved-and-reloaded run, the fields problems name, an
-OpenAI tool call, and a small image payload."""
+OpenAI tool call, a small image payload, and the walks the fuzz tests mutate JSON with."""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
+
+from hypothesis import strategies as st
 
 from footprint_lab import Run, load_run
 
@@ -25,3 +27,48 @@ def fields(run: Run) -> list[str]:
 def openai_tool_call(id_: str, name: Any, arguments: Any) -> dict[str, Any]:
     """One entry of an OpenAI ``tool_calls`` list (name and arguments taken as given)."""
     return {"id": id_, "type": "function", "function": {"name": name, "arguments": arguments}}
+
+
+def sites(root: Any) -> list[tuple[Any, Any]]:
+    """Every (container, key) in ``root``, top down."""
+    out: list[tuple[Any, Any]] = []
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        keys = list(node) if isinstance(node, dict) else range(len(node))
+        for key in keys:
+            out.append((node, key))
+            if isinstance(node[key], (dict, list)):
+                stack.append(node[key])
+    return out
+
+
+def paths(value: Any, at: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    """Every key path inside a JSON value (the empty path first)."""
+    out = [at]
+    if isinstance(value, dict):
+        for key, item in value.items():
+            out.extend(paths(item, (*at, key)))
+    elif isinstance(value, list):
+        for k, item in enumerate(value):
+            out.extend(paths(item, (*at, k)))
+    return out
+
+
+def mutate(
+    draw: Any, root: Any, wrong: st.SearchStrategy[Any], read: frozenset[str] = frozenset()
+) -> Any:
+    """``root`` with one value somewhere in it deleted or replaced by one drawn from
+    ``wrong``; the place is drawn from every place in it, half the time from those under a
+    key in ``read`` (the keys the importer reads, so mutations land where they matter)."""
+    every = sites(root) if isinstance(root, (dict, list)) else []
+    chosen = [(n, k) for n, k in every if k in read]
+    pool = chosen if chosen and draw(st.booleans()) else every
+    if not pool:
+        return draw(wrong)
+    parent, key = pool[draw(st.integers(0, len(pool) - 1))]
+    if draw(st.booleans()):
+        del parent[key]
+    else:
+        parent[key] = draw(wrong)
+    return root

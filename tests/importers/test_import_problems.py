@@ -16,6 +16,11 @@ from footprint_lab.importers import (
     from_anthropic,
     from_langchain,
     from_openai,
+    load_claude_code,
+    load_inspect,
+    load_openhands,
+    load_otel,
+    load_swe_agent,
     load_tau_bench,
 )
 from footprint_lab.messages import Message
@@ -61,6 +66,23 @@ DUPLICATES: list[tuple[Any, Any, str]] = [
             }
         ],
         "content[1].id",
+    ),
+    (
+        # Other blocks between the calls: the duplicate is named by its block, not by its
+        # place among the calls (content[3], not content[1]).
+        from_anthropic,
+        [
+            {
+                "role": "assistant",
+                "content": [
+                    {"type": "text", "text": "two calls"},
+                    {"type": "tool_use", "id": "d", "name": "f", "input": {}},
+                    {"type": "thinking", "thinking": "again", "signature": "s"},
+                    {"type": "tool_use", "id": "d", "name": "g", "input": {}},
+                ],
+            }
+        ],
+        "content[3].id",
     ),
     (
         from_langchain,
@@ -404,14 +426,23 @@ def test_a_bad_tau_trajectory_names_entry_and_message(tmp_path: Path) -> None:
     with pytest.raises(TranscriptError) as caught:
         load_tau_bench(path)
     assert (caught.value.index, caught.value.field) == (0, "traj[1].usage.prompt_tokens")
-    orphan = [{"role": "tool", "tool_call_id": "x", "content": "r"}]
-    path.write_text(json.dumps([{"task_id": 1, "traj": orphan}]))
-    (run,) = load_tau_bench(path)
-    assert [(p.source, p.index, p.field) for p in run.import_problems] == [
-        ("tau-bench", 0, "entry[0].traj.tool_call_id")
+    assert "entry 0, field 'traj[1].usage.prompt_tokens'" in str(caught.value)
+    # The orphan is message 1 of entry 2: a problem and the strict error name the same place.
+    orphan = [
+        {"role": "user", "content": "x"},
+        {"role": "tool", "tool_call_id": "x", "content": "r"},
     ]
-    with pytest.raises(TranscriptError, match=r"traj\[0\]\.tool_call_id"):
+    clean = {"task_id": 1, "traj": [{"role": "user", "content": "x"}]}
+    path.write_text(json.dumps([clean, clean, {"task_id": 2, "traj": orphan}]))
+    runs = load_tau_bench(path)
+    assert [(p.source, p.index, p.field) for p in runs[2].import_problems] == [
+        ("tau-bench", 2, "traj[1].tool_call_id")
+    ]
+    with pytest.raises(TranscriptError) as strict:
         load_tau_bench(path, strict=True)
+    assert (strict.value.index, strict.value.field) == (2, "traj[1].tool_call_id")
+    assert strict.value.problem == runs[2].import_problems[0].problem
+    assert "entry 2, field 'traj[1].tool_call_id'" in str(strict.value)
 
 
 def test_build_run_rejects_what_is_not_a_message() -> None:
@@ -423,3 +454,91 @@ def test_build_run_rejects_what_is_not_a_message() -> None:
         build_run([], [], system=None, source="x", meta={"a": float("nan")})
     same = Message.user("again")
     assert len(build_run([same, same], [], system=None, source="x").ledger.messages) == 2
+
+
+def test_an_otel_duplicate_call_id_names_its_part_and_the_span(tmp_path: Path) -> None:
+    # The repeated call is part 2 of the output message (call 1 of its calls): the part is
+    # named, and the index counts spans.
+    user = {"role": "user", "parts": [{"type": "text", "content": "go"}]}
+    output = {
+        "role": "assistant",
+        "parts": [
+            {"type": "text", "content": "two calls"},
+            {"type": "tool_call", "id": "d", "name": "f", "arguments": {}},
+            {"type": "tool_call", "id": "d", "name": "g", "arguments": {}},
+        ],
+    }
+    span = {
+        "traceId": "0af7651916cd43dd8448eb211c80319c",
+        "spanId": "b7ad6b7169203331",
+        "name": "chat m",
+        "attributes": [
+            {"key": "gen_ai.operation.name", "value": {"stringValue": "chat"}},
+            {"key": "gen_ai.input.messages", "value": {"stringValue": json.dumps([user])}},
+            {"key": "gen_ai.output.messages", "value": {"stringValue": json.dumps([output])}},
+        ],
+    }
+    path = tmp_path / "trace.json"
+    path.write_text(json.dumps({"resourceSpans": [{"scopeSpans": [{"spans": [span]}]}]}))
+    field = "attributes['gen_ai.output.messages'][0].parts[2].id"
+    (run,) = load_otel(path)
+    assert [(p.index, p.field) for p in run.import_problems] == [(0, field)]
+    with pytest.raises(TranscriptError, match="duplicate call id") as caught:
+        load_otel(path, strict=True)
+    assert (caught.value.index, caught.value.field, caught.value.unit) == (0, field, "span")
+    assert f"span 0, field {field!r}" in str(caught.value)
+
+
+@pytest.mark.parametrize("unit", ["message", "entry", "line", "sample", "event", "span"])
+def test_a_transcript_error_says_what_its_index_counts(unit: str) -> None:
+    error = TranscriptError("x", 12, "f", "wrong", path="a.json", unit=unit)
+    assert str(error) == f"a.json: x: {unit} 12, field 'f': wrong"
+    assert (error.source, error.index, error.field, error.problem, error.path, error.unit) == (
+        "x",
+        12,
+        "f",
+        "wrong",
+        "a.json",
+        unit,
+    )
+    whole = TranscriptError("x", None, "f", "wrong", unit=unit)
+    assert str(whole) == "x: transcript, field 'f': wrong"
+    assert TranscriptError("x", 3, "f", "wrong").unit == "message"
+
+
+@pytest.mark.parametrize(
+    ("load", "name", "unit"),
+    [
+        (load_swe_agent, "bad.traj", "entry"),
+        (load_openhands, "bad.json", "event"),
+        (load_inspect, "bad.json", "sample"),
+        (load_claude_code, "bad.jsonl", "line"),
+    ],
+)
+def test_each_file_importer_names_its_own_unit(
+    tmp_path: Path, load: Any, name: str, unit: str
+) -> None:
+    # A fault in the second item of each format's own list (entry, event, sample, line).
+    bad = {"role": "robot", "content": "x"}
+    documents: dict[str, Any] = {
+        "entry": {"history": [{"role": "user", "content": "a"}, bad]},
+        "event": [
+            {"id": 0, "source": "user", "action": "message", "args": {"content": "a"}},
+            {"id": 1, "source": "user"},
+        ],
+        "sample": {
+            "eval": {"task": "t"},
+            "samples": [{"id": 1, "epoch": 1, "messages": []}, {"id": 2, "messages": [bad]}],
+        },
+    }
+    path = tmp_path / name
+    if unit == "line":
+        path.write_text('{"type": "user", "message": {"role": "user", "content": "a"}}\n{bad\n')
+    else:
+        path.write_text(json.dumps(documents[unit]))
+    with pytest.raises(TranscriptError) as caught:
+        load(path)
+    error = caught.value
+    assert error.unit == unit and error.path == str(path)
+    assert f"{unit} {error.index}, field {error.field!r}" in str(error)
+    assert error.index in (1, 2)  # the second item (lines count from 1)

@@ -415,11 +415,28 @@ def test_load_tau_bench_imports_whole_or_raises(value: Any, cut: int | None, gar
         except TranscriptError as exc:
             event("rejected")
             assert exc.path == str(path) and str(path) in str(exc)
-            return
-        event("imported")
+            try:
+                load_tau_bench(path, strict=True)
+            except TranscriptError:
+                return
+            raise AssertionError("strict import accepted what the lenient one rejected") from None
         read = json.loads(path.read_text(encoding="utf-8"))
         assert isinstance(read, list) and len(runs) == len(read)
         for entry, run in zip(read, runs, strict=True):
             assert run.meta["task_id"] == entry.get("task_id")
             assert all(p.source == "tau-bench" for p in run.import_problems)
             check_whole(run, openai_counts(entry["traj"], run))
+        # Strict raises exactly the first problem the lenient import lists, at the same place.
+        listed = [p for run in runs for p in run.import_problems]
+        try:
+            strict = load_tau_bench(path, strict=True)
+        except TranscriptError as exc:
+            event("imported with problems")
+            assert listed, f"strict raised with no problem listed: {exc}"
+            first = listed[0]
+            assert (exc.index, exc.field, exc.problem) == (first.index, first.field, first.problem)
+            assert exc.path == str(path) and exc.unit == "entry"
+        else:
+            event("imported clean")
+            assert listed == []
+            assert [_view(r) for r in strict] == [_view(r) for r in runs]

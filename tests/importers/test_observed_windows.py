@@ -69,6 +69,9 @@ def test_observed_windows_equal_the_recorded_inputs() -> None:
     assert [r.iteration for r in run.records] == [3, 4]
     assert all(r.observed and r.strategy == "masking" for r in run.records)
     assert [r.removed_stage_ids for r in run.records] == [["tool-calls#2"], ["tool-calls#4"]]
+    # Masking in place is the move clear_tool_results makes: named as cleared too.
+    assert [r.cleared_stage_ids for r in run.records] == [r.removed_stage_ids for r in run.records]
+    assert run.strategy == "masking"
     # In-place stand-ins keeping role and call id split no pair and need no frame.
     assert all(r.violations == [] for r in run.records)
     stand_ins = [m for m in run.ledger.messages if m.authored is not None]
@@ -95,6 +98,7 @@ def test_a_summary_in_place_of_history_is_an_inserted_frame() -> None:
     run = build_run(history, [None] * 4, system=SYSTEM, source="test", sent=sent, policy="cc")
     (record,) = run.records
     assert record.iteration == 4 and record.observed
+    assert record.cleared_stage_ids == []  # a summary inserted, nothing replaced in place
     assert record.removed_message_count == 5
     assert record.removed_stage_ids == [
         "seed#0",

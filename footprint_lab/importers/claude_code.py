@@ -1,0 +1,396 @@
+"""Load Claude Code session transcripts (JSONL, one entry a line) as runs, one per file.
+
+Layer: importers. A session file is a log Claude Code appends to as the session runs; each
+line is one JSON entry with a ``type``:
+
+* ``user`` / ``assistant`` entries carry ``message``, an Anthropic Messages message whose
+  content blocks (``text``, ``tool_use``, ``tool_result``, ``thinking``, ``image`` ...) are read
+  by :func:`~footprint_lab.importers.anthropic.parse_anthropic`: ``tool_result`` blocks in a
+  user entry become tool messages, other typed blocks are kept as parts, ``message.usage`` is
+  the reply's usage. Claude Code writes one assistant reply as several consecutive entries
+  sharing one ``message.id`` (a content block each); they are merged into one assistant
+  message, whose usage is that of the last of them that reports one. Entries flagged
+  ``isSidechain`` belong to a sub-agent's own conversation, not this one: they are counted
+  in ``meta['sidechain_entries']`` and not imported. ``isMeta`` entries were sent and are
+  kept.
+* ``summary`` entries (the titles Claude Code writes for a session) go to
+  ``meta['summaries']``.
+* ``system`` entries are notices the model never sees, except ``subtype:
+  "compact_boundary"``: Claude Code compacted the conversation there. The user entry flagged
+  ``isCompactSummary`` that follows holds the summary that replaced everything before the
+  boundary. The history (``messages``) keeps every message before the boundary and never the
+  summary; each assistant reply after the boundary was sent the summary and the messages
+  since the boundary, which is passed as its ``sent`` window with policy ``"claude-code"``,
+  so the run holds an observed record of what the compaction removed. ``meta['compactions']``
+  lists each one (``boundary_line``, ``trigger``, ``preTokens``, ``summary_line``). A summary
+  with no boundary before it starts a compacted part the same way.
+* Entries of other types (``file-history-snapshot``, ...) are counted in
+  ``meta['ignored_entries']``.
+
+Lines are read in file order (``parentUuid`` links are not followed, so an abandoned branch
+of an edited conversation stays in the history). ``meta`` holds ``sessionId`` (and
+``session_ids`` when a file holds more than one), ``model`` (the first ``message.model`` of an
+assistant entry that is not ``<synthetic>``; ``models`` when there are several), ``cwd``,
+``version`` and ``gitBranch`` where present, ``log_file`` and a ``label``.
+
+Faults name the file (``path``), the line number (``index``, from 1) and the field inside the
+entry. A file that cannot be read or is not UTF-8, and a line that is not JSON (field
+``"line"``), raise :class:`TranscriptError`. A session log is read entry by entry, as Claude
+Code writes it and as claude-code-log reads it, so one unreadable entry does not make the rest
+unreadable: a line that holds JSON but no entry (not an object, no ``type``) and a
+``user`` / ``assistant`` entry whose ``message`` cannot be read (not an object, no content,
+a block without a type, a ``tool_use`` without an id ...) are skipped and listed as problems
+(``strict=True`` raises at the first). What a readable message has wrong (an orphan result,
+``null`` text, negative usage ...) is kept and listed, as for every importer.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from footprint_lab._gc import gc_paused
+from footprint_lab.agent.run import Run
+from footprint_lab.importers._build import build_run
+from footprint_lab.importers._parts import (
+    Problems,
+    TranscriptError,
+    files_in,
+    json_value,
+    nested,
+    parse_json_text,
+    read_text_file,
+    short,
+)
+from footprint_lab.importers.anthropic import parse_anthropic
+from footprint_lab.messages import Message
+
+SOURCE = "claude-code"
+"""The importer's name, on its runs (``run.provider``) and its problems."""
+POLICY = "claude-code"
+"""The name observed window records give Claude Code's compaction."""
+SUFFIX = ".jsonl"
+"""The file names a folder is searched for."""
+UNIT = "line"
+"""What an error's index counts: the line of the file (from 1)."""
+SYNTHETIC_MODEL = "<synthetic>"
+"""The model Claude Code names on replies it wrote itself (API errors, interruptions)."""
+
+__all__ = ["POLICY", "SOURCE", "SUFFIX", "load_claude_code"]
+
+_FACTS = ("sessionId", "cwd", "version", "gitBranch")
+_BLOCK = re.compile(r"content\[(\d+)\]")
+
+
+@dataclass
+class _Turn:
+    """One message of the conversation as entries gave it (an assistant reply may span
+    several entries)."""
+
+    role: str
+    """'user' or 'assistant'."""
+    line: int
+    """The line of its first entry."""
+    segment: int
+    """How many compactions came before it."""
+    content: Any
+    """The content as given (a user entry), or the merged block list (an assistant reply)."""
+    count: int
+    """How many messages it becomes."""
+    block_lines: list[tuple[int, int]] = field(default_factory=list)
+    """For each block of ``content``: the line that held it and its index there."""
+    message_id: str | None = None
+    """The assistant reply's ``message.id``."""
+    usage: Any = None
+    """The reply's usage as given (the last entry's that has one)."""
+    usage_line: int = 0
+    """The line ``usage`` came from."""
+
+    def raw(self) -> dict[str, Any]:
+        """The turn as an Anthropic message."""
+        out: dict[str, Any] = {"role": self.role, "content": self.content}
+        if self.role == "assistant":
+            out["usage"] = self.usage
+        return out
+
+    def place(self, where: str) -> tuple[int, str]:
+        """The line and the entry field of ``where``, a field of :meth:`raw`."""
+        if where.startswith("usage"):
+            return self.usage_line, f"message.{where}"
+        block = _BLOCK.match(where)
+        if block is not None and int(block[1]) < len(self.block_lines):
+            line, local = self.block_lines[int(block[1])]
+            return line, f"message.content[{local}]{where[block.end() :]}"
+        return self.line, f"message.{where}"
+
+
+@dataclass
+class _Session:
+    """What the entries of one file said, before the messages are parsed together."""
+
+    turns: list[_Turn] = field(default_factory=list)
+    summaries: dict[int, list[Message]] = field(default_factory=dict)
+    """The summary stand-in of each compacted part (by segment)."""
+    segment: int = 0
+    compactions: list[dict[str, Any]] = field(default_factory=list)
+    titles: list[dict[str, Any]] = field(default_factory=list)
+    facts: dict[str, Any] = field(default_factory=dict)
+    session_ids: list[str] = field(default_factory=list)
+    models: list[str] = field(default_factory=list)
+    sidechain: int = 0
+    ignored: Counter[str] = field(default_factory=Counter)
+
+
+def _entries(text: str, where: str) -> list[tuple[int, Any]]:
+    """Each non-blank line's JSON, with its line number (from 1)."""
+    out: list[tuple[int, Any]] = []
+    for number, line in enumerate(text.split("\n"), start=1):
+        if not line.strip():
+            continue
+        try:
+            out.append((number, parse_json_text(line, SOURCE, where, "line")))
+        except TranscriptError as exc:
+            raise TranscriptError(
+                SOURCE, number, "line", exc.problem, path=where, unit=UNIT
+            ) from None
+    return out
+
+
+def _kind_of(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "text"
+    return "a list"
+
+
+def _facts(entry: Mapping[str, Any], session: _Session) -> None:
+    for key in _FACTS:
+        value = entry.get(key)
+        if isinstance(value, str) and key not in session.facts:
+            session.facts[key] = value
+    session_id = entry.get("sessionId")
+    if isinstance(session_id, str) and session_id not in session.session_ids:
+        session.session_ids.append(session_id)
+
+
+def _boundary(entry: Mapping[str, Any], session: _Session, notes: Problems, line: int) -> None:
+    metadata = entry.get("compactMetadata")
+    if not isinstance(metadata, Mapping):
+        metadata = {}
+    session.segment += 1
+    session.compactions.append(
+        {
+            "boundary_line": line,
+            "trigger": json_value(metadata.get("trigger"), notes, line, "compactMetadata.trigger"),
+            "preTokens": json_value(
+                metadata.get("preTokens"), notes, line, "compactMetadata.preTokens"
+            ),
+            "summary_line": None,
+        }
+    )
+
+
+def _summary(parsed: list[Message], session: _Session, line: int) -> None:
+    """A compact summary: the stand-in of the latest boundary (or of a new compacted part)."""
+    latest = session.compactions[-1] if session.compactions else None
+    if latest is None or latest["summary_line"] is not None:
+        session.segment += 1
+        latest = {"boundary_line": None, "trigger": None, "preTokens": None, "summary_line": None}
+        session.compactions.append(latest)
+    latest["summary_line"] = line
+    session.summaries[session.segment] = parsed
+
+
+def _message(
+    entry: Mapping[str, Any], role: str, session: _Session, notes: Problems, line: int
+) -> None:
+    """Read one user or assistant entry into the session (or skip it, with a problem)."""
+    message = entry.get("message")
+    if not isinstance(message, Mapping):
+        notes.note(
+            line,
+            "message",
+            f"expected a message object, got {short(message)}; the entry is skipped",
+        )
+        return
+    raw: dict[str, Any] = {"role": role, "content": message.get("content")}
+    if role == "assistant":
+        raw["usage"] = message.get("usage")
+    try:  # the entry alone: does it read? (its problems are listed by the whole-file parse)
+        parsed = parse_anthropic([raw])[0]
+    except TranscriptError as exc:
+        notes.note(line, f"message.{exc.field}", f"{exc.problem}; the entry is skipped")
+        return
+    content = raw["content"]
+    if role == "user":
+        if entry.get("isCompactSummary") is True:
+            _summary(parsed, session, line)
+            return
+        lines = [(line, k) for k in range(len(content))] if isinstance(content, list) else []
+        session.turns.append(_Turn("user", line, session.segment, content, len(parsed), lines))
+        return
+    model = message.get("model")
+    if isinstance(model, str) and model != SYNTHETIC_MODEL and model not in session.models:
+        session.models.append(model)
+    blocks = [{"type": "text", "text": content}] if isinstance(content, str) else list(content)
+    message_id = message.get("id") if isinstance(message.get("id"), str) else None
+    last = session.turns[-1] if session.turns else None
+    if (
+        last is not None
+        and last.role == "assistant"
+        and message_id is not None
+        and last.message_id == message_id
+        and last.segment == session.segment
+    ):
+        last.content.extend(blocks)
+        last.block_lines.extend((line, k) for k in range(len(blocks)))
+        if raw["usage"] is not None:
+            last.usage, last.usage_line = raw["usage"], line
+        return
+    session.turns.append(
+        _Turn(
+            "assistant",
+            line,
+            session.segment,
+            blocks,
+            1,
+            [(line, k) for k in range(len(blocks))],
+            message_id,
+            raw["usage"],
+            line,
+        )
+    )
+
+
+def _read(entries: list[tuple[int, Any]], notes: Problems) -> _Session:
+    session = _Session()
+    for line, entry in entries:
+        if not isinstance(entry, dict):
+            notes.note(line, "entry", f"not a session entry ({_kind_of(entry)}); skipped")
+            continue
+        _facts(entry, session)
+        kind = entry.get("type")
+        if not isinstance(kind, str):
+            notes.note(line, "type", f"an entry needs a type, got {short(kind)}; skipped")
+        elif kind == "summary":
+            session.titles.append(
+                {
+                    "summary": json_value(entry.get("summary"), notes, line, "summary"),
+                    "leafUuid": json_value(entry.get("leafUuid"), notes, line, "leafUuid"),
+                    "line": line,
+                }
+            )
+        elif kind == "system" and entry.get("subtype") == "compact_boundary":
+            _boundary(entry, session, notes, line)
+        elif kind in ("user", "assistant"):
+            if entry.get("isSidechain") is True:
+                session.sidechain += 1
+            else:
+                _message(entry, kind, session, notes, line)
+        else:
+            session.ignored[kind] += 1
+    return session
+
+
+def _windows(session: _Session, messages: list[Message]) -> list[list[Message] | None] | None:
+    """What each assistant reply was sent, where a compaction decided it (else None)."""
+    if not session.compactions:
+        return None
+    sent: list[list[Message] | None] = []
+    since: dict[int, list[Message]] = {}
+    at = 0
+    for turn in session.turns:
+        produced = messages[at : at + turn.count]
+        at += turn.count
+        if turn.role == "assistant":
+            if turn.segment == 0:
+                sent.append(None)
+            else:
+                part = since.get(turn.segment, [])
+                sent.append([*session.summaries.get(turn.segment, []), *part])
+        since.setdefault(turn.segment, []).extend(produced)
+    return sent
+
+
+def _meta(session: _Session, where: str, path: Path) -> dict[str, Any]:
+    meta: dict[str, Any] = {
+        "sessionId": session.session_ids[0] if session.session_ids else None,
+        "model": session.models[0] if session.models else None,
+    }
+    meta.update({k: v for k, v in session.facts.items() if k != "sessionId"})
+    if len(session.session_ids) > 1:
+        meta["session_ids"] = session.session_ids
+    if len(session.models) > 1:
+        meta["models"] = session.models
+    meta["summaries"] = session.titles
+    meta["compactions"] = session.compactions
+    meta["sidechain_entries"] = session.sidechain
+    if session.ignored:
+        meta["ignored_entries"] = dict(session.ignored)
+    meta["log_file"] = where
+    meta["label"] = meta["sessionId"] or path.stem
+    return meta
+
+
+def _load_file(path: Path, strict: bool) -> Run:
+    where = str(path)
+    notes = Problems(SOURCE, strict=strict, unit=UNIT)
+    session = _read(_entries(read_text_file(path, SOURCE), where), notes)
+    turns = session.turns
+
+    def place(k: int | None, field: str) -> tuple[int | None, str]:
+        # The k-th Anthropic message is the k-th turn: its line and the field in its entry.
+        if k is None or not 0 <= k < len(turns):
+            return None, field
+        return turns[k].place(field)
+
+    try:
+        messages, usages, found = parse_anthropic([t.raw() for t in turns], strict=strict)
+    except TranscriptError as exc:
+        raise nested(exc, SOURCE, place, unit=UNIT, path=where) from None
+    problems = [*notes.found, *nested(found.found, SOURCE, place)]
+    return build_run(
+        messages,
+        usages,
+        system=None,
+        source=SOURCE,
+        meta=_meta(session, where, path),
+        problems=problems,
+        model=session.models[0] if session.models else None,
+        sent=_windows(session, messages),
+        policy=POLICY,
+    )
+
+
+@gc_paused
+def load_claude_code(path: str | Path, *, strict: bool = False) -> list[Run]:
+    """One run per Claude Code session file (see the module docstring for the mapping).
+
+    Args:
+        path: A session ``.jsonl`` file, or a folder: every ``.jsonl`` file directly in it, in
+            name order.
+        strict: Raise at the first problem instead of listing it in ``run.import_problems``.
+
+    Returns:
+        The runs, one per file.
+
+    Raises:
+        TranscriptError: a file cannot be read, a line is not JSON, or (when ``strict``) an
+            entry is skipped or has a problem — naming the file, the line and the field.
+    """
+    runs: list[Run] = []
+    for file in files_in(path, (SUFFIX,), SOURCE):
+        try:
+            runs.append(_load_file(file, strict))
+        except TranscriptError as exc:
+            raise nested(exc, SOURCE, path=str(file)) from None
+    return runs

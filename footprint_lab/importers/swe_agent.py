@@ -1,0 +1,444 @@
+"""Load SWE-agent trajectories (``.traj`` files) as runs, with the windows SWE-agent's own
+history processors sent wherever the file records them.
+
+Layer: importers. A ``.traj`` file is one JSON object: ``history`` (every message of the
+attempt, in order: the system prompt, the instance prompt, then one ``assistant`` entry per
+accepted model reply and one observation after it), ``trajectory`` (one step per model call:
+``response``, ``thought``, ``action``, ``observation``, ``state`` and, depending on the
+version, ``messages`` or ``query``), ``info`` (``exit_status``, ``submission``,
+``model_stats``) and ``replay_config`` (the run's configuration, an object or its JSON text).
+
+* **Messages.** A history entry becomes the message SWE-agent's model layer sends for it
+  (``sweagent.agent.models._history_to_messages``): ``system`` / ``user`` / ``assistant``
+  entries keep their role and text; function-calling replies keep their ``tool_calls`` and a
+  ``tool`` entry answers the first id of its ``tool_call_ids``. Both fields may be stored as
+  lists or as *text* (a Python literal, as ``str()`` writes it, or JSON): text is parsed with
+  :func:`ast.literal_eval` (literals only, never code) and then as JSON; text that is neither is a
+  :class:`TranscriptError`. The first entry, the system prompt, becomes ``run.system``;
+  ``thinking_blocks`` are kept as ``thinking`` parts. Demonstration entries (``is_demo``) are
+  kept as the messages they were sent as.
+* **Steps.** Steps are matched to the history's assistant entries in order, by their response
+  text (where the text was edited: by their action and thought, or by the action alone for the
+  very next step). A step that matches none (a reply SWE-agent rejected and re-queried, or a
+  final step not written back to history) is listed in ``meta['steps_not_in_history']``.
+* **Recorded windows.** A step's ``query`` (SWE-agent 1.1 and later) is the exact input of that
+  call. Before 1.1 a step's ``messages`` was the processed history *after* the step, so it is
+  the input of the *next* call (SWE-agent's own note on the change). It is used for that call
+  only when the two steps are consecutive and the list has exactly the roles of the history
+  before the call. These inputs go to :func:`build_run` as ``sent``: where SWE-agent's
+  ``last_n_observations`` processor had replaced an old observation with
+  ``Old environment output: (N lines omitted)``, the run records an observed window
+  (policy ``'swe-agent'``) naming what left.
+* **Usage.** The file holds no per-call token counts, so every call's usage is None; the
+  totals (``model_stats``) are in ``run.meta``.
+
+Anything malformed raises :class:`TranscriptError` naming the file, the history entry (or
+step) and the field; problems a provider would have accepted are listed in
+``run.import_problems`` (source ``'swe-agent'``), or raised when ``strict``.
+"""
+
+from __future__ import annotations
+
+import ast
+import bisect
+import json
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from footprint_lab._gc import gc_paused
+from footprint_lab.agent.run import ImportProblem, Run
+from footprint_lab.importers._build import build_run
+from footprint_lab.importers._parts import (
+    Problems,
+    TranscriptError,
+    blocks_of,
+    content_part,
+    files_in,
+    item_field,
+    json_problem,
+    nested,
+    object_of,
+    ordered,
+    read_json_file,
+    reject_constant,
+    short,
+)
+from footprint_lab.importers.openai import parse_openai
+from footprint_lab.messages import ContentPart, Message
+
+SOURCE = "swe-agent"
+"""The ``source`` of runs, errors and problems from this importer."""
+POLICY = "swe-agent"
+"""The name of SWE-agent's own context policy in the observed window records."""
+SUFFIX = ".traj"
+"""The file suffix a folder is searched for."""
+UNIT = "entry"
+"""What an error's index counts: the entry of ``history``."""
+
+__all__ = ["POLICY", "SOURCE", "SUFFIX", "load_swe_agent"]
+
+_LITERAL_ERRORS = (ValueError, TypeError, SyntaxError, MemoryError, RecursionError)
+
+
+@gc_paused
+def load_swe_agent(path: str | Path, *, strict: bool = False) -> list[Run]:
+    """One run per SWE-agent trajectory file.
+
+    Each run's ``meta`` holds ``trajectory_id`` (the file's stem), ``instance_id`` (the
+    problem statement's id where ``replay_config`` names one, else the stem) and, where the
+    file has them, ``model``, ``exit_status``, ``has_submission``, ``model_stats``,
+    ``environment``, ``history_processors``, ``steps``, ``steps_not_in_history`` and
+    ``recorded_inputs`` (how many calls' inputs the file recorded).
+
+    Args:
+        path: A ``.traj`` file, or a folder: every ``.traj`` file in it, sorted by name.
+        strict: Raise at the first problem instead of listing it in ``run.import_problems``.
+
+    Raises:
+        TranscriptError: a file cannot be read as JSON, is not a trajectory, or is malformed
+            (naming the file, the history entry or step, and the field); a folder holds no
+            ``.traj`` file.
+    """
+    return [_load_file(file, strict=strict) for file in files_in(path, (SUFFIX,), SOURCE)]
+
+
+def _load_file(path: Path, *, strict: bool) -> Run:
+    data = read_json_file(path, SOURCE)
+    try:
+        return _parse(data, path.stem, strict=strict)
+    except TranscriptError as exc:
+        raise nested(exc, SOURCE, path=str(path)) from None
+
+
+def _literal(value: Any, problems: Problems, index: int | None, field: str) -> Any:
+    """A field stored as a value, or as the text of one (a Python literal, else JSON).
+
+    Raises:
+        TranscriptError: text that is neither, or a value JSON cannot carry.
+    """
+    if not isinstance(value, str):
+        return value
+    try:
+        parsed = ast.literal_eval(value)
+    except _LITERAL_ERRORS:
+        try:
+            parsed = json.loads(value, parse_constant=reject_constant)
+        except (ValueError, RecursionError):
+            problems.fail(
+                index, field, f"text that is neither a Python literal nor JSON: {short(value)}"
+            )
+    why = json_problem(parsed)
+    if why is not None:
+        problems.fail(index, field, f"the text holds {why}")
+    return parsed
+
+
+def _wire(entry: Any, problems: Problems, index: int | None, at: str) -> dict[str, Any]:
+    """A history entry as the OpenAI-shaped message SWE-agent sends for it."""
+    if not isinstance(entry, Mapping):
+        problems.fail(index, at, f"expected a history entry object, got {short(entry)}")
+    role = entry.get("role")
+    out: dict[str, Any] = {"role": role, "content": entry.get("content")}
+    if role == "tool":
+        ids = _literal(entry.get("tool_call_ids"), problems, index, f"{at}.tool_call_ids")
+        if not isinstance(ids, list) or not ids or not all(isinstance(i, str) for i in ids):
+            problems.fail(
+                index,
+                f"{at}.tool_call_ids",
+                "a tool observation needs a non-empty list of call ids",
+            )
+        if len(ids) > 1:
+            problems.note(
+                index,
+                f"{at}.tool_call_ids",
+                f"{len(ids)} call ids on one observation; it answers only the first",
+            )
+        out["tool_call_id"] = ids[0]
+    elif role == "assistant":
+        calls = _literal(entry.get("tool_calls"), problems, index, f"{at}.tool_calls")
+        if calls is not None:
+            if not isinstance(calls, list):
+                problems.fail(
+                    index, f"{at}.tool_calls", f"expected a list of calls, got {short(calls)}"
+                )
+            out["tool_calls"] = calls
+    return out
+
+
+def _thinking(
+    entry: Mapping[str, Any], problems: Problems, index: int, at: str
+) -> list[ContentPart]:
+    blocks = entry.get("thinking_blocks")
+    if blocks is None:
+        return []
+    field = f"{at}.thinking_blocks"
+    if not isinstance(blocks, list):  # not text either, as a message's content may be
+        problems.fail(index, field, "expected a list of blocks")
+    return [
+        content_part(block, problems, index, f"{field}[{k}]")
+        for k, block in enumerate(blocks_of(blocks, problems, index, field))
+    ]
+
+
+def _openai(
+    wire: Sequence[Mapping[str, Any]],
+    *,
+    strict: bool,
+    index: Callable[[int | None], int | None],
+    prefix: str,
+) -> tuple[list[Message], str | None, list[ImportProblem]]:
+    """:func:`parse_openai` over converted entries, its errors and problems renamed to the
+    entries they came from."""
+
+    def place(k: int | None, field: str) -> tuple[int | None, str]:
+        return index(k), item_field(prefix, k, field)
+
+    try:
+        messages, _usages, system, found = parse_openai(wire, strict=strict)
+    except TranscriptError as exc:
+        raise nested(exc, SOURCE, place, unit=UNIT) from None
+    return messages, system, nested(found.found, SOURCE, place)
+
+
+def _get(value: Any, key: str, problems: Problems, field: str) -> Any:
+    """``value[key]``, None when ``value`` is None.
+
+    Raises:
+        TranscriptError: ``value`` is present and not an object.
+    """
+    return object_of(value, problems, None, field).get(key)
+
+
+def _text_key(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def _align(
+    history: Sequence[Mapping[str, Any]], replies: Sequence[int], steps: Sequence[Mapping[str, Any]]
+) -> list[int | None]:
+    """The step of each assistant entry (by history index), in order: the next step with its
+    response, else with its action and thought, else the very next step when it has its
+    action; None where there is none."""
+    by_response: dict[str, list[int]] = {}
+    by_action: dict[tuple[str, str | None], list[int]] = {}
+    for j, step in enumerate(steps):
+        response = _text_key(step.get("response"))
+        if response is not None:
+            by_response.setdefault(response, []).append(j)
+        action = _text_key(step.get("action"))
+        if action is not None:
+            by_action.setdefault((action, _text_key(step.get("thought"))), []).append(j)
+
+    def first_after(positions: list[int] | None, start: int) -> int | None:
+        if not positions:
+            return None
+        k = bisect.bisect_left(positions, start)
+        return positions[k] if k < len(positions) else None
+
+    out: list[int | None] = []
+    start = 0
+    for i in replies:
+        entry = history[i]
+        if entry.get("is_demo") is True:
+            out.append(None)
+            continue
+        found = None
+        content = _text_key(entry.get("content"))
+        if content is not None:
+            found = first_after(by_response.get(content), start)
+        action = _text_key(entry.get("action"))
+        if found is None and action is not None:
+            key = (action, _text_key(entry.get("thought")))
+            found = first_after(by_action.get(key), start)
+            if found is None and start < len(steps) and steps[start].get("action") == action:
+                found = start  # the next step, its text edited
+        out.append(found)
+        if found is not None:
+            start = found + 1
+    return out
+
+
+def _roles_match(entries: Sequence[Any], history: Sequence[Mapping[str, Any]]) -> bool:
+    return len(entries) == len(history) and all(
+        isinstance(e, Mapping) and e.get("role") == h.get("role")
+        for e, h in zip(entries, history, strict=True)
+    )
+
+
+def _window(entries: Sequence[Any], step: int, key: str, system: str | None) -> list[Message]:
+    """A step's recorded input as messages (a leading system prompt that differs from the
+    run's is kept as a system message)."""
+    quiet = Problems(SOURCE)  # what these entries have wrong is listed once, from the history
+    prefix = f"trajectory[{step}].{key}"
+    wire = [_wire(e, quiet, None, f"{prefix}[{k}]") for k, e in enumerate(entries)]
+    messages, sent_system, _ = _openai(wire, strict=False, index=lambda _k: None, prefix=prefix)
+    if sent_system is not None and sent_system != system:
+        messages.insert(0, Message.system(sent_system))
+    return messages
+
+
+def _steps(data: Mapping[str, Any], problems: Problems) -> list[Mapping[str, Any]]:
+    trajectory = data.get("trajectory")
+    if trajectory is None:
+        return []
+    if not isinstance(trajectory, list):
+        problems.fail(None, "trajectory", "expected a list of steps")
+    for j, step in enumerate(trajectory):
+        if not isinstance(step, Mapping):
+            problems.fail(None, f"trajectory[{j}]", f"expected a step object, got {short(step)}")
+        for key in ("query", "messages"):
+            if step.get(key) is not None and not isinstance(step[key], list):
+                problems.fail(None, f"trajectory[{j}].{key}", "expected a list of messages")
+    return trajectory
+
+
+def _sent(
+    history: Sequence[Mapping[str, Any]],
+    replies: Sequence[int],
+    steps: Sequence[Mapping[str, Any]],
+    system: str | None,
+) -> tuple[list[list[Message] | None], list[int]]:
+    """Each reply's recorded input (None where the file has none), and the steps that match
+    no history entry."""
+    aligned = _align(history, replies, steps)
+    sent: list[list[Message] | None] = []
+    previous: int | None = None
+    for i, j in zip(replies, aligned, strict=True):
+        window: list[Message] | None = None
+        if j is not None:
+            query = steps[j].get("query")
+            before = steps[j - 1].get("messages") if j > 0 else None
+            if query is not None:
+                window = _window(query, j, "query", system)
+            elif previous == j - 1 and before is not None and _roles_match(before, history[:i]):
+                window = _window(before, j - 1, "messages", system)
+        sent.append(window)
+        previous = j
+    used = {j for j in aligned if j is not None}
+    return sent, [j for j in range(len(steps)) if j not in used]
+
+
+def _json_object(value: Any, problems: Problems, field: str) -> dict[str, Any] | None:
+    if value is None:
+        return None
+    if not isinstance(value, Mapping) or json_problem(value) is not None:
+        problems.fail(None, field, "expected an object of JSON values")
+    return dict(value)
+
+
+def _config(data: Mapping[str, Any], problems: Problems) -> Any:
+    config = data.get("replay_config")
+    if isinstance(config, str):
+        try:
+            config = json.loads(config, parse_constant=reject_constant)
+        except (ValueError, RecursionError):
+            problems.fail(None, "replay_config", "text that is not JSON")
+    if config is not None and not isinstance(config, Mapping):
+        problems.fail(None, "replay_config", "expected an object (or its JSON text)")
+    return config
+
+
+def _meta(
+    data: Mapping[str, Any], stem: str, problems: Problems
+) -> tuple[dict[str, Any], str | None]:
+    """The run's facts, and the model name ``replay_config`` gives."""
+    config = _config(data, problems)
+    agent = _get(config, "agent", problems, "replay_config")
+    model = _get(
+        _get(agent, "model", problems, "replay_config.agent"),
+        "name",
+        problems,
+        "replay_config.agent.model",
+    )
+    if model is not None and not isinstance(model, str):
+        problems.fail(None, "replay_config.agent.model.name", "expected text")
+    statement = _get(config, "problem_statement", problems, "replay_config")
+    instance = _get(statement, "id", problems, "replay_config.problem_statement")
+    meta: dict[str, Any] = {
+        "trajectory_id": stem,
+        "instance_id": instance if isinstance(instance, str) else stem,
+    }
+    if model is not None:
+        meta["model"] = model
+    processors = _get(agent, "history_processors", problems, "replay_config.agent")
+    if processors is not None:
+        if not isinstance(processors, list):
+            problems.fail(None, "replay_config.agent.history_processors", "expected a list")
+        meta["history_processors"] = [
+            p.get("type")
+            for p in processors
+            if isinstance(p, Mapping) and isinstance(p.get("type"), str)
+        ]
+    info = data.get("info")
+    if info is not None and not isinstance(info, Mapping):
+        problems.fail(None, "info", "expected an object")
+    info = info or {}
+    status = info.get("exit_status")
+    if status is not None:
+        if isinstance(status, bool) or not isinstance(status, (str, int)):
+            problems.fail(None, "info.exit_status", f"expected text, got {short(status)}")
+        meta["exit_status"] = status
+    if "submission" in info:
+        submission = info["submission"]
+        if submission is not None and not isinstance(submission, str):
+            problems.fail(None, "info.submission", "expected text or null")
+        meta["has_submission"] = bool(submission and submission.strip())
+    stats = _json_object(info.get("model_stats"), problems, "info.model_stats")
+    if stats is not None:
+        meta["model_stats"] = stats
+    for key in ("swe_agent_version", "best_attempt_idx"):
+        value = info.get(key)
+        if isinstance(value, (str, int)) and not isinstance(value, bool):
+            meta[key] = value
+    environment = data.get("environment")
+    if isinstance(environment, str):
+        meta["environment"] = environment
+    attempts = data.get("attempts")
+    if isinstance(attempts, list):
+        meta["attempts"] = len(attempts)
+    return meta, model
+
+
+def _parse(data: Any, stem: str, *, strict: bool) -> Run:
+    # Problems are collected, then (when strict) the first in entry order is raised.
+    problems = Problems(SOURCE, unit=UNIT)
+    if not isinstance(data, Mapping):
+        problems.fail(None, "file", "expected a trajectory object")
+    history = data.get("history")
+    if not isinstance(history, list):
+        problems.fail(None, "history", "expected a list of history entries")
+    wire = [_wire(entry, problems, i, f"history[{i}]") for i, entry in enumerate(history)]
+    messages, system, found = _openai(wire, strict=False, index=lambda k: k, prefix="history")
+    # parse_openai keeps one message per entry, less a leading system prompt.
+    shift = 1 if system is not None else 0
+    replies = [i for i, entry in enumerate(history) if entry.get("role") == "assistant"]
+    for i in replies:
+        parts = _thinking(history[i], problems, i, f"history[{i}]")
+        if parts:
+            message = messages[i - shift]
+            messages[i - shift] = message.model_copy(update={"parts": [*parts, *message.parts]})
+    steps = _steps(data, problems)
+    sent, unmatched = _sent(history, replies, steps, system)
+    meta, model = _meta(data, stem, problems)
+    meta["steps"] = len(steps)
+    meta["steps_not_in_history"] = unmatched
+    recorded = sum(window is not None for window in sent)
+    meta["recorded_inputs"] = recorded
+    listed = ordered([*problems.found, *found], strict=strict, unit=UNIT)
+    run = build_run(
+        messages,
+        [None] * len(replies),
+        system=system,
+        source=SOURCE,
+        meta=meta,
+        problems=listed,
+        model=model,
+        sent=sent if recorded else None,
+        policy=POLICY,
+    )
+    # SWE-agent says how the run ended; a submission is a finished run, whatever came last.
+    exit_status = meta.get("exit_status")
+    if isinstance(exit_status, str) and exit_status.startswith("submitted"):
+        run.status = "done"
+    return run
