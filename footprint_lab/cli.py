@@ -2,15 +2,19 @@
 
 ``footprint-lab demo`` runs the scripted scenarios under the three shipped strategies, prints
 a short summary table per run (:func:`~footprint_lab.lab.summary.run_summary`) and one line per
-WindowRecord (:func:`~footprint_lab.lab.views.record_text`), and writes a standalone HTML
-report (``footprint-report.html``, or ``-o PATH``) with the lab's charts for every run.
+WindowRecord (:func:`~footprint_lab.lab.views.record_text`), writes a standalone HTML report
+(``footprint-report.html``, or ``-o PATH``) with the lab's charts, every removal in words and a
+Boundary view for every run, and ends with one short table of every run
+(:func:`closing_lines`) and where the report is. ``footprint-lab report`` does the same for
+saved runs. The ``--help`` texts (:data:`DESCRIPTION`) are in plain words.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Sequence
+import textwrap
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -106,6 +110,50 @@ def demo(scenario_names: Sequence[str] | None = None) -> dict[str, dict[str, Run
     return results
 
 
+CLOSING_TABLE: dict[str, str] = {
+    "iterations": "iterations",
+    "records": "records",
+    "removed_messages": "messages removed",
+    "refusals": "refusals",
+    "final_window_chars": "final window chars",
+}
+"""The :func:`~footprint_lab.lab.summary.run_summary` keys of the closing table, and their
+headings."""
+
+REPORT_HINT = (
+    "Open it in any web browser; it needs no network. For each run it names every removal "
+    'and its reasons ("What left, and why") and has a Boundary slider showing the exact '
+    "messages sent at each call."
+)
+"""What the CLI says under the report's path."""
+
+
+def closing_lines(results: Mapping[str, Mapping[str, Run]]) -> list[str]:
+    """One short table of every run (scenario, strategy, then :data:`CLOSING_TABLE`), aligned:
+    names to the left, numbers to the right, the scenario named on its first row only."""
+    head = ["scenario", "strategy", *CLOSING_TABLE.values()]
+    rows: list[list[str]] = []
+    for scenario, by_strategy in results.items():
+        for i, (label, run) in enumerate(by_strategy.items()):
+            numbers = run_summary(run)
+            rows.append(
+                [scenario if i == 0 else "", label, *(str(numbers[k]) for k in CLOSING_TABLE)]
+            )
+    widths = [max(len(row[j]) for row in [head, *rows]) for j in range(len(head))]
+
+    def line(cells: list[str]) -> str:
+        names = [c.ljust(w) for c, w in zip(cells[:2], widths[:2], strict=True)]
+        numbers = [c.rjust(w) for c, w in zip(cells[2:], widths[2:], strict=True)]
+        return "  " + "  ".join([*names, *numbers]).rstrip()
+
+    return ["In short, one row per run:", line(head), *(line(row) for row in rows)]
+
+
+def report_lines(path: Path) -> list[str]:
+    """Where the report was written (its absolute path) and how to read it (wrapped)."""
+    return [f"report written to {path.resolve()}", *textwrap.wrap(REPORT_HINT, 88)]
+
+
 def report(paths: Sequence[Path], output: Path) -> int:
     """Load saved runs and write one report; a bad file is a clear error and exit code 2."""
     from footprint_lab.agent.checkpoint import RunFileError, load_run
@@ -122,39 +170,83 @@ def report(paths: Sequence[Path], output: Path) -> int:
         label = f"{run.strategy or 'no strategy'} ({path.stem})"
         grouped.setdefault(scenario, {})[label] = run
     written = write_report(grouped, output)
-    print(f"report written to {written.resolve()}")
+    for line in [*closing_lines(grouped), "", *report_lines(written)]:
+        print(line)
     return 0
+
+
+DESCRIPTION = """\
+See how an agent's context window is trimmed, and why.
+
+  footprint-lab demo     runs small scripted agents (no network, no API key) under three
+                         window strategies, prints what each one removed and why, and
+                         writes one HTML report to open in a browser.
+  footprint-lab report   writes the same report for runs you saved with run.save().
+
+The report works offline. For each run it shows the window's size call by call, which
+messages were in the window at each call, every removal with its reasons in words, and a
+Boundary slider with the exact messages sent at each call.
+"""
+"""The ``--help`` text of ``footprint-lab``."""
+
+DEMO_DESCRIPTION = """\
+Run the scripted scenarios under the three shipped window strategies (sliding-window,
+token-budget, summarize-oldest). For each run it prints a summary (calls, removals, messages
+removed, refusals, pins, window sizes) and one line per time the strategy looked at the
+window: the iteration, how many messages it removed (by stage id, the step that wrote them),
+the window's characters before and after, and which turns refused to leave and why (turn
+numbers count from the start of the window). It ends with one short table of every run and
+where the report is.
+"""
+"""The ``--help`` text of ``footprint-lab demo``."""
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``footprint-lab`` command."""
     from footprint_lab import __version__
 
-    parser = argparse.ArgumentParser(prog="footprint-lab", description=__doc__)
+    plain = argparse.RawDescriptionHelpFormatter
+    parser = argparse.ArgumentParser(
+        prog="footprint-lab", description=DESCRIPTION, formatter_class=plain
+    )
     parser.add_argument("--version", action="version", version=f"footprint-lab {__version__}")
-    sub = parser.add_subparsers(dest="command", required=True)
-    p_demo = sub.add_parser("demo", help="run the scripted scenarios under the three strategies")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="{demo,report}")
+    p_demo = sub.add_parser(
+        "demo",
+        help="run the scripted agents under each window strategy and write the report",
+        description=DEMO_DESCRIPTION,
+        formatter_class=plain,
+    )
     p_demo.add_argument(
         "--scenario",
         action="append",
         choices=sorted(SCENARIOS),
-        help=f"scenario to run (repeatable; default: {', '.join(default_scenarios())})",
+        help=(
+            "run only this scenario; give the option again for more "
+            f"(default: all of {', '.join(default_scenarios())})"
+        ),
     )
     p_demo.add_argument(
         "-o",
         "--output",
         default="footprint-report.html",
         type=Path,
-        help="where to write the HTML report (default: footprint-report.html)",
+        help="the HTML file to write (default: footprint-report.html in this folder)",
     )
-    p_report = sub.add_parser("report", help="write the HTML report for saved runs")
-    p_report.add_argument("runs", nargs="+", type=Path, help="run files written by run.save()")
+    p_report = sub.add_parser(
+        "report",
+        help="write the HTML report for runs you saved with run.save()",
+        description="Write one HTML report for runs saved with run.save(), grouped by scenario.",
+    )
+    p_report.add_argument(
+        "runs", nargs="+", type=Path, help="the run files (JSON) that run.save() wrote"
+    )
     p_report.add_argument(
         "-o",
         "--output",
         default="footprint-report.html",
         type=Path,
-        help="where to write the HTML report (default: footprint-report.html)",
+        help="the HTML file to write (default: footprint-report.html in this folder)",
     )
     args = parser.parse_args(argv)
     if args.command == "report":
@@ -164,7 +256,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         from footprint_lab.lab.report import write_report
 
         path = write_report(results, args.output)
-        print(f"report written to {path.resolve()}")
+        for line in [*closing_lines(results), "", *report_lines(path)]:
+            print(line)
     return 0
 
 

@@ -338,6 +338,39 @@ class Ledger:
     def __len__(self) -> int:
         return len(self._commits)
 
+    def __repr__(self) -> str:
+        """One line: ``<Ledger 57 commits · 41 messages · 18 stages>``."""
+        from footprint_lab._repr import count, short
+
+        return short(
+            "Ledger",
+            [
+                count(len(self._commits), "commit"),
+                count(len(self._messages), "message"),
+                count(self._stage_counter, "stage"),
+            ],
+        )
+
+    def _repr_html_(self) -> str:
+        """The ledger in a notebook: its one line over a table of its size, its keys and its
+        first and last stage."""
+        from footprint_lab._repr import html_table
+
+        first = self._commits[0].stage_id if self._commits else None
+        last = self._commits[-1].stage_id if self._commits else None
+        keys = ", ".join(f"{key} ({len(at):,})" for key, at in self._key_index.items())
+        return html_table(
+            repr(self),
+            [
+                ("commits", f"{len(self._commits):,}"),
+                ("messages", f"{len(self._messages):,}"),
+                ("stages", f"{self._stage_counter:,}"),
+                ("keys (commits)", keys),
+                ("first stage", first),
+                ("last stage", last),
+            ],
+        )
+
     @property
     def messages(self) -> Sequence[Message]:
         """Every message ever committed, in commit order, each once."""

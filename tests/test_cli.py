@@ -90,3 +90,69 @@ def test_version_is_printed(capsys: pytest.CaptureFixture[str]) -> None:
         cli.main(["--version"])
     assert done.value.code == 0
     assert capsys.readouterr().out.strip() == f"footprint-lab {__version__}"
+
+
+def test_demo_ends_with_a_table_of_every_run_and_the_report(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from footprint_lab.agent import Run
+    from footprint_lab.lab.summary import run_summary
+
+    out = tmp_path / "demo.html"
+    results: dict[str, dict[str, Run]] = {}
+    real_demo = cli.demo
+
+    def recording_demo(names: list[str] | None = None) -> dict[str, dict[str, Run]]:
+        results.update(real_demo(names))
+        return results
+
+    monkeypatch.setattr(cli, "demo", recording_demo)
+    assert cli.main(["demo", "--scenario", "deploy-audit", "-o", str(out)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    start = lines.index("In short, one row per run:")
+    assert lines[start + 1].split()[:2] == ["scenario", "strategy"]
+    assert lines[start + 1].endswith("messages removed  refusals  final window chars")
+    rows = lines[start + 2 : start + 5]
+    assert rows[0].split()[0] == "deploy-audit"
+    keys = ("iterations", "records", "removed_messages", "refusals", "final_window_chars")
+    for row, (label, run) in zip(rows, results["deploy-audit"].items(), strict=True):
+        numbers = run_summary(run)
+        assert row.split()[-6:] == [label, *(str(numbers[key]) for key in keys)]
+    # the table, a blank line, then where the report is and how to read it: the last lines
+    assert lines[start + 5 :] == ["", *cli.report_lines(out)]
+    assert lines[start + 6] == f"report written to {out.resolve()}"
+    assert " ".join(lines[start + 7 :]) == cli.REPORT_HINT
+
+
+def test_the_record_lines_name_refusals_in_words(capsys: pytest.CaptureFixture[str]) -> None:
+    from footprint_lab.scenarios import deploy_audit
+
+    scenario = deploy_audit()
+    run = scenario.run(scenario.strategies()["sliding-window"])
+    lines = cli.run_lines("sliding-window", run)
+    record_lines = [line for line in lines if line.strip().startswith("iter ")]
+    assert len(record_lines) == len(run.records)
+    assert not any("@t" in line for line in record_lines)
+    assert any(
+        "refusals: current-request (turn 0), inside-keep-window (turns " in line
+        for line in record_lines
+    )
+
+
+def test_help_is_in_plain_words(capsys: pytest.CaptureFixture[str]) -> None:
+    for argv in (["--help"], ["demo", "--help"], ["report", "--help"]):
+        with pytest.raises(SystemExit) as done:
+            cli.main(argv)
+        assert done.value.code == 0
+        text = capsys.readouterr().out
+        for markup in ("``", ":func:", ":data:", ":mod:", "Layer:", "~footprint_lab"):
+            assert markup not in text, (argv, markup)
+    with pytest.raises(SystemExit):
+        cli.main(["--help"])
+    top = capsys.readouterr().out
+    assert "no network, no API key" in top and "Boundary slider" in top
+    with pytest.raises(SystemExit):
+        cli.main(["demo", "--help"])
+    demo_help = capsys.readouterr().out
+    assert "refused to leave and why" in demo_help
+    assert "the HTML file to write" in demo_help

@@ -61,7 +61,9 @@ def _output_text(output: Any) -> str:
     if "text" in output:
         text = output["text"]
         parts.append(text if isinstance(text, str) else "".join(text))
-    for value in output.get("data", {}).values():
+    for kind, value in output.get("data", {}).items():
+        if kind.startswith("image/") and kind != "image/svg+xml":
+            continue  # base64 of pixels: nothing a reader sees, and any pattern turns up in it
         parts.append(value if isinstance(value, str) else json.dumps(value))
     if output.get("output_type") == "error":
         parts.extend([output.get("ename", ""), output.get("evalue", "")])

@@ -410,11 +410,54 @@ class Run:
         return state
 
     def __repr__(self) -> str:
-        return (
-            f"Run(status={self.status!r}, iterations={self.iterations}, "
-            f"strategy={self.strategy!r}, records={len(self.records)}, "
-            f"messages={len(self.ledger.messages)})"
+        """One line: ``<Run done · 12 iterations · 3 records · 41 messages ·
+        scripted/sliding-window>`` (provider/strategy; the error's type when it failed)."""
+        from footprint_lab._repr import count, short
+
+        status = str(self.status)
+        if self.error is not None:
+            status += f" ({getattr(self.error, 'type_name', type(self.error).__name__)})"
+        who = "/".join(p for p in (self.provider, self.strategy or "no strategy") if p)
+        return short(
+            "Run",
+            [
+                status,
+                count(self.iterations, "iteration"),
+                count(len(self.records), "record"),
+                count(len(self.ledger.messages), "message"),
+                who,
+            ],
         )
+
+    def _repr_html_(self) -> str:
+        """The run in a notebook: its one line over a table of what it was asked and
+        answered, its size, its strategy and provider, and why it stopped."""
+        from footprint_lab._repr import clip, html_table
+
+        error = None
+        if self.error is not None:
+            kind = getattr(self.error, "type_name", type(self.error).__name__)
+            error = clip(f"{kind}: {self.error}", 200)
+        pause = None
+        if self.pause is not None:
+            pause = f"{self.pause.kind} · {self.pause.tool_name} · call {self.pause.call_id}"
+        rows: list[tuple[str, object]] = [
+            ("status", self.status),
+            ("request", clip(self.request)),
+            ("output", None if self.output is None else clip(self.output)),
+            ("iterations", f"{self.iterations:,}"),
+            ("calls", f"{len(self.calls):,}"),
+            ("records", f"{len(self.records):,}"),
+            ("ledger messages", f"{len(self.ledger.messages):,}"),
+            (
+                "window",
+                f"{len(self.window):,} message(s), {sum(m.chars for m in self.window):,} chars",
+            ),
+            ("strategy", self.strategy or "none"),
+            ("provider", " · ".join(dict.fromkeys(p for p in (self.provider, self.model) if p))),
+        ]
+        rows += [(key, value) for key, value in (("paused on", pause), ("error", error)) if value]
+        return html_table(repr(self), rows)
 
 
 def _encode_value(commit: Commit) -> Any:

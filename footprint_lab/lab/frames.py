@@ -49,6 +49,7 @@ from footprint_lab.lab.schema import (
     frames_doc,
     with_run_column,
 )
+from footprint_lab.pricing import run_tokens_per_char
 
 __all__ = [
     "MEMBERSHIP_FULL_MAX_ROWS",
@@ -165,10 +166,36 @@ class Frames:
         return frame
 
     def __repr__(self) -> str:
-        sizes = ", ".join(f"{name}={len(frame)}" for name, frame in self.frames().items())
+        """One line: ``<Frames 'label': records 3 rows, refusals 2 rows, ..., membership 120
+        rows (full)>`` (the label, else the strategy; for stacked runs, how many)."""
         label = self.info.get("label") or self.info.get("strategy")
-        head = f"{label!r}, " if label else ""
-        return f"Frames({head}{sizes}, membership_mode={self.membership_mode!r})"
+        runs = self.info.get("runs")
+        head = f" {label!r}" if label else (f" of {len(runs)} runs" if runs is not None else "")
+        sizes = ", ".join(
+            f"{name} {len(frame):,} row{'' if len(frame) == 1 else 's'}"
+            + (f" ({self.membership_mode})" if name == "membership" else "")
+            for name, frame in self.frames().items()
+        )
+        return f"<Frames{head}: {sizes}>"
+
+    def _repr_html_(self) -> str:
+        """The frames in a notebook (``frames.html.j2``): the one line, the run's facts and a
+        row per frame with its size and columns."""
+        from footprint_lab.lab.render import render
+
+        keys = ("label", "strategy", "status", "iterations", "runs", "counterfactual", "evidence")
+        facts = [
+            (key, ", ".join(map(str, value)) if isinstance(value, list) else value)
+            for key in keys
+            if (value := self.info.get(key)) not in (None, "", False, [])
+        ]
+        facts.append(("membership mode", self.membership_mode))
+        rows = []
+        for name, frame in self.frames().items():
+            names = [str(c) for c in frame.columns]
+            shown = ", ".join(names[:8]) + (f", … (+{len(names) - 8})" if len(names) > 8 else "")
+            rows.append((name, len(frame), len(names), shown))
+        return render("frames.html.j2", line=repr(self), facts=facts, frames=rows)
 
     def to_parquet(self, directory: str | os.PathLike[str]) -> list[Path]:
         """Write each frame to ``directory/<name>.parquet``; return the paths.
@@ -263,6 +290,12 @@ def _info(run: Run, label: str | None, evidence: bool) -> dict[str, Any]:
         "replay_of": meta.get("replay_of"),
         "note": meta.get("note"),
         "evidence": evidence,
+        "model": run.model,
+        "provider": run.provider,
+        # A replay's own usage is the original's: the ratio is the one its source showed.
+        "tokens_per_char": meta.get("tokens_per_char")
+        if meta.get("counterfactual")
+        else run_tokens_per_char(run),
     }
 
 

@@ -4,10 +4,16 @@ Layer: lab (on top of capture, plots, views and render). ``write_report({scenari
 run}}, path)`` writes a single HTML file with plotly.js embedded once, so it opens without a
 network: per scenario the compare chart and a summary table (from
 :func:`~footprint_lab.lab.summary.run_summary`), per strategy the window size, the window map,
-the pins, the refusals, the record table and each record in full (``record.html.j2``, the same
-rendering the Inspector shows). A counterfactual run (``replay``) is labelled as such in its
-heading, the summary table and every figure title. The page is the template
-``report.html.j2``, autoescaped.
+the pins, the refusals, every visit of the strategy in words (what left, the rule that fired,
+what refused and why: :func:`~footprint_lab.lab.views.record_sentence`), the Boundary view
+(the static counterpart of the Inspector's Boundary tab: an iteration slider over the exact
+messages sent at that call, which were pinned or refused, what left and the record filed
+there — data from :func:`~footprint_lab.lab.views.boundary_views` embedded as JSON, switched
+by a small script in ``boundary_script.html.j2``, no kernel), the record table and each record
+in full (``record.html.j2``, the same rendering the Inspector shows). A counterfactual run
+(``replay``) is labelled as such in its heading, the summary table and every figure title. The
+page is the template ``report.html.j2``, autoescaped. :func:`write_run_report` is the report
+of one run (``Inspector(run).to_html(path)``).
 
 The output is deterministic: no timestamps, no random ids (figure divs are numbered), no
 wall-clock facts (``at_ms`` and ``survival_ms`` are left out), so the same runs write the same
@@ -31,27 +37,34 @@ from footprint_lab.agent.run import ImportProblem, Run
 from footprint_lab.lab import plots
 from footprint_lab.lab.frames import Frames, capture
 from footprint_lab.lab.render import render, table_context
+from footprint_lab.lab.schema import MEMBERSHIP_STATES
 from footprint_lab.lab.summary import run_summary
 from footprint_lab.lab.views import (
+    BOUNDARY_TEXT_CHARS,
     IMPORT_PROBLEMS_SHOWN,
     RECORD_TABLE_COLUMNS,
     REFUSAL_MEANINGS,
     STATE_MEANINGS,
+    boundary_views,
     counterfactual_banner,
+    describe,
     import_problem_items,
     part_badges,
     record_pairs,
+    record_sentence,
     strategy_facts,
     truncation,
 )
 
 __all__ = [
     "RECORD_TABLE_COLUMNS",
+    "VISITS_LISTED",
     "Report",
     "import_problems_html",
     "part_badges",
     "render_report",
     "write_report",
+    "write_run_report",
 ]
 
 DEFAULT_REPORT_NAME = "footprint-report.html"
@@ -62,6 +75,12 @@ TABLE_MAX_ROWS = 400
 
 RECORD_CARDS_SHOWN = 50
 """Records shown in full per run (the first ones), under its record table."""
+
+VISITS_LISTED = 400
+"""Visits of a strategy listed in words per run (the first ones), and says so."""
+
+VISITS_OPEN = 20
+"""A run's list of visits in words is unfolded when it has at most this many."""
 
 SUMMARY_TABLE_COLUMNS: dict[str, str] = {
     "strategy": "strategy",
@@ -185,6 +204,43 @@ def _records_context(frames: Frames, source: RunLike | None) -> dict[str, Any]:
     return {"t": t, "count": len(records), "cards": cards, "cards_note": note}
 
 
+def _visits_context(source: RunLike | None, limit: int = VISITS_LISTED) -> dict[str, Any] | None:
+    """Every visit of the strategy in words (the first ``limit``), or None without the run."""
+    if not isinstance(source, Run):
+        return None
+    records = source.records
+    items = [
+        (record.iteration, record_sentence(record, with_iteration=False))
+        for record in records[:limit]
+    ]
+    note = None
+    if len(records) > limit:
+        note = f"The first {limit} of {len(records)} visits; the record table below has them all."
+    return {
+        "items": items,
+        "count": len(records),
+        "removals": sum(1 for record in records if record.removed_message_count),
+        "open": len(records) <= VISITS_OPEN,
+        "note": note,
+    }
+
+
+def _boundary_context(run_id: str, frames: Frames, source: RunLike | None) -> dict[str, Any] | None:
+    """The Boundary view's context: ``id``, ``data`` (views.boundary_views, embedded as JSON),
+    ``count`` of iterations it holds, the ``initial`` one and the sampling ``note``."""
+    if not isinstance(source, Run):
+        return None
+    data = boundary_views(source, frames)
+    return {
+        "id": f"{run_id}--boundary",
+        "data": data,
+        "count": len(data["iterations"]),
+        "initial": data["initial"],
+        "note": data["note"],
+        "text_chars": BOUNDARY_TEXT_CHARS,
+    }
+
+
 def _run_context(
     sid: str, label: str, frames: Frames, source: RunLike | None, figs: _Figures
 ) -> Any:
@@ -198,8 +254,9 @@ def _run_context(
             plots.refusals_by_reason(frames),
         )
     ]
+    run_id = f"{sid}--{_slug(label)}"
     return {
-        "id": f"{sid}--{_slug(label)}",
+        "id": run_id,
         "label": label,
         "replayed": _replayed(frames),
         "truncated": 0 if cut is None else cut.total,
@@ -210,22 +267,23 @@ def _run_context(
         "truncation": cut,
         "problems": _problems_context(source.import_problems) if isinstance(source, Run) else None,
         "figures": figures,
+        "visits": _visits_context(source),
+        "boundary": _boundary_context(run_id, frames, source),
         "records": _records_context(frames, source),
     }
 
 
-def render_report(
-    runs: Mapping[str, Mapping[str, RunLike]],
-    *,
-    title: str = "footprint_lab — context window report",
-) -> Report:
-    """Render the report for ``{scenario: {strategy label: run or frames}}`` (see module)."""
+Entry = tuple[RunLike, Frames]
+"""What a run of the report is drawn from: what was given (a run or frames) and its frames."""
+
+
+def _render(sections_in: Mapping[str, Mapping[str, Entry]], title: str) -> Report:
     figs = _Figures()
     sections: list[dict[str, Any]] = []
-    for scenario, by_strategy_runs in runs.items():
+    for scenario, entries in sections_in.items():
         sid = _slug(scenario)
-        sources = {str(label): run for label, run in by_strategy_runs.items()}
-        by_strategy = {label: _frames(run, label) for label, run in sources.items()}
+        sources = {label: source for label, (source, _) in entries.items()}
+        by_strategy = {label: frames for label, (_, frames) in entries.items()}
         requests = sorted({str(f.info.get("request") or "") for f in by_strategy.values()})
         section: dict[str, Any] = {
             "id": sid,
@@ -239,14 +297,39 @@ def render_report(
             for label, f in by_strategy.items()
         ]
         sections.append(section)
+    boundaries = any(run["boundary"] for section in sections for run in section["runs"])
     doc = render(
         "report.html.j2",
         title=title,
         sections=sections,
         reasons=REFUSAL_MEANINGS,
         states=STATE_MEANINGS,
+        boundaries=boundaries,
+        membership_states=MEMBERSHIP_STATES,
     )
     return Report(html=doc, figures=figs.count, sections=[str(s["name"]) for s in sections])
+
+
+def render_report(
+    runs: Mapping[str, Mapping[str, RunLike]],
+    *,
+    title: str = "footprint_lab — context window report",
+) -> Report:
+    """Render the report for ``{scenario: {strategy label: run or frames}}`` (see module)."""
+    entries: dict[str, dict[str, Entry]] = {}
+    for scenario, by_strategy_runs in runs.items():
+        entries[scenario] = {
+            str(label): (run, _frames(run, str(label))) for label, run in by_strategy_runs.items()
+        }
+    return _render(entries, title)
+
+
+def _write(report: Report, path: str | os.PathLike[str]) -> Path:
+    out = Path(path)
+    if out.parent != Path():
+        out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(report.html, encoding="utf-8")
+    return out
 
 
 def write_report(
@@ -258,11 +341,35 @@ def write_report(
     """Write the standalone HTML report for ``{scenario: {strategy label: run}}`` to ``path``
     (parent folders are created) and return the path.
 
-    Values may also be :class:`~footprint_lab.lab.Frames` already captured.
+    Values may also be :class:`~footprint_lab.lab.Frames` already captured (their report has
+    no Boundary view and no visits in words: those need the run's ledger and records).
     """
-    report = render_report(runs, title=title)
-    out = Path(path)
-    if out.parent != Path():
-        out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(report.html, encoding="utf-8")
-    return out
+    return _write(render_report(runs, title=title), path)
+
+
+def write_run_report(
+    run: Run,
+    path: str | os.PathLike[str],
+    *,
+    label: str | None = None,
+    frames: Frames | None = None,
+    title: str | None = None,
+) -> Path:
+    """Write the report of one run to ``path`` and return the path: what
+    ``Inspector(run).to_html(path)`` writes — the overview (summary table, window size,
+    records), the window map, the pins, the refusals, the visits in words and the Boundary
+    view with its slider, in one offline file.
+
+    Args:
+        run: The run.
+        path: Where to write it (parent folders are created).
+        label: Its name in the report (default: the frames' label, else its strategy).
+        frames: Its capture, when there is one already (the Inspector's); else captured here.
+        title: The page title (default: ``Inspector — <scenario · label · status>``).
+    """
+    name = label or (frames.info.get("label") if frames is not None else None)
+    name = str(name or run.strategy or "no strategy")
+    captured = frames if frames is not None else capture(run, label=name)
+    scenario = str(run.meta.get("scenario") or "run")
+    heading = title or f"Inspector — {describe(run, captured)}"
+    return _write(_render({scenario: {name: (run, captured)}}, heading), path)

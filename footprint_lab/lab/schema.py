@@ -9,6 +9,8 @@ calls, or a fault before the first call) has exactly the columns and dtypes of a
 * :data:`FRAME_SPECS` — ``{frame: FrameSpec}``, the schema itself.
 * :data:`SCHEMAS` — ``{frame: {column: dtype}}``, derived from it (what most callers need).
 * :func:`describe` — one frame's columns as a DataFrame (``Frames.describe`` calls it).
+* :data:`COLUMN_HEADERS` — the header a person reads over a column in a rendered table
+  ("Messages removed" over ``removed_message_count``); :func:`header` for any column.
 
 Dtypes are pandas' nullable ones: ``Int64`` (integers, ``<NA>`` where a fact does not apply),
 ``string``, ``boolean``, ``float64``; membership ``state`` is a categorical over the closed set
@@ -33,12 +35,14 @@ from pydantic import BaseModel
 from footprint_lab.window.records import REFUSAL_REASONS, WindowRecord
 
 __all__ = [
+    "COLUMN_HEADERS",
     "EVICTION_HOWS",
     "FRAME_NAMES",
     "FRAME_SPECS",
     "IN_WINDOW_STATES",
     "MEMBERSHIP_STATES",
     "MESSAGE_FATES",
+    "OUT_OF_WINDOW_STATES",
     "PAUSE_KINDS",
     "PAUSE_OUTCOMES",
     "PIN_KINDS",
@@ -52,6 +56,7 @@ __all__ = [
     "describe",
     "empty_frame",
     "frames_doc",
+    "header",
     "join",
     "record_columns",
     "record_field_dtype",
@@ -64,13 +69,19 @@ MEMBERSHIP_STATES: tuple[str, ...] = (
     *(f"refused-{reason}" for reason in REFUSAL_REASONS),
     "notice",
     "frame",
+    "placeholder",
     "dropped",
     "folded",
+    "cleared",
 )
 """Every state a message can be in at one iteration (see ``Frames.membership``)."""
 
+OUT_OF_WINDOW_STATES: tuple[str, ...] = ("dropped", "folded", "cleared")
+"""States of a message that was not sent: it left whole, into a summary, or was replaced in
+place by a cleared-result placeholder."""
+
 IN_WINDOW_STATES: frozenset[str] = frozenset(
-    s for s in MEMBERSHIP_STATES if s not in ("dropped", "folded")
+    s for s in MEMBERSHIP_STATES if s not in OUT_OF_WINDOW_STATES
 )
 """States of a message that was in the window sent."""
 
@@ -80,10 +91,10 @@ STATE_DTYPE = pd.CategoricalDtype(list(MEMBERSHIP_STATES), ordered=False)
 PIN_KINDS: tuple[str, ...] = ("pinned", "yielded", "stand-down")
 """Values of ``pins.kind``."""
 
-MESSAGE_FATES: tuple[str, ...] = ("dropped", "summarized", "still-in", "never-sent")
+MESSAGE_FATES: tuple[str, ...] = ("dropped", "summarized", "cleared", "still-in", "never-sent")
 """Values of ``messages.left``."""
 
-EVICTION_HOWS: tuple[str, ...] = ("dropped", "summarized")
+EVICTION_HOWS: tuple[str, ...] = ("dropped", "summarized", "cleared")
 """Values of ``evictions.how``."""
 
 PAUSE_KINDS: tuple[str, ...] = ("ask-human", "check-in")
@@ -138,6 +149,11 @@ _RECORD_COLUMNS = _cols(
     removed_message_count=(_I, "How many messages left."),
     removed_stage_count=(_I, "How many stage ids ``removed_stage_ids`` names."),
     removed_stage_ids=(_S, "Stage ids of every message that left, joined with ', '."),
+    cleared_stage_ids=(
+        _S,
+        "Stage ids of the messages replaced in place by a cleared-result placeholder, joined "
+        "('' when none).",
+    ),
     window_chars_before=(_I, "Exact characters of the window before the visit."),
     window_chars_after=(_I, "Exact characters of the window after the visit."),
     chars_removed=(_I, "window_chars_before - window_chars_after."),
@@ -198,6 +214,76 @@ def record_columns(model: type[BaseModel] = WindowRecord) -> dict[str, Column]:
         if dtype is not None and name not in columns:
             columns[name] = Column(dtype, info.description or f"``WindowRecord.{name}``.")
     return columns
+
+
+# -- headers: what a person reads over a column -----------------------------------------------
+
+_HEADERS: dict[str, str] = {
+    # records
+    "record": "Record",
+    "iteration": "Iteration",
+    "strategy": "Strategy",
+    "commit": "Commit",
+    "forced": "Forced",
+    "removed_anything": "Removed anything",
+    "removed_message_count": "Messages removed",
+    "removed_stage_count": "Stage ids removed",
+    "removed_stage_ids": "Removed (stage ids)",
+    "cleared_stage_ids": "Cleared in place (stage ids)",
+    "window_chars_before": "Chars before",
+    "window_chars_after": "Chars after",
+    "chars_removed": "Chars removed",
+    "messages_before": "Messages before",
+    "messages_after": "Messages after",
+    "refusal_count": "Refusals",
+    "refusal_reasons": "Refusal reasons",
+    "dropped_observations": "Tool results dropped",
+    "pins": "Pins",
+    "pinned_tools": "Pinned tools",
+    "yielded": "Pins yielded",
+    "pin_limit": "Pin limit",
+    "stand_down": "Pins stood down",
+    "keep_recent_turns": "Keep recent turns",
+    "turns_before": "Turns before",
+    "turns_after": "Turns after",
+    "measured_tokens": "Tokens measured",
+    "threshold_tokens": "Token threshold",
+    "over_budget": "Over threshold",
+    "summary_chars": "Summary chars",
+    "summarizer_tokens": "Summarizer tokens",
+    "summarizer_skipped": "Summarizer skipped",
+    "threshold_fraction": "Threshold fraction",
+    "reserve_tokens": "Reserve tokens",
+    "context_window": "Context window",
+    "notice": "Drop notice",
+    "span_key": "Span key",
+    "error": "Error",
+    "violation_count": "Violations",
+    "violation_kinds": "Violation kinds",
+    "observed": "Observed",
+    # the boundary and what left there (lab.views)
+    "index": "#",
+    "position": "Ledger position",
+    "stage_id": "Stage id",
+    "who": "From",
+    "chars": "Chars",
+    "state": "State",
+    "preview": "Preview",
+    "how": "How it left",
+    "born_iteration": "Born at iteration",
+    # stacked frames
+    "run": "Run",
+}
+
+
+def header(column: str) -> str:
+    """The header a person reads over ``column``: :data:`COLUMN_HEADERS`'s, else the name
+    with spaces for underscores and a capital first letter (``"span_key"`` -> ``"Span key"``)."""
+    found = COLUMN_HEADERS.get(column)
+    if found is not None:
+        return found
+    words = column.replace("_", " ").strip()
+    return words[:1].upper() + words[1:]
 
 
 # -- the schema --------------------------------------------------------------------------------
@@ -277,13 +363,24 @@ FRAME_SPECS: dict[str, FrameSpec] = {
             sent_commit=(_I, "The commit whose window the call sent."),
             messages=(_I, "Messages sent."),
             chars=(_I, "Exact characters sent."),
+            request_chars=(_I, "The whole request: the system prompt plus ``chars``."),
+            prefix_chars=(
+                _I,
+                "Longest common prefix with the previous call's request, in characters: what a "
+                "provider's prefix cache could reuse (0 for the first call).",
+            ),
+            prefix_share=(_F, "``prefix_chars / request_chars`` (0 when the request is empty)."),
             existing=(_I, "Ledger messages committed by then."),
             input_tokens=(_I, "As reported; <NA> when the call failed."),
             output_tokens=(_I, "As reported; <NA> when the call failed."),
             cache_read_tokens=(_I, "As reported; <NA> when the call failed."),
             cache_write_tokens=(_I, "As reported; <NA> when the call failed."),
             reported=(_B, "The provider reported non-zero usage."),
-            failed=(_B, "The call failed (no usage)."),
+            failed=(
+                _B,
+                "The call failed (no usage; an imported call whose source recorded none did not).",
+            ),
+            reply_chars=(_I, "Characters of the reply the call's stage committed."),
             retry=(_B, "The one retry after a context-length rejection."),
             finish_reason=(_S, "Why the reply ended, as the provider said; <NA> if unsaid."),
             truncated=(_B, "The reply was cut short by the output cap."),
@@ -383,6 +480,18 @@ SCHEMAS: dict[str, dict[str, Any]] = {
 
 FRAME_NAMES: tuple[str, ...] = tuple(FRAME_SPECS)
 """The frames of a capture, in the order they are documented."""
+
+COLUMN_HEADERS: dict[str, str] = {
+    **_HEADERS,
+    **{
+        name: _HEADERS.get(name) or name.replace("_", " ").capitalize()
+        for name in FRAME_SPECS["records"].columns
+    },
+}
+"""The one mapping from a column to its human header ("Iteration", "Strategy", "Messages
+removed", ...): every ``records`` column (one added with a record field gets its name in
+words), and the columns of the boundary and left views. Tables rendered by
+:mod:`footprint_lab.lab.render` show these; the column's name stays in the header's tooltip."""
 
 
 def describe(name: str) -> pd.DataFrame:

@@ -218,6 +218,60 @@ class WindowRecord(BaseModel):
         """The reasons named on this visit, in order."""
         return [r.reason for r in self.refusals]
 
+    def __repr__(self) -> str:
+        """One line: ``<WindowRecord iteration 4 · sliding-window · removed 3 (1,204 → 310
+        chars) · 2 refusals>`` (``forced``, ``observed`` and violations when they apply).
+        ``str()`` stays pydantic's list of every field."""
+        from footprint_lab._repr import count, short
+
+        return short(
+            "WindowRecord",
+            [
+                f"iteration {self.iteration}",
+                self.strategy,
+                f"removed {self.removed_message_count:,} "
+                f"({self.window_chars_before:,} → {self.window_chars_after:,} chars)",
+                "forced" if self.forced else "",
+                "observed" if self.observed else "",
+                count(len(self.refusals), "refusal") if self.refusals else "",
+                count(len(self.violations), "violation") if self.violations else "",
+            ],
+        )
+
+    def _repr_html_(self) -> str:
+        """The record in a notebook: its one line over a table of what left, the sizes, the
+        rule's facts and the refusals by reason."""
+        from footprint_lab._repr import clip, html_table
+
+        reasons: dict[str, int] = {}
+        for refusal in self.refusals:
+            reasons[refusal.reason] = reasons.get(refusal.reason, 0) + 1
+        rows: list[tuple[str, object]] = [
+            ("strategy", self.strategy),
+            ("iteration", self.iteration),
+            ("removed", f"{self.removed_message_count:,} message(s)"),
+            ("removed stage ids", clip(", ".join(self.removed_stage_ids), 200)),
+            ("chars", f"{self.window_chars_before:,} → {self.window_chars_after:,}"),
+            ("refusals", ", ".join(f"{n} × {r}" for r, n in reasons.items())),
+        ]
+        facts = {
+            "forced": self.forced or None,
+            "turns": None
+            if self.turns_before is None
+            else f"{self.turns_before} → {self.turns_after}",
+            "keep recent turns": self.keep_recent_turns,
+            "tokens measured": self.measured_tokens,
+            "token threshold": self.threshold_tokens,
+            "summary chars": self.summary_chars,
+            "error": None if self.error is None else clip(self.error),
+            "violations": None
+            if not self.violations
+            else ", ".join(v.kind for v in self.violations),
+            "observed": self.observed or None,
+        }
+        rows += [(key, value) for key, value in facts.items() if value is not None]
+        return html_table(repr(self), rows)
+
 
 class FoldedSpan(BaseModel):
     """Originals a compaction frame stands for, kept so a restart can still show them."""

@@ -1,12 +1,20 @@
 """Helpers every chart shares: titles, the lab layout, empty-figure notes, the WebGL switch,
-single-run selection, counterfactual detection and the hover text of a record.
+single-run selection, counterfactual detection, the hover text of a record, round tick steps
+and identical series told apart.
 
 Layer: lab. Pure functions of frames and figures; nothing here reads a run, a file or a clock.
+
+A record's hover (:func:`removal_summary`, :func:`record_lines`) names the record (iteration
+and strategy), the rule that fired (:func:`record_rule`: a forced visit, the tokens measured
+against the threshold, or the turns against the keep window) and the refusals counted by
+reason, each in the glossary's words (:data:`footprint_lab.lab.views.REFUSAL_MEANINGS`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import math
+from collections import Counter
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 import pandas as pd
@@ -14,14 +22,24 @@ import plotly.graph_objects as go
 
 from footprint_lab.lab.frames import Frames
 from footprint_lab.lab.plots._theme import MUTED, TEMPLATE
+from footprint_lab.lab.views import REFUSAL_MEANINGS
 
 __all__ = [
     "COUNTERFACTUAL_SUFFIX",
+    "IDENTICAL_DASHES",
+    "IDENTICAL_SYMBOLS",
     "WEBGL_THRESHOLD",
+    "distinguish_identical",
     "empty_note",
     "is_counterfactual",
     "layout",
+    "nice_step",
+    "record_lines",
+    "record_reasons",
+    "record_rule",
+    "refusal_lines",
     "removal_summary",
+    "round_ticks",
     "scatter_class",
     "single",
     "title_of",
@@ -37,8 +55,17 @@ COUNTERFACTUAL_SUFFIX = " (counterfactual replay)"
 the original run's, not what a model would have said to that window."""
 
 
+IDENTICAL_DASHES: tuple[str, ...] = ("dot", "dashdot", "longdashdot", "longdash")
+"""The dashes of a line drawn exactly over an earlier one ("dash" is left to counterfactual
+replays), in order."""
+
+IDENTICAL_SYMBOLS: tuple[str, ...] = ("x", "diamond", "square", "triangle-up", "cross")
+"""The marker symbols of a line drawn exactly over an earlier one, in order."""
+
+
 def layout(fig: go.Figure, title: str, **extra: Any) -> go.Figure:
-    """Give ``fig`` its title and the lab template (font, margins, legend placement).
+    """Give ``fig`` its title and the lab template (font, margins, legend placement), and tell
+    identical lines apart (:func:`distinguish_identical`).
 
     Args:
         fig: The figure to lay out, in place.
@@ -49,7 +76,99 @@ def layout(fig: go.Figure, title: str, **extra: Any) -> go.Figure:
         ``fig``.
     """
     fig.update_layout(title={"text": title}, template=TEMPLATE, **extra)
+    distinguish_identical(fig)
     return fig
+
+
+def _series_key(trace: Any) -> tuple[Any, ...] | None:
+    """What two line traces share when one hides the other: axes, x and y (None: no line)."""
+    if getattr(trace, "type", None) not in ("scatter", "scattergl"):
+        return None
+    mode = trace.mode or ""
+    if "lines" not in mode or trace.y is None or len(trace.y) == 0:
+        return None
+    xs = tuple(trace.x) if trace.x is not None else tuple(range(len(trace.y)))
+    return (trace.xaxis, trace.yaxis, xs, tuple(trace.y))
+
+
+def distinguish_identical(fig: go.Figure) -> go.Figure:
+    """Keep identical lines apart: a line trace whose x and y equal an earlier one's (two
+    strategies that behaved the same, say) would be drawn exactly over it and hide it. Each
+    later one gets its own dash (:data:`IDENTICAL_DASHES`) and marker symbol
+    (:data:`IDENTICAL_SYMBOLS`), and its name says ``"… (identical to <first>)"``, in the
+    legend and the hover.
+
+    Args:
+        fig: The figure, changed in place.
+
+    Returns:
+        ``fig``.
+    """
+    first: dict[tuple[Any, ...], Any] = {}
+    repeats: Counter[tuple[Any, ...]] = Counter()
+    for trace in fig.data:
+        key = _series_key(trace)
+        if key is None:
+            continue
+        if key not in first:
+            first[key] = trace
+            continue
+        k = repeats[key]
+        repeats[key] += 1
+        original = first[key]
+        taken = {original.line.dash or "solid"}
+        dashes = [d for d in IDENTICAL_DASHES if d not in taken]
+        marker = {"symbol": IDENTICAL_SYMBOLS[k % len(IDENTICAL_SYMBOLS)], "size": 8}
+        trace.update(
+            name=f"{trace.name} (identical to {original.name})",
+            line={"dash": dashes[k % len(dashes)]},
+            marker=marker,
+        )
+        if trace.type == "scatter" or len(trace.y) <= 2000:
+            trace.update(mode=trace.mode if "markers" in trace.mode else trace.mode + "+markers")
+    return fig
+
+
+def nice_step(span: float, ticks: int = 5) -> float:
+    """A round tick step for an axis spanning ``span``: 1, 2 or 5 x 10^k, the one nearest to
+    ``span / ticks`` (so the span holds about ``ticks`` steps: 12,345 ticks every 2,000).
+
+    Args:
+        span: The axis's extent in data units (> 0).
+        ticks: About how many steps the span should hold.
+
+    Returns:
+        The step (1 for a span that is not positive).
+    """
+    if not span > 0 or not math.isfinite(span):
+        return 1.0
+    raw = span / max(ticks, 1)
+    power = 10.0 ** math.floor(math.log10(raw))
+    fraction = raw / power  # in [1, 10)
+    for below, mantissa in ((1.5, 1.0), (3.0, 2.0), (7.0, 5.0)):
+        if fraction < below:
+            return mantissa * power
+    return 10.0 * power
+
+
+def round_ticks(maximum: float | None, ticks: int = 5) -> dict[str, Any]:
+    """Axis settings for round ticks from 0 to ``maximum``: ``tick0`` 0, ``dtick`` a
+    :func:`nice_step` of the range (0, 5k, 10k, ...) and SI labels (``~s``: 5k, 1.5M).
+
+    Args:
+        maximum: The largest value the axis shows (None or <= 0: no settings).
+        ticks: About how many ticks.
+
+    Returns:
+        ``update_yaxes`` keywords (empty when there is nothing to tick).
+    """
+    if maximum is None or not maximum > 0 or not math.isfinite(maximum):
+        return {}
+    step = nice_step(float(maximum), ticks)
+    if step < 1:
+        step = 1.0
+    dtick: float | int = int(step) if step == int(step) else step
+    return {"tick0": 0, "dtick": dtick, "tickformat": "~s"}
 
 
 def empty_note(fig: go.Figure, text: str) -> None:
@@ -166,8 +285,103 @@ def truncate(text: str, items: int = 4) -> str:
     return ", ".join(parts[:items]) + f", … (+{len(parts) - items} more)"
 
 
+def _present(value: Any) -> bool:
+    """Whether a frame value holds a fact (not None, NaN or <NA>)."""
+    if value is None:
+        return False
+    try:
+        return not bool(pd.isna(value))
+    except (TypeError, ValueError):  # pragma: no cover - list-likes hold facts
+        return True
+
+
+def record_rule(row: Mapping[str, Any]) -> str:
+    """The rule that fired at a record, in words, from its ``records`` row: a forced visit (the
+    provider rejected the request as too long), the tokens measured against the threshold, or
+    the turns in the window against the keep window.
+
+    Args:
+        row: One row of ``frames.records`` as a mapping.
+
+    Returns:
+        One line, e.g. ``"rule: 5 turns > keep_recent_turns 3"``.
+    """
+    if _present(row.get("forced")) and bool(row.get("forced")):
+        return "rule: forced: the provider rejected the request as too long"
+    if _present(row.get("observed")) and bool(row.get("observed")):
+        return "rule: observed: the recorded run's own policy changed the window"
+    measured, threshold = row.get("measured_tokens"), row.get("threshold_tokens")
+    if (
+        measured is not None
+        and threshold is not None
+        and _present(measured)
+        and _present(threshold)
+    ):
+        over = int(measured) > int(threshold)
+        return f"rule: {int(measured):,} tokens {'>' if over else '≤'} threshold {int(threshold):,}"
+    turns, keep = row.get("turns_before"), row.get("keep_recent_turns")
+    if turns is not None and keep is not None and _present(turns) and _present(keep):
+        over = int(turns) > int(keep)
+        return f"rule: {int(turns):,} turns {'>' if over else '≤'} keep_recent_turns {int(keep):,}"
+    return f"rule: {row.get('strategy') or 'the strategy'} engaged"
+
+
+def refusal_lines(reasons: Iterable[str], *, meanings: bool = True) -> list[str]:
+    """The refusals of a record (or of several), counted by reason in order of first
+    appearance: with ``meanings``, one line per reason with the glossary's words
+    (:data:`REFUSAL_MEANINGS`); without, one compact line of counts.
+
+    Args:
+        reasons: Every refusal's reason.
+        meanings: One line per reason with its meaning (``"refused 2 × inside-keep-window:
+            one of the last …"``), else ``"refused: 2 × inside-keep-window, 1 × …"``.
+
+    Returns:
+        The lines (``["refusals: none"]`` when nothing refused).
+    """
+    counts = Counter(r for r in reasons if r)
+    if not counts:
+        return ["refusals: none"]
+    if not meanings:
+        return ["refused: " + ", ".join(f"{n} × {reason}" for reason, n in counts.items())]
+    return [
+        f"refused {n} × {reason}: {REFUSAL_MEANINGS.get(reason, 'a reason of this strategy')}"
+        for reason, n in counts.items()
+    ]
+
+
+def record_reasons(row: Mapping[str, Any]) -> list[str]:
+    """Every refusal reason of a ``records`` row, in order (its ``refusal_reasons`` split).
+
+    Args:
+        row: One row of ``frames.records`` as a mapping.
+
+    Returns:
+        The reasons (empty when none refused).
+    """
+    text = row.get("refusal_reasons")
+    return [r for r in str(text).split(", ") if r] if _present(text) else []
+
+
+def record_lines(row: Mapping[str, Any], *, meanings: bool = True) -> list[str]:
+    """The hover lines of one record: which record (iteration · strategy), the rule that
+    fired, and its refusals by reason.
+
+    Args:
+        row: One row of ``frames.records`` as a mapping.
+        meanings: Give each refusal reason its meaning.
+
+    Returns:
+        The lines.
+    """
+    head = f"<b>record</b>: iteration {row['iteration']} · {row['strategy']}"
+    return [head, record_rule(row), *refusal_lines(record_reasons(row), meanings=meanings)]
+
+
 def removal_summary(row: Mapping[str, Any]) -> str:
-    """The hover text of one record: removed count, stage ids (truncated), refusals.
+    """The hover text of one record: which record (iteration · strategy), the rule that fired,
+    the removed count and stage ids (truncated), the characters before and after, and the
+    refusals counted by reason in the glossary's words.
 
     Args:
         row: One row of ``frames.records`` as a mapping.
@@ -175,11 +389,14 @@ def removal_summary(row: Mapping[str, Any]) -> str:
     Returns:
         The hover text (HTML line breaks).
     """
-    reasons = row.get("refusal_reasons") or ""
-    return (
-        f"iteration {row['iteration']} · {row['strategy']}<br>"
-        f"removed {row['removed_message_count']} message(s): "
-        f"{truncate(str(row.get('removed_stage_ids') or ''))}<br>"
-        f"chars {row['window_chars_before']} → {row['window_chars_after']}<br>"
-        f"refusals: {truncate(str(reasons), 6)}"
+    head, rule, *refusals = record_lines(row)
+    return "<br>".join(
+        [
+            head,
+            rule,
+            f"removed {row['removed_message_count']} message(s): "
+            f"{truncate(str(row.get('removed_stage_ids') or ''))}",
+            f"chars {row['window_chars_before']:,} → {row['window_chars_after']:,}",
+            *refusals,
+        ]
     )

@@ -2,7 +2,9 @@
 violations, lost evidence, calls made without their evidence, and pauses.
 
 Layer: lab. Each overlay is a trace built from one frame (``violations``, ``losses``,
-``pauses``) and added only when that frame has rows.
+``pauses``) and added only when that frame has rows. A marker that points at a record (the
+record that broke a rule, the record that removed lost evidence) names it in its hover —
+iteration · strategy — with the rule that fired and its refusals by reason.
 """
 
 from __future__ import annotations
@@ -14,7 +16,14 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from footprint_lab.lab.frames import Frames
-from footprint_lab.lab.plots._common import scatter_class, truncate, values
+from footprint_lab.lab.plots._common import (
+    record_reasons,
+    record_rule,
+    refusal_lines,
+    scatter_class,
+    truncate,
+    values,
+)
 from footprint_lab.lab.plots._theme import LOSS_COLOR, OUTLINE, PAUSE_COLOR, VIOLATION_COLOR
 
 __all__ = [
@@ -96,29 +105,49 @@ def pause_trace(pauses: pd.DataFrame, bottom: float, top: float) -> go.Scatter:
     )
 
 
-def _loss_text(row: Mapping[Any, Any]) -> str:
-    """The hover text of one lost value: the call that went without it and who removed it."""
+def _records_by(records: pd.DataFrame, key: str) -> dict[Any, dict[str, Any]]:
+    """``records`` rows (as mappings) by the value of column ``key`` (the last row wins)."""
+    return {
+        row[key]: {str(k): v for k, v in row.items()}
+        for row in records.to_dict("records")
+        if row[key] is not None and not pd.isna(row[key])
+    }
+
+
+def _record_note(row: Mapping[str, Any] | None) -> str:
+    """The rule that fired at a record and its refusals, as hover lines (empty: no record)."""
+    if row is None:
+        return ""
+    return "<br>" + "<br>".join([record_rule(row), *refusal_lines(record_reasons(row))])
+
+
+def _loss_text(row: Mapping[Any, Any], remover: Mapping[str, Any] | None) -> str:
+    """The hover text of one lost value: the call that went without it, and the record that
+    removed it (iteration · strategy, its rule and refusals)."""
     removed = row["removed_by"]
     by = (
         "never sent"
         if removed is None or pd.isna(removed)
-        else f"removed by {row['removed_by_strategy']} at iteration {removed}"
+        else f"removed by the record at iteration {removed} · {row['removed_by_strategy']}"
     )
     summary = "<br>a summary still states it" if row["kept_by_summary"] is True else ""
     return (
         f"<b>lost evidence</b> at iteration {row['iteration']}<br>"
         f"call {row['call_id']} ({row['tool_name']}) used {row['value']!s}<br>"
-        f"carried by {row['source_stage_id']} (#{row['source_position']}), {by}{summary}"
+        f"carried by {row['source_stage_id']} (#{row['source_position']}), {by}"
+        f"{_record_note(remover)}{summary}"
     )
 
 
-def _violation_trace(placed: pd.DataFrame) -> Any:
+def _violation_trace(placed: pd.DataFrame, records: pd.DataFrame) -> Any:
     """The ``violation`` trace: a red x at the message a rule names, at the record's
-    iteration."""
+    iteration; the hover names the record, the rule that fired there and its refusals."""
+    by_record = _records_by(records, "record")
     text = [
-        f"<b>{row['kind']}</b> · iteration {row['iteration']} · {row['strategy']}<br>"
+        f"<b>{row['kind']}</b> · record at iteration {row['iteration']} · {row['strategy']}<br>"
         f"{row['detail']}<br>#{row['position']} {row['stage_id']} "
         f"(index {row['message_index']} of the window {row['window']})"
+        + _record_note(by_record.get(row["record"]))
         for row in placed.to_dict("records")
     ]
     marker = {"symbol": "x", "color": VIOLATION_COLOR, "line": {"width": 1, "color": OUTLINE}}
@@ -138,11 +167,29 @@ def _markers(rows: pd.DataFrame, y: str, name: str, marker: dict[str, Any], text
     )
 
 
-def _loss_traces(lost: pd.DataFrame) -> list[Any]:
+def _removers(records: pd.DataFrame) -> dict[tuple[int, str], dict[str, Any]]:
+    """The records that removed something, by (iteration, strategy) (the last one wins)."""
+    removing = records[records["removed_anything"].fillna(False).astype(bool)]
+    return {
+        (int(row["iteration"]), str(row["strategy"])): {str(k): v for k, v in row.items()}
+        for row in removing.to_dict("records")
+    }
+
+
+def _remover(row: Mapping[Any, Any], removers: Mapping[tuple[int, str], Any]) -> Any:
+    """The record that removed a lost value's source (None: never sent, or not found)."""
+    removed = row["removed_by"]
+    if removed is None or pd.isna(removed):
+        return None
+    return removers.get((int(removed), str(row["removed_by_strategy"])))
+
+
+def _loss_traces(lost: pd.DataFrame, records: pd.DataFrame) -> list[Any]:
     """``lost evidence`` (at the tool result that carried a dependent value, at the iteration
     whose call went without it) and ``call without its evidence`` (the assistant message that
     call produced, when it is placed)."""
     rows = lost.to_dict("records")
+    removers = _removers(records)
     lost_marker = {
         "symbol": "diamond-open",
         "color": LOSS_COLOR,
@@ -150,7 +197,11 @@ def _loss_traces(lost: pd.DataFrame) -> list[Any]:
     }
     traces: list[Any] = [
         _markers(
-            lost, "source_position", "lost evidence", lost_marker, [_loss_text(r) for r in rows]
+            lost,
+            "source_position",
+            "lost evidence",
+            lost_marker,
+            [_loss_text(r, _remover(r, removers)) for r in rows],
         )
     ]
     calls = lost[lost["call_position"].notna()].drop_duplicates(["iteration", "call_position"])
@@ -185,11 +236,11 @@ def map_overlays(fig: go.Figure, frames: Frames, ys: Sequence[int], rs: int) -> 
     violations = frames.violations
     placed = violations[violations["position"].notna()]
     if len(placed):
-        fig.add_trace(_violation_trace(placed))
+        fig.add_trace(_violation_trace(placed, frames.records))
     losses = frames.losses
     lost = losses[losses["source_position"].notna()]
     if len(lost):
-        for trace in _loss_traces(lost):
+        for trace in _loss_traces(lost, frames.records):
             fig.add_trace(trace)
     pauses = frames.pauses
     if len(pauses) and len(ys):

@@ -9,6 +9,10 @@ figure builder sets ``template=TEMPLATE``.
 The template's legend sits below the plot area, in the figure's bottom margin (container
 coordinates), and the title sits in the top margin: a legend never covers a title, and the
 window map's colour bar keeps the right-hand side to itself.
+
+HTML shown in a notebook takes its colours from JupyterLab's theme (:data:`THEMED`: CSS
+variables such as ``--jp-ui-font-color1``, each with this palette's colour as the fallback),
+so a table is as readable in the dark theme as in the light one and outside JupyterLab.
 """
 
 from __future__ import annotations
@@ -40,6 +44,7 @@ __all__ = [
     "STATE_COLORS",
     "STRATEGY_COLORS",
     "TEMPLATE",
+    "THEMED",
     "VIOLATION_COLOR",
     "YIELDED",
     "build_template",
@@ -59,6 +64,10 @@ TEAL = "#72B7B2"
 LIGHT_GREEN = "#8CD17D"
 WARM_GREY = "#79706E"
 OLIVE = "#B6992D"
+LIGHT_BLUE = "#9ECAE9"
+PALE_GOLD = "#F1CE63"
+STONE = "#BAB0AC"
+LILAC = "#D4A6C8"
 YELLOW = "#EECA3B"
 GREEN = "#54A24B"
 LIGHT_GREY = "#D9D9D9"
@@ -89,25 +98,39 @@ AMBER = "#e0a100"
 
 # -- roles --------------------------------------------------------------------------------------
 
+FALLBACK = MID_GREY
+"""A state or reason the palette does not know."""
+
+_REFUSED_COLORS: dict[str, str] = {
+    "current-request": RED,
+    "system-envelope": PINK,
+    "paused-tool": BROWN,
+    "pending-check-in": MAUVE,
+    "unresolved-tool-call": ROSE,
+    "last-tool-result": APRICOT,
+    "inside-keep-window": TEAL,
+    "only-existing-summary": LIGHT_GREEN,
+    "summarizer-failed": WARM_GREY,
+    "replacement-not-smaller": OLIVE,
+    "within-slack": LIGHT_BLUE,
+    "below-clear-at-least": PALE_GOLD,
+    "excluded-tool": STONE,
+    "among-newest-results": LILAC,
+}
+
 STATE_COLORS: dict[str, str] = {
     "in-window": BLUE,
     "pinned": ORANGE,
-    "refused-current-request": RED,
-    "refused-system-envelope": PINK,
-    "refused-paused-tool": BROWN,
-    "refused-pending-check-in": MAUVE,
-    "refused-unresolved-tool-call": ROSE,
-    "refused-last-tool-result": APRICOT,
-    "refused-inside-keep-window": TEAL,
-    "refused-only-existing-summary": LIGHT_GREEN,
-    "refused-summarizer-failed": WARM_GREY,
-    "refused-replacement-not-smaller": OLIVE,
+    **{f"refused-{reason}": _REFUSED_COLORS.get(reason, FALLBACK) for reason in REFUSAL_REASONS},
     "notice": YELLOW,
     "frame": GREEN,
+    "placeholder": PURPLE,
     "dropped": LIGHT_GREY,
     "folded": SAGE,
+    "cleared": GRAPE,
 }
-"""One fixed colour per membership state, the same in every figure."""
+"""One fixed colour per membership state, the same in every figure (a refusal reason the
+palette does not name yet is drawn in :data:`FALLBACK`)."""
 
 REASON_COLORS: dict[str, str] = {
     reason: STATE_COLORS[f"refused-{reason}"] for reason in REFUSAL_REASONS
@@ -134,9 +157,6 @@ SECONDARY_LINE = GREY
 
 YIELDED = DARK_GREY
 """Pins that found no free slot."""
-
-FALLBACK = MID_GREY
-"""A state or reason the palette does not know."""
 
 OUTLINE = "white"
 """The outline of markers drawn over other marks."""
@@ -180,6 +200,18 @@ PAGE_COLORS: dict[str, str] = {
     "error": RED,
 }
 """The colours of the HTML around the figures (report page, widget tables), by role."""
+
+THEMED: dict[str, str] = {
+    "text": f"var(--jp-ui-font-color1, {CHARCOAL})",
+    "muted": f"var(--jp-ui-font-color2, {SLATE})",
+    "background": f"var(--jp-layout-color1, {WHITE})",
+    "header": f"var(--jp-layout-color2, {PALE_BLUE})",
+    "border": f"var(--jp-border-color2, {PALE_BORDER})",
+}
+"""CSS colour values for HTML shown inside JupyterLab (widget panes, tables, reprs), by role:
+the theme's variable, falling back to this palette outside JupyterLab (or in a theme that does
+not set it). Text and background always come in pairs from here, so the dark theme's light
+text never lands on a light header."""
 
 # -- template -----------------------------------------------------------------------------------
 

@@ -1,7 +1,9 @@
 """The comparison chart: several runs' window size on one chart, one line per run.
 
 Layer: lab. A pure builder: frames (or a stacked calls frame) in, ``plotly.graph_objects.Figure``
-out. Counterfactual replays are drawn dashed and say so.
+out. Counterfactual replays are drawn dashed and say so. Two runs that sent exactly the same
+(two strategies that behaved the same) stay apart: the later line is dotted, with its own
+markers, and named ``"<label> (identical to <first>)"``. The y axis ticks at round numbers.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from footprint_lab.lab.plots._common import (
     WEBGL_THRESHOLD,
     is_counterfactual,
     layout,
+    round_ticks,
     scatter_class,
     values,
 )
@@ -79,7 +82,8 @@ def compare(source: Source, *, metric: str = "chars") -> go.Figure:
         metric: The ``calls`` column to plot.
 
     Returns:
-        The figure (one trace per run, named by its label).
+        The figure (one trace per run, named by its label; a run identical to an earlier one
+        is named ``"<label> (identical to <earlier>)"`` and drawn dotted with markers).
     """
     by_run = _calls_by_run(source)
     points = sum(len(c) for c in by_run.values())
@@ -101,11 +105,16 @@ def compare(source: Source, *, metric: str = "chars") -> go.Figure:
                     "width": 2,
                     "dash": "dash" if replayed else "solid",
                 },
-                hovertemplate=f"{label}{note}<br>iteration %{{x}}<br>%{{y}} {metric}"
-                "<extra></extra>",
+                hovertemplate=f"%{{fullData.name}}{note}<br>iteration %{{x}}<br>%{{y:,}} "
+                f"{metric}<extra></extra>",
             )
         )
     layout(fig, _title(metric, replays, set(by_run)), hovermode="x unified")
     fig.update_xaxes(title_text="iteration")
-    fig.update_yaxes(title_text=_what(metric), rangemode="tozero")
+    peak = max((c[metric].max() for c in by_run.values() if len(c)), default=None)
+    fig.update_yaxes(
+        title_text=_what(metric),
+        rangemode="tozero",
+        **round_ticks(None if peak is None or pd.isna(peak) else float(peak)),
+    )
     return fig

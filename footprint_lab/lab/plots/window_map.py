@@ -6,11 +6,17 @@ responsive: the map is at most :data:`MAP_MAX_ROWS` x :data:`MAP_MAX_COLS` cells
 messages and iterations are grouped into equal blocks and each block shows the most notable
 state of any cell in it (pinned > refused > notice > frame > in-window > folded > dropped);
 ``fig.layout.meta`` records the block sizes.
+
+A cell's hover (up to :data:`MAP_HOVER_MAX_CELLS` cells) names the message, its state at that
+iteration (a refusal with the glossary's words for its reason) and the record filed there:
+iteration · strategy, the rule that fired and the refusals counted by reason (a block of
+iterations sums its records).
 """
 
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -20,13 +26,23 @@ import numpy.typing as npt
 import plotly.graph_objects as go
 
 from footprint_lab.lab.frames import Frames
-from footprint_lab.lab.plots._common import layout, single, title_of
+from footprint_lab.lab.plots._common import (
+    layout,
+    record_lines,
+    record_reasons,
+    record_rule,
+    refusal_lines,
+    single,
+    title_of,
+)
 from footprint_lab.lab.plots._overlays import map_overlays
 from footprint_lab.lab.plots._theme import NOT_COMMITTED, STATE_COLORS
 from footprint_lab.lab.schema import MEMBERSHIP_STATES, STATE_DTYPE
+from footprint_lab.lab.views import REFUSAL_MEANINGS
 from footprint_lab.window.records import REFUSAL_REASONS
 
 __all__ = [
+    "MAP_HOVER_GLOSSARY_MAX_CELLS",
     "MAP_HOVER_MAX_CELLS",
     "MAP_MAX_COLS",
     "MAP_MAX_ROWS",
@@ -43,13 +59,19 @@ MAP_MAX_COLS = 600
 MAP_HOVER_MAX_CELLS = 20_000
 """Up to this many cells, every window-map cell carries its own hover text."""
 
+MAP_HOVER_GLOSSARY_MAX_CELLS = 2_000
+"""Up to this many cells, a cell's hover gives every refusal reason of its record the
+glossary's words; above it, the reasons are counted on one line (the page stays light)."""
+
 MAP_TICK_LABEL_MAX_ROWS = 60
 """Up to this many rows, the window map labels each row with its stage id and role/tool."""
 
 _PRIORITY: tuple[str, ...] = (
     "dropped",
     "folded",
+    "cleared",
     "in-window",
+    "placeholder",
     "frame",
     "notice",
     *(f"refused-{r}" for r in reversed(REFUSAL_REASONS)),
@@ -97,7 +119,11 @@ def _grid(frames: Frames, max_rows: int, max_cols: int) -> _Grid:
     grid = np.full((g_rows, g_cols), -1, dtype=np.int16)
     if g_rows and g_cols:
         left = frames.messages["left"].astype("string").fillna("").to_numpy(dtype=object)
-        out_prio = np.where(left[:n_rows] == "summarized", _PRIO["folded"], _PRIO["dropped"])
+        out_prio = np.select(
+            [left[:n_rows] == "summarized", left[:n_rows] == "cleared"],
+            [_PRIO["folded"], _PRIO["cleared"]],
+            _PRIO["dropped"],
+        )
         row_starts = np.arange(g_rows, dtype=np.int64) * rs
         col_block_exist = np.maximum.reduceat(existing, np.arange(0, n_cols, cs))
         exists = row_starts[:, None] < col_block_exist[None, :]
@@ -133,16 +159,74 @@ def _states(grid: npt.NDArray[np.int16]) -> tuple[list[str], npt.NDArray[np.floa
     return names, z
 
 
+def _column_texts(
+    frames: Frames, iterations: npt.NDArray[np.int64], cs: int, *, meanings: bool
+) -> list[str]:
+    """The record part of each column's hover: the record(s) filed at its iteration (or, for
+    a block of ``cs`` iterations, all of the block's), the rule that fired, the refusals by
+    reason (with their meanings, or counted on one line)."""
+    records = frames.records
+    by_iteration: dict[int, list[dict[str, Any]]] = {}
+    for row in records.to_dict("records"):
+        by_iteration.setdefault(int(row["iteration"]), []).append(
+            {str(k): v for k, v in row.items()}
+        )
+    idle = (
+        "the run has no window strategy"
+        if not len(records) and not frames.info.get("strategy")
+        else "the strategy did not act"
+    )
+    texts: list[str] = []
+    for start in range(0, len(iterations), cs):
+        block = [int(i) for i in iterations[start : start + cs]]
+        rows = [row for i in block for row in by_iteration.get(i, [])]
+        where = f"iteration {block[0]}" if len(block) == 1 else f"iterations {block[0]}–{block[-1]}"
+        if not rows:
+            texts.append(f"no record at {where}: {idle}")
+            continue
+        if len(rows) == 1:
+            texts.append("<br>".join(record_lines(rows[0], meanings=meanings)))
+            continue
+        strategies = ", ".join(dict.fromkeys(str(r["strategy"]) for r in rows))
+        rules = Counter(record_rule(r).removeprefix("rule: ") for r in rows)
+        shown = [f"{n} × {rule}" if n > 1 else rule for rule, n in rules.most_common(3)]
+        if len(rules) > 3:
+            shown.append(f"… (+{len(rules) - 3} more)")
+        reasons = [reason for r in rows for reason in record_reasons(r)]
+        lines = [
+            f"<b>{len(rows)} records</b> at {where} · {strategies}",
+            "rules: " + "; ".join(shown),
+        ]
+        texts.append("<br>".join([*lines, *refusal_lines(reasons, meanings=meanings)]))
+    return texts
+
+
+def _state_words(name: str) -> str:
+    """A cell's state, with the glossary's words for a refusal's reason."""
+    reason = name.removeprefix("refused-")
+    if reason != name:
+        return f"{name} ({REFUSAL_MEANINGS.get(reason, 'a reason of this strategy')})"
+    return name
+
+
 def _hover(
-    z: npt.NDArray[np.float64], xs: list[int], ys: list[int], labels: list[str], names: list[str]
+    z: npt.NDArray[np.float64],
+    xs: list[int],
+    ys: list[int],
+    labels: list[str],
+    names: list[str],
+    columns: Sequence[str],
 ) -> dict[str, Any]:
-    """Per-cell hover text up to :data:`MAP_HOVER_MAX_CELLS` cells, else a hover template."""
+    """Per-cell hover text up to :data:`MAP_HOVER_MAX_CELLS` cells (the message, its state
+    and the column's record), else a hover template."""
     if z.size > MAP_HOVER_MAX_CELLS:
         return {"hovertemplate": "message #%{y}<br>iteration %{x}<extra></extra>"}
+    words = [_state_words(n) for n in names]
     text = [
         [
             f"#{y} {labels[i]}<br>iteration {x}: "
-            + (names[int(z[i, j])] if not np.isnan(z[i, j]) else "not yet committed")
+            + (words[int(z[i, j])] if not np.isnan(z[i, j]) else "not yet committed")
+            + f"<br>{columns[j]}"
             for j, x in enumerate(xs)
         ]
         for i, y in enumerate(ys)
@@ -213,7 +297,12 @@ def window_map(
     ys = list(range(0, cells.n_rows, rs))
     labels = frames.messages["label"].astype(str).tolist()
     row_labels = [labels[y] if y < len(labels) else str(y) for y in ys]
-    fig = go.Figure(_heatmap(z, xs, ys, names, _hover(z, xs, ys, row_labels, names)))
+    columns = (
+        _column_texts(frames, cells.iterations, cs, meanings=z.size <= MAP_HOVER_GLOSSARY_MAX_CELLS)
+        if z.size <= MAP_HOVER_MAX_CELLS
+        else []
+    )
+    fig = go.Figure(_heatmap(z, xs, ys, names, _hover(z, xs, ys, row_labels, names, columns)))
     map_overlays(fig, frames, ys, rs)
     title = title_of(frames, "Window map")
     if rs > 1 or cs > 1:

@@ -1,7 +1,9 @@
 """The window size chart: characters sent per call, reported input tokens, the threshold, every
 removal and every pause.
 
-Layer: lab. A pure builder: frames in, ``plotly.graph_objects.Figure`` out.
+Layer: lab. A pure builder: frames in, ``plotly.graph_objects.Figure`` out. Both y axes tick at
+round numbers chosen from the data (0, 5k, 10k, ...: :func:`._common.round_ticks`); a removal
+marker's hover names the record, the rule that fired and the refusals by reason.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from footprint_lab.lab.plots._common import (
     WEBGL_THRESHOLD,
     layout,
     removal_summary,
+    round_ticks,
     scatter_class,
     single,
     title_of,
@@ -75,7 +78,7 @@ def _add_call_traces(
             name="chars sent",
             mode=mode,
             line={"color": STATE_COLORS["in-window"], "width": 2},
-            hovertemplate="iteration %{x}<br>%{y} chars sent<extra></extra>",
+            hovertemplate="iteration %{x}<br>%{y:,} chars sent<extra></extra>",
         ),
         secondary_y=False,
     )
@@ -87,10 +90,16 @@ def _add_call_traces(
                 name="input tokens (reported)",
                 mode=mode,
                 line={"color": SECONDARY_LINE, "width": 1.5, "dash": "dot"},
-                hovertemplate="iteration %{x}<br>%{y} input tokens reported<extra></extra>",
+                hovertemplate="iteration %{x}<br>%{y:,} input tokens reported<extra></extra>",
             ),
             secondary_y=True,
         )
+
+
+def _peak(*columns: pd.Series) -> float | None:
+    """The largest value in ``columns`` (None when they hold none)."""
+    peaks = [float(c.max()) for c in columns if len(c) and not pd.isna(c.max())]
+    return max(peaks) if peaks else None
 
 
 def window_size(frames: Frames) -> go.Figure:
@@ -101,6 +110,7 @@ def window_size(frames: Frames) -> go.Figure:
     (``calls.input_tokens``, only when some call reported usage), ``threshold`` (tokens),
     ``removal`` (``records`` rows that removed something: ``iteration`` /
     ``window_chars_after``, hover = the record's summary), ``pause`` (when the run paused).
+    Both y axes have ``tick0`` 0 and a round ``dtick`` (1, 2 or 5 x 10^k) from their range.
 
     Args:
         frames: The frames of one run.
@@ -132,7 +142,7 @@ def window_size(frames: Frames) -> go.Figure:
                 mode="lines",
                 line={"color": STATE_COLORS["refused-current-request"], "dash": "dash"},
                 line_shape="hv",
-                hovertemplate="threshold %{y} tokens<extra></extra>",
+                hovertemplate="threshold %{y:,} tokens<extra></extra>",
             ),
             secondary_y=True,
         )
@@ -144,11 +154,20 @@ def window_size(frames: Frames) -> go.Figure:
         fig.add_trace(pause_trace(pauses, 0.0, top), secondary_y=False)
     layout(fig, title_of(frames, "Window size"), hovermode="closest")
     fig.update_xaxes(title_text="iteration")
-    fig.update_yaxes(title_text="characters sent", rangemode="tozero", secondary_y=False)
+    fig.update_yaxes(
+        title_text="characters sent",
+        rangemode="tozero",
+        secondary_y=False,
+        **round_ticks(_peak(calls["chars"])),
+    )
+    token_columns = [thresholds["threshold_tokens"]]
+    if has_tokens:
+        token_columns.append(calls["input_tokens"])
     fig.update_yaxes(
         title_text="input tokens (reported)",
         rangemode="tozero",
         showgrid=False,
         secondary_y=True,
+        **round_ticks(_peak(*token_columns)),
     )
     return fig

@@ -8,9 +8,17 @@ report embeds with ``|safe``.
 
 Templates get these globals: ``styles`` (:data:`STYLES`, the inline styles the widgets need,
 since a notebook output has no stylesheet of ours), ``colors`` (the page colours of the palette,
-:data:`footprint_lab.lab.plots._theme.PAGE_COLORS`, for the report's stylesheet) and
-``state_style`` (:func:`state_style`). Every colour comes from that palette.
-The ``cell`` filter writes a missing value (None, NaN, ``<NA>``) as an en dash.
+:data:`footprint_lab.lab.plots._theme.PAGE_COLORS`, for the report's stylesheet),
+``headers`` (:data:`footprint_lab.lab.schema.COLUMN_HEADERS`, the human header of a frame
+column) and ``state_style`` (:func:`state_style`). Every colour comes from that palette; the
+inline styles name JupyterLab's theme variables first (:data:`~footprint_lab.lab.plots._theme.
+THEMED`), so a table reads as well in the dark theme as in the light one.
+
+Tables stay inside their box: each sits in a scrolling box (``overflow: auto`` with a
+``max-height``) instead of widening the page, and text columns wrap anywhere
+(``overflow-wrap: anywhere; white-space: pre-wrap``), so a long message preview or a long list
+of stage ids never needs horizontal scrolling. The ``cell`` filter writes a missing value
+(None, NaN, ``<NA>``) as a blank cell.
 """
 
 from __future__ import annotations
@@ -22,43 +30,76 @@ import jinja2
 import pandas as pd
 
 from footprint_lab.lab.plots._theme import (
-    BORDER,
     COUNTERFACTUAL_ACCENT,
     ERROR_TEXT,
     FALLBACK,
-    HEADER_BACKGROUND,
-    MUTED,
     PAGE_COLORS,
     STATE_COLORS,
+    THEMED,
 )
+from footprint_lab.lab.schema import COLUMN_HEADERS
 
-__all__ = ["ENV", "STYLES", "TABLE_MAX_ROWS", "cell", "render", "state_style", "table_context"]
+__all__ = [
+    "ENV",
+    "STYLES",
+    "TABLE_MAX_HEIGHT_PX",
+    "TABLE_MAX_ROWS",
+    "WRAP_MIN_CHARS",
+    "cell",
+    "render",
+    "state_style",
+    "table_context",
+]
+
+TABLE_MAX_HEIGHT_PX = 480
+"""A table taller than this scrolls inside its own box (its header row stays in view)."""
+
+WRAP_MIN_CHARS = 24
+"""A table column holding text longer than this wraps anywhere (``overflow-wrap: anywhere``);
+the others stay on one line, except that an inline table's last column wraps between words."""
 
 _FONT = "font-family: system-ui, -apple-system, 'Segoe UI', sans-serif; font-size: 12px;"
 _CELL = (
-    f"border: 1px solid {BORDER}; padding: 2px 6px; text-align: left; vertical-align: top; "
-    "line-height: 1.35;"
+    f"border: 1px solid {THEMED['border']}; padding: 2px 6px; text-align: left; "
+    "vertical-align: top; line-height: 1.35;"
 )
+_WRAP = "overflow-wrap: anywhere; white-space: pre-wrap;"
 
 STYLES: Mapping[str, str] = {
     "font": _FONT,
-    "table": f"border-collapse: collapse; {_FONT}",
+    "table": (
+        f"border-collapse: collapse; {_FONT} color: {THEMED['text']}; "
+        f"background: {THEMED['background']};"
+    ),
+    "scroll": f"overflow: auto; max-width: 100%; max-height: {TABLE_MAX_HEIGHT_PX}px;",
+    "wrap": _WRAP,
     "cell": _CELL,
+    "cell_wrap": _CELL + " " + _WRAP,
     "cell_nowrap": _CELL + " white-space: nowrap;",
-    "head": _CELL + f" white-space: nowrap; background: {HEADER_BACKGROUND};",
-    "muted": f"color: {MUTED};",
+    "head": (
+        _CELL + f" white-space: nowrap; color: {THEMED['text']}; "
+        f"background: {THEMED['header']}; position: sticky; top: 0;"
+    ),
+    "key": (
+        _CELL + f" white-space: nowrap; color: {THEMED['text']}; background: {THEMED['header']};"
+    ),
+    "muted": f"color: {THEMED['muted']};",
     "error": f"color: {ERROR_TEXT};",
     "banner": (
         f"background: {COUNTERFACTUAL_ACCENT}22; border-left: 4px solid {COUNTERFACTUAL_ACCENT}; "
         "padding: 4px 8px; margin: 4px 0;"
     ),
     "problems": (
-        f"background: {PAGE_COLORS['problems-background']}; "
+        f"background: {PAGE_COLORS['problems-accent']}22; "
         f"border-left: 3px solid {PAGE_COLORS['problems-accent']}; padding: 4px 8px; "
         "margin: 4px 0;"
     ),
 }
-"""Inline styles, by name (``styles.cell`` in a template)."""
+"""Inline styles, by name (``styles.cell`` in a template): ``table``, ``head`` (a column
+header: it stays in view while the table scrolls), ``key`` (a row header of a key-value
+table), ``cell`` (wraps between words), ``cell_wrap`` (wraps anywhere, keeps line breaks),
+``cell_nowrap``, ``scroll`` (the box a table scrolls in), ``wrap``
+(text that wraps anywhere), ``font``, ``muted``, ``error``, ``banner`` and ``problems``."""
 
 
 TABLE_MAX_ROWS = 300
@@ -76,13 +117,21 @@ def table_context(
     unit: str = "rows",
 ) -> dict[str, Any]:
     """What the ``table`` macro of ``_macros.html.j2`` takes, from a DataFrame: its columns,
-    its first ``max_rows`` rows (and a note saying so when there are more), per-row styles,
-    inline styles (widgets) or a CSS class (the report), and the line shown when it is empty."""
+    its first ``max_rows`` rows (and a note saying so when there are more), which columns wrap
+    anywhere (``wrap``: those holding text longer than :data:`WRAP_MIN_CHARS`), per-row
+    styles, inline styles (widgets) or a CSS class (the report), and the line shown when it is
+    empty. A template may pass ``headers`` to the macro to show human headers."""
     shown = frame.head(max_rows)
     note = f"The first {max_rows} of {len(frame)} {unit}." if len(frame) > max_rows else None
+    rows = [list(values) for values in shown.itertuples(index=False, name=None)]
+    width = len(shown.columns)
     return {
         "columns": [str(c) for c in shown.columns],
-        "rows": [list(values) for values in shown.itertuples(index=False, name=None)],
+        "wrap": [
+            any(isinstance(row[i], str) and len(row[i]) > WRAP_MIN_CHARS for row in rows)
+            for i in range(width)
+        ],
+        "rows": rows,
         "row_styles": None if row_styles is None else list(row_styles)[: len(shown)],
         "inline": inline,
         "css_class": css_class,
@@ -100,13 +149,14 @@ def state_style(state: str) -> str:
 
 
 def cell(value: Any) -> Any:
-    """A table cell's value: an en dash for a missing one, else the value (escaped later)."""
+    """A table cell's value: blank for a missing one (None, NaN, ``<NA>``, ``NaT``), else the
+    value (escaped later)."""
     if value is None:
-        return "–"
+        return ""
     if not isinstance(value, str | list | dict | tuple):
         try:
             if pd.isna(value):
-                return "–"
+                return ""
         except (TypeError, ValueError):  # pragma: no cover - array-likes are shown as they are
             return value
     return value
@@ -122,6 +172,7 @@ ENV = jinja2.Environment(
 """The lab's Jinja2 environment: templates from this package, autoescape on."""
 ENV.globals["styles"] = STYLES
 ENV.globals["colors"] = PAGE_COLORS
+ENV.globals["headers"] = COLUMN_HEADERS
 ENV.globals["state_style"] = state_style
 ENV.filters["cell"] = cell
 

@@ -15,6 +15,13 @@ change them.
 * :class:`Compare` (:mod:`.compare`) — several runs of one scenario side by side: the compare
   chart, a summary table and each run's window map.
 * :func:`update_figure` (:mod:`._figures`) — the in-place figure differ they share.
+* :class:`LabWidget` (:mod:`._lifecycle`) — their base: ``close()`` closes a widget with every
+  widget it is made of, and a new widget closes the one it *replaces* — in a notebook, the ones
+  the same cell made when it last ran; elsewhere, the last one of its class on the same run(s)
+  (see :mod:`._lifecycle`) — so re-running a cell does not pile up comms.
+* :class:`Snapshot` (:mod:`._snapshot`) — ``widget.snapshot()``: the widget's charts as PNG
+  images (kaleido, offline, deterministic) and its key table as HTML, the static outputs a
+  notebook keeps for readers without a kernel.
 
 Every widget exposes its parts as attributes (``.figures``, ``.slider``, ``.sliders``,
 ``.boundary_html`` ...), so its logic is tested by setting values and reading figure data, with
@@ -33,6 +40,8 @@ from footprint_lab.lab.views import (
 )
 from footprint_lab.lab.views import preview as _preview  # noqa: F401  (kept importable)
 from footprint_lab.lab.widgets._figures import figure_widget, update_figure
+from footprint_lab.lab.widgets._lifecycle import LabWidget
+from footprint_lab.lab.widgets._snapshot import Snapshot
 from footprint_lab.lab.widgets.compare import Compare
 from footprint_lab.lab.widgets.inspector import BOUNDARY_MAX_ROWS, INSPECTOR_TABS, Inspector
 from footprint_lab.lab.widgets.tuner import PIN_KNOB, Tuner, default_range
@@ -48,6 +57,8 @@ __all__ = [
     "TABLE_MAX_ROWS",
     "Compare",
     "Inspector",
+    "LabWidget",
+    "Snapshot",
     "Tuner",
     "default_range",
     "figure_widget",

@@ -3,6 +3,9 @@
 Layer: lab. The compare chart (characters sent or reported input tokens per iteration, one
 line per run, redrawn in place when the metric changes), a summary table of each run's key
 numbers (:func:`~footprint_lab.lab.summary.key_numbers`) and each run's window map in a tab.
+A new Compare replaces the last one on the same runs (or made by the same cell) and closes it,
+with all its parts (:mod:`._lifecycle`); :meth:`Compare.snapshot` gives its charts as PNG
+images for a notebook's static outputs (:mod:`._snapshot`).
 """
 
 from __future__ import annotations
@@ -21,6 +24,8 @@ from footprint_lab.lab.summary import SUMMARY_COLUMNS, key_numbers
 from footprint_lab.lab.views import counterfactual_banner
 from footprint_lab.lab.widgets._figures import figure_widget, update_figure
 from footprint_lab.lab.widgets._html import heading_html, table_html
+from footprint_lab.lab.widgets._lifecycle import LabWidget, subject_of
+from footprint_lab.lab.widgets._snapshot import Snapshot
 from footprint_lab.scenarios import SCENARIOS, Scenario
 from footprint_lab.window.strategies import WindowStrategy
 
@@ -28,6 +33,9 @@ __all__ = ["Compare"]
 
 BANNERS_SHOWN = 10
 """Counterfactual banners shown under Compare's heading, at most."""
+
+SNAPSHOT_FIGURES: tuple[str, ...] = ("compare",)
+"""The charts :meth:`Compare.snapshot` renders unless told others."""
 
 
 def _label_runs(runs: Mapping[str, Run] | Sequence[Run]) -> dict[str, Run]:
@@ -46,7 +54,7 @@ def _label_runs(runs: Mapping[str, Run] | Sequence[Run]) -> dict[str, Run]:
     return labelled
 
 
-class Compare(widgets.VBox):  # type: ignore[misc]
+class Compare(LabWidget):
     """Several runs side by side — usually one scenario under each strategy: the compare chart
     (characters sent or reported input tokens per iteration, one line per run), a summary
     table (:data:`SUMMARY_COLUMNS`, one row per run) and each run's window map in a tab.
@@ -55,6 +63,11 @@ class Compare(widgets.VBox):  # type: ignore[misc]
     indexed by label), ``summary_html``, ``figures`` (``compare``), ``maps`` (label ->
     window-map ``FigureWidget``), ``metric`` (toggle between ``chars`` and ``input_tokens``;
     the chart is redrawn in place).
+
+    Making a Compare closes the one it replaces — the last one on the same runs (the same
+    objects under the same labels; :meth:`from_scenario` makes fresh runs), or in a notebook the
+    ones the same cell made when it last ran — and :meth:`close` closes it with all its parts;
+    :meth:`snapshot` renders its charts for readers without a kernel.
 
     Args:
         runs: ``{label: run}``, or a list of runs (labelled by strategy).
@@ -89,16 +102,36 @@ class Compare(widgets.VBox):  # type: ignore[misc]
             label: figure_widget(plots.window_map(frames)) for label, frames in self.frames.items()
         }
         scenarios = sorted({str(r.meta.get("scenario")) for r in self.runs.values()} - {"None"})
-        title = "Compare" + (f" — {', '.join(scenarios)}" if scenarios else "")
+        self.title = "Compare" + (f" — {', '.join(scenarios)}" if scenarios else "")
         banners = [b for b in map(counterfactual_banner, (r.meta for r in self.runs.values())) if b]
+        self.header = widgets.HTML(heading_html(self.title, banners=banners[:BANNERS_SHOWN]))
         self.children = [
-            widgets.HTML(heading_html(title, banners=banners[:BANNERS_SHOWN])),
+            self.header,
             self.metric,
             self.figures["compare"],
             self.summary_html,
             widgets.Tab(children=list(self.maps.values()), titles=list(self.maps)),
         ]
         self.metric.observe(self._on_metric, names="value")
+        self._adopt(subject_of(*[item for pair in self.runs.items() for item in pair]))
+
+    def snapshot(self, *names: str) -> Snapshot:
+        """Compare as it is now, as static outputs: its heading and summary table (HTML) and
+        its charts as PNG images — ``names`` of :attr:`figures` or run labels of :attr:`maps`
+        (default :data:`SNAPSHOT_FIGURES`: the compare chart). Display it in the cell after
+        the widget, so a notebook read without a kernel (on GitHub) shows the runs."""
+        chosen = {name: self.figures.get(name, self.maps.get(name)) for name in names}
+        unknown = sorted(name for name, fig in chosen.items() if fig is None)
+        if unknown:
+            raise ValueError(
+                f"no figure or run {', '.join(unknown)}; figures: {', '.join(self.figures)}; "
+                f"runs: {', '.join(self.maps)}"
+            )
+        return Snapshot.of(
+            self.title,
+            self.header.value + self.summary_html.value,
+            chosen or {name: self.figures[name] for name in SNAPSHOT_FIGURES},
+        )
 
     def _on_metric(self, change: Mapping[str, Any]) -> None:
         update_figure(self.figures["compare"], plots.compare(self.frames, metric=change["new"]))

@@ -5,12 +5,16 @@ builders of :mod:`footprint_lab.lab.plots` and the views of :mod:`footprint_lab.
 drag the iteration slider and see the exact messages sent at that call (``run.window_sent``),
 which of them were pinned or refused, which left, and the :class:`~footprint_lab.WindowRecord`
 filed there (rendered by ``record.html.j2``, as in the report). It reads the run, never
-changes it.
+changes it. A new Inspector replaces the last one on the same run (or made by the same cell)
+and closes it, with all its parts (:mod:`._lifecycle`); :meth:`Inspector.snapshot` gives its
+charts as PNG images for a notebook's static outputs (:mod:`._snapshot`).
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 import ipywidgets as widgets
@@ -20,6 +24,7 @@ from footprint_lab.agent.run import Run
 from footprint_lab.lab import plots
 from footprint_lab.lab.frames import capture
 from footprint_lab.lab.render import render, state_style, table_context
+from footprint_lab.lab.report import write_run_report
 from footprint_lab.lab.summary import key_numbers
 from footprint_lab.lab.views import (
     boundary_frame,
@@ -40,6 +45,8 @@ from footprint_lab.lab.widgets._html import (
     records_html,
     table_html,
 )
+from footprint_lab.lab.widgets._lifecycle import LabWidget, subject_of
+from footprint_lab.lab.widgets._snapshot import Snapshot
 from footprint_lab.messages import Message
 from footprint_lab.window.records import WindowRecord
 
@@ -54,8 +61,11 @@ BOUNDARY_MAX_ROWS = 500
 LEGEND_STATES: tuple[str, ...] = ("pinned", "refused-current-request", "notice", "frame", "dropped")
 """The membership states the boundary pane's legend names."""
 
+SNAPSHOT_FIGURES: tuple[str, ...] = ("window_size", "window_map")
+"""The charts :meth:`Inspector.snapshot` renders unless told others."""
 
-class Inspector(widgets.VBox):  # type: ignore[misc]
+
+class Inspector(LabWidget):
     """One run, in five tabs: Overview, Window map, Pins, Refusals and Boundary.
 
     Parts (for code and tests): ``run``, ``frames`` (its capture), ``numbers``
@@ -65,7 +75,14 @@ class Inspector(widgets.VBox):  # type: ignore[misc]
     ``refusals_html``, ``slider`` (the iteration shown in Boundary), ``play``,
     ``boundary_caption``, ``boundary_html`` (the window sent at that iteration, and what left
     there) and ``record_html`` (the record(s) filed there). Clicking a cell of the window map or
-    a point of the window-size chart opens that iteration's boundary.
+    a point of the window-size chart opens that iteration's boundary. The Inspector, its tabs,
+    slider and boundary table carry the CSS classes ``footprint-inspector``,
+    ``footprint-inspector-tabs``, ``footprint-boundary-slider`` and ``footprint-boundary-table``
+    (for browser tests and styling).
+
+    Making an Inspector closes the one it replaces — the last one on the same run, or in a
+    notebook the ones the same cell made when it last ran — and :meth:`close` closes it with all
+    its parts; :meth:`snapshot` renders its charts for readers without a kernel.
 
     Args:
         run: Any run: from an agent, ``replay``, an importer or ``load_run``.
@@ -110,24 +127,60 @@ class Inspector(widgets.VBox):  # type: ignore[misc]
             layout=widgets.Layout(width="520px"),
         )
         self.play = widgets.Play(value=self.slider.value, min=first, max=last, step=1, interval=900)
-        widgets.jslink((self.play, "value"), (self.slider, "value"))
+        self.links: list[Any] = [widgets.jslink((self.play, "value"), (self.slider, "value"))]
+        """The front-end links between widgets (closed with the Inspector)."""
         self.boundary_caption = widgets.HTML()
         self.boundary_html = widgets.HTML(layout=widgets.Layout(flex="3 1 0%", overflow="auto"))
         self.record_html = widgets.HTML(layout=widgets.Layout(flex="2 1 0%", overflow="auto"))
         self.tabs = widgets.Tab(children=self._tab_children(), titles=list(INSPECTOR_TABS))
         banner = counterfactual_banner(run.meta)
-        header = widgets.HTML(
-            heading_html(
-                f"Inspector — {describe(run, self.frames)}",
-                banners=[banner] if banner is not None else [],
-            )
+        self.title = f"Inspector — {describe(run, self.frames)}"
+        self.header = widgets.HTML(
+            heading_html(self.title, banners=[banner] if banner is not None else [])
         )
-        self.children = [header, self.tabs]
+        self.children = [self.header, self.tabs]
+        self.add_class("footprint-inspector")
+        self.tabs.add_class("footprint-inspector-tabs")
+        self.slider.add_class("footprint-boundary-slider")
+        self.boundary_html.add_class("footprint-boundary-table")
         self.slider.observe(self._on_slider, names="value")
         for name in ("window_map", "window_size"):
             for trace in self.figures[name].data:
                 trace.on_click(self._on_click)
         self.show_boundary(self.slider.value)
+        self._adopt(subject_of(run))
+
+    def snapshot(self, *names: str) -> Snapshot:
+        """The Inspector as it is now, as static outputs: its heading, overview and the boundary
+        at the slider's iteration (HTML) and its charts as PNG images — ``names`` of
+        :attr:`figures` (default :data:`SNAPSHOT_FIGURES`). Display it in the cell after the
+        Inspector, so a notebook read without a kernel (on GitHub) shows the run."""
+        chosen = names or SNAPSHOT_FIGURES
+        unknown = set(chosen) - set(self.figures)
+        if unknown:
+            raise ValueError(
+                f"no figure {', '.join(sorted(unknown))}; figures: {', '.join(self.figures)}"
+            )
+        return Snapshot.of(
+            self.title,
+            "".join(
+                [
+                    self.header.value,
+                    self.overview_html.value,
+                    label_html("Boundary"),
+                    self.boundary_caption.value,
+                    self.boundary_html.value,
+                ]
+            ),
+            {name: self.figures[name] for name in chosen},
+        )
+
+    def to_html(self, path: str | os.PathLike[str]) -> Path:
+        """Write the Inspector's views as one standalone HTML file that opens offline, with no
+        kernel: the report of this run (:func:`~footprint_lab.lab.report.write_run_report`) —
+        its overview, window size, window map, pins, refusals, every removal in words and the
+        Boundary view with its iteration slider. Returns the path written."""
+        return write_run_report(self.run, path, frames=self.frames, title=self.title)
 
     def _tab_children(self) -> list[Any]:
         boundary = widgets.VBox(

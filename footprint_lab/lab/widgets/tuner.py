@@ -5,7 +5,10 @@ same ``FigureWidget`` objects, new trace data, one ``batch_update``, through
 :func:`~footprint_lab.lab.widgets.update_figure`). Also here: the knobs' default ranges
 (:func:`default_range`) and how a strategy's knobs are read and changed. Re-runs show a
 progress bar through :mod:`footprint_lab.lab.progress`, silent when
-``FOOTPRINT_LAB_QUIET=1`` or when stderr is not a terminal outside a notebook.
+``FOOTPRINT_LAB_QUIET=1`` or when stderr is not a terminal outside a notebook. A new Tuner
+replaces the last one on the same scenario and strategy (or made by the same cell) and closes
+it, with all its parts (:mod:`._lifecycle`); :meth:`Tuner.snapshot` gives its charts as PNG
+images for a notebook's static outputs (:mod:`._snapshot`).
 """
 
 from __future__ import annotations
@@ -23,6 +26,8 @@ from footprint_lab.lab.progress import progress
 from footprint_lab.lab.summary import key_numbers
 from footprint_lab.lab.widgets._figures import figure_widget, update_figure
 from footprint_lab.lab.widgets._html import heading_html, label_html, note_html, records_html
+from footprint_lab.lab.widgets._lifecycle import LabWidget, subject_of
+from footprint_lab.lab.widgets._snapshot import Snapshot
 from footprint_lab.scenarios import SCENARIOS, Scenario
 from footprint_lab.window.errors import WindowConfigError
 from footprint_lab.window.strategies import WindowStrategy
@@ -31,6 +36,9 @@ __all__ = ["PIN_KNOB", "Tuner", "default_range"]
 
 PIN_KNOB = "keep_last_tool_results"
 """The one knob that belongs to the agent, not the strategy (it is passed to ``run``)."""
+
+SNAPSHOT_FIGURES: tuple[str, ...] = ("window_size", "window_map")
+"""The charts :meth:`Tuner.snapshot` renders unless told others."""
 
 
 def _nice_step(raw: float) -> float:
@@ -133,7 +141,7 @@ def _format_config(config: Mapping[str, Any], short: bool = False) -> str:
     )
 
 
-class Tuner(widgets.VBox):  # type: ignore[misc]
+class Tuner(LabWidget):
     """A scripted scenario under one strategy, with a slider per knob.
 
     Every slider change re-runs the scenario (``scenario.run(strategy.with_knobs(...),
@@ -146,6 +154,11 @@ class Tuner(widgets.VBox):  # type: ignore[misc]
     (:func:`key_numbers`), ``sliders`` (knob name -> slider), ``figures`` (``window_size``,
     ``window_map``), ``summary_html``, ``records_html``, ``error`` (the configuration error of
     the last change, or None), ``runs`` (how many runs so far).
+
+    Making a Tuner closes the one it replaces — the last one on the same scenario and
+    strategy, or in a notebook the ones the same cell made when it last ran — and
+    :meth:`close` closes it with all its parts; :meth:`snapshot` renders its charts for readers
+    without a kernel.
 
     Args:
         scenario: A :class:`~footprint_lab.scenarios.Scenario` or its name
@@ -173,6 +186,7 @@ class Tuner(widgets.VBox):  # type: ignore[misc]
         **ranges: Any,
     ) -> None:
         super().__init__()
+        subject = subject_of(scenario, strategy)
         self.provider_options: dict[str, Any] = dict(provider_options or {})
         if isinstance(scenario, str):
             if scenario not in SCENARIOS:
@@ -225,21 +239,26 @@ class Tuner(widgets.VBox):  # type: ignore[misc]
         self.summary_html = widgets.HTML()
         self.records_html = widgets.HTML(layout=widgets.Layout(overflow="auto"))
         self.output = widgets.Output()
-        self._rerun(initial=True)
+        try:
+            self._rerun(initial=True)
+        except BaseException:
+            self.close()  # the sliders and panes made so far would stay open otherwise
+            raise
         self.figures: dict[str, Any] = {
             "window_size": figure_widget(plots.window_size(self.frames)),
             "window_map": figure_widget(plots.window_map(self.frames)),
         }
         name = str(getattr(strategy, "name", type(strategy).__name__))
-        header = widgets.HTML(
+        self.title = f"Tuner — {scenario.name} · {name}"
+        self.header = widgets.HTML(
             heading_html(
-                f"Tuner — {scenario.name} · {name}",
+                self.title,
                 lead=f"{scenario.description} Each slider change re-runs the scripted "
                 "scenario and redraws the charts.",
             )
         )
         self.children = [
-            header,
+            self.header,
             widgets.VBox(list(self.sliders.values())),
             self.summary_html,
             self.output,
@@ -250,6 +269,24 @@ class Tuner(widgets.VBox):  # type: ignore[misc]
         ]
         for slider in self.sliders.values():
             slider.observe(self._on_change, names="value")
+        self._adopt(subject)
+
+    def snapshot(self, *names: str) -> Snapshot:
+        """The Tuner as it is now, as static outputs: its heading and the summary of the last
+        run (HTML) and its charts as PNG images — ``names`` of :attr:`figures` (default
+        :data:`SNAPSHOT_FIGURES`). Display it in the cell after the Tuner, so a notebook read
+        without a kernel (on GitHub) shows the run."""
+        chosen = names or SNAPSHOT_FIGURES
+        unknown = set(chosen) - set(self.figures)
+        if unknown:
+            raise ValueError(
+                f"no figure {', '.join(sorted(unknown))}; figures: {', '.join(self.figures)}"
+            )
+        return Snapshot.of(
+            self.title,
+            self.header.value + self.summary_html.value,
+            {name: self.figures[name] for name in chosen},
+        )
 
     def set(self, **values: Any) -> Tuner:
         """Move several sliders at once and re-run once. Returns the tuner."""

@@ -1,0 +1,214 @@
+"""The report's Boundary view works in a browser with no kernel and no network.
+
+Playwright for Python (sync API) drives the system Chromium at /usr/bin/chromium (the Debian
+package, as in ``test_report_browser.py``; never ``playwright install``). For a scripted run of
+known content, in the report and in ``Inspector(run).to_html(path)``: move the Boundary slider
+with the keyboard to an iteration, then read the page — the exact messages shown (stage ids
+and text, against ``run.ledger.window_at(call.sent_commit)``), the pinned and refused marks in
+words, what left, the record's removed stage ids — with no console error, and no horizontal
+overflow at 1,000 px. A screenshot of the view is saved under the test's ``tmp_path``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from footprint_lab import Run
+from footprint_lab.lab import Inspector, capture
+from footprint_lab.lab.report import write_report
+from footprint_lab.lab.views import (
+    BOUNDARY_TEXT_CHARS,
+    REFUSAL_MEANINGS,
+    STATE_MEANINGS,
+    record_sentence,
+)
+from tests.lab.test_report_boundary import pinned_run
+from tests.lab.test_report_browser import CHROMIUM, LAUNCH_ARGS, _sync_playwright
+
+WIDTH = 1000
+BOUNDARY = "pinned--sliding-window--boundary"
+
+_ROWS = """(table) => Array.from(document.querySelectorAll(table + ' tbody tr')).map(tr => ({
+    stage: tr.dataset.stageId, state: tr.dataset.state, role: tr.dataset.role,
+    shownStage: tr.querySelector('.b-stage').textContent,
+    content: tr.querySelector('.b-content').textContent,
+    more: tr.querySelector('.b-more').textContent,
+    mark: tr.querySelector('.b-mark') ? tr.querySelector('.b-mark').textContent : null}))"""
+
+_OVERFLOW = """(root) => [root, ...root.querySelectorAll('.boundary-scroll, table')].filter(
+    el => el.getClientRects().length && el.scrollWidth > el.clientWidth).map(
+    el => `${el.className}: ${el.scrollWidth} > ${el.clientWidth}`)"""
+
+
+@pytest.fixture(scope="module")
+def run() -> Run:
+    return pinned_run()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    if not CHROMIUM.exists():
+        pytest.fail(
+            f"{CHROMIUM} is missing: install Debian's chromium (`apt-get install -y chromium`); "
+            "CI's .ci/run does this before `make test`."
+        )
+    sync_playwright = _sync_playwright()
+    with sync_playwright() as p:  # type: ignore[operator]
+        launched = p.chromium.launch(executable_path=str(CHROMIUM), args=LAUNCH_ARGS)
+        try:
+            yield launched
+        finally:
+            launched.close()
+
+
+def _open(browser: Any, path: Path, errors: list[str]) -> Any:
+    page = browser.new_page(viewport={"width": WIDTH, "height": 900})
+    page.on(
+        "console",
+        lambda msg: (
+            errors.append(f"console {msg.type}: {msg.text}") if msg.type == "error" else None
+        ),
+    )
+    page.on("pageerror", lambda exc: errors.append(f"page error: {exc}"))
+    page.on("requestfailed", lambda req: errors.append(f"request failed: {req.url}"))
+    page.goto(path.resolve().as_uri(), wait_until="load")
+    page.wait_for_function(
+        "() => document.querySelector('div.boundary') "
+        "&& document.querySelector('div.boundary').dataset.iteration !== undefined",
+        timeout=30_000,
+    )
+    return page
+
+
+def _slide_to(page: Any, root: str, iteration: int) -> None:
+    """Move the slider with the keyboard, as a reader would: Home, then → until there."""
+    held = page.evaluate(
+        "(id) => JSON.parse(document.getElementById(id + '-data').textContent)"
+        ".iterations.map(v => v.iteration)",
+        root,
+    )
+    slider = page.locator(f"#{root} input.boundary-slider")
+    slider.focus()
+    slider.press("Home")
+    for _ in range(held.index(iteration)):
+        slider.press("ArrowRight")
+    page.wait_for_function(
+        "([id, it]) => document.getElementById(id).dataset.iteration === String(it)",
+        arg=[root, iteration],
+    )
+
+
+def _expected_states(run: Run, iteration: int) -> dict[str, str]:
+    membership = capture(run).membership
+    here = membership[membership["iteration"] == iteration]
+    return dict(zip(here["stage_id"], here["state"].astype(str), strict=True))
+
+
+def _check_boundary(page: Any, run: Run, root: str, iteration: int, shot: Path) -> None:
+    _slide_to(page, root, iteration)
+    view = page.locator(f"#{root}")
+    call = max(i for i, c in enumerate(run.calls) if c.iteration == iteration)
+    sent = run.ledger.window_at(run.calls[call].sent_commit)
+    assert (
+        view.locator(".boundary-caption")
+        .text_content()
+        .startswith(f"Iteration {iteration} · call {call}: {len(sent)} message(s)")
+    )
+
+    # the exact messages sent, in order, their text wrapped and capped
+    rows = page.evaluate(_ROWS, f"#{root} table.boundary-sent")
+    assert [r["stage"] for r in rows] == [m.stage_id for m in sent]
+    assert [r["shownStage"] for r in rows] == [m.stage_id for m in sent]
+    assert [r["role"] for r in rows] == [m.role for m in sent]
+    assert [r["content"] for r in rows] == [m.content[:BOUNDARY_TEXT_CHARS] for m in sent]
+    for row, message in zip(rows, sent, strict=True):
+        left_out = len(message.content) - BOUNDARY_TEXT_CHARS
+        assert row["more"] == (f"… {left_out:,} more characters" if left_out > 0 else "")
+    assert any(row["more"] for row in rows)  # the long dump is in this window
+
+    # pinned and refused, in the glossary's words
+    states = _expected_states(run, iteration)
+    assert [r["state"] for r in rows] == [states[m.stage_id] for m in sent]
+    marks = {r["stage"]: (r["state"], r["mark"]) for r in rows}
+    assert marks["tool-calls#3"] == ("pinned", f"pinned: {STATE_MEANINGS['pinned']}")
+    refused = [(s, m) for s, m in marks.values() if s.startswith("refused-")]
+    assert refused
+    for state, mark in refused:
+        reason = state.removeprefix("refused-")
+        assert mark == f"refused, {reason}: {REFUSAL_MEANINGS[reason]}"
+    assert marks[sent[0].stage_id][0] == "refused-current-request"
+
+    # what left there, and the record filed there
+    (record,) = [r for r in run.records if r.iteration == iteration]
+    assert record.removed_stage_ids
+    left = page.evaluate(_ROWS, f"#{root} table.boundary-left")
+    assert [r["stage"] for r in left] == record.removed_stage_ids
+    assert all(r["state"] == "dropped" for r in left)
+    card = view.locator(".boundary-record")
+    assert card.count() == 1
+    assert card.get_attribute("data-removed") == " ".join(record.removed_stage_ids)
+    assert card.locator(".b-sentence").text_content() == record_sentence(record)
+    pairs = card.locator("table.boundary-pairs").text_content()
+    assert ", ".join(record.removed_stage_ids) in pairs
+    assert view.locator(".boundary-no-record").is_hidden()
+
+    # 1,000 px wide, nothing scrolls sideways
+    assert page.evaluate("() => window.innerWidth") == WIDTH
+    assert page.evaluate(_OVERFLOW, view.element_handle()) == []
+    view.screenshot(path=str(shot))
+    assert shot.stat().st_size > 10_000
+
+
+def test_the_report_boundary_shows_the_exact_window_of_a_call(
+    run: Run, browser: Any, tmp_path: Path
+) -> None:
+    path = write_report({"pinned": {"sliding-window": run}}, tmp_path / "report.html")
+    errors: list[str] = []
+    page = _open(browser, path, errors)
+    removal = next(r for r in run.records if r.removed_message_count)
+    # it opens at the first removal
+    assert page.locator(f"#{BOUNDARY}").get_attribute("data-iteration") == str(removal.iteration)
+    last = max(r.iteration for r in run.records)
+    _check_boundary(page, run, BOUNDARY, last, tmp_path / "boundary.png")
+    # an iteration with no record says why
+    _slide_to(page, BOUNDARY, 1)
+    assert page.locator(f"#{BOUNDARY} .boundary-record").count() == 0
+    assert page.locator(f"#{BOUNDARY} .boundary-no-record").text_content() == (
+        "No record at iteration 1: the strategy did not engage."
+    )
+    # a removal named in "What left, and why" opens its boundary
+    page.locator(f'a.to-boundary[data-iteration="{removal.iteration}"]').click()
+    page.wait_for_function(
+        "([id, it]) => document.getElementById(id).dataset.iteration === String(it)",
+        arg=[BOUNDARY, removal.iteration],
+    )
+    assert page.locator(f"#{BOUNDARY} input.boundary-slider").input_value() == str(
+        [c.iteration for c in run.calls].index(removal.iteration)
+    )
+    page.close()
+    assert errors == []
+
+
+def test_the_inspector_file_has_the_same_boundary(run: Run, browser: Any, tmp_path: Path) -> None:
+    insp = Inspector(run)
+    path = insp.to_html(tmp_path / "inspector.html")
+    errors: list[str] = []
+    page = _open(browser, path, errors)
+    root = page.locator("div.boundary").get_attribute("id")
+    assert page.locator("div.boundary").count() == 1
+    assert page.title() == insp.title
+    # it opens where the Inspector's slider does
+    assert page.locator(f"#{root}").get_attribute("data-iteration") == str(insp.slider.value)
+    removing = [r.iteration for r in run.records if r.removed_message_count]
+    _check_boundary(page, run, root, removing[-1], tmp_path / "inspector-boundary.png")
+    # every chart drew too, offline
+    page.wait_for_function(
+        "() => document.querySelectorAll('.js-plotly-plot .main-svg').length >= 5",
+        timeout=60_000,
+    )
+    page.close()
+    assert errors == []

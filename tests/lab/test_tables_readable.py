@@ -1,0 +1,281 @@
+"""Tables people can read: in JupyterLab's dark theme as in the light one, with human headers,
+blank cells for missing facts, and at any width (a table scrolls in its own box and long text
+wraps, so at 1,000 px a boundary table shows its messages without horizontal scrolling).
+
+The browser checks use Playwright driving the system Chromium (/usr/bin/chromium), like
+``test_report_browser.py``; a missing browser fails them instead of skipping.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import jupyterlab
+import pandas as pd
+import pytest
+
+from footprint_lab import Agent, Reply, Run, ScriptedProvider, sliding_window, tool
+from footprint_lab.lab import Inspector, capture
+from footprint_lab.lab.render import render, table_context
+from footprint_lab.lab.report import render_report
+from footprint_lab.lab.schema import COLUMN_HEADERS, SCHEMAS
+from footprint_lab.lab.views import RECORD_TABLE_COLUMNS, record_pairs
+from footprint_lab.lab.widgets._html import records_html
+
+CHROMIUM = Path("/usr/bin/chromium")
+LAUNCH_ARGS = ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-sync"]
+THEMES = Path(jupyterlab.__file__).parent / "themes" / "@jupyterlab"
+
+TOKEN = "https://example.org/artifacts/" + "a1b2c3d4" * 12
+"""A long unbroken token (a URL, a hash) in a tool result: it can only wrap anywhere."""
+
+
+@tool
+def fetch(key: str) -> str:
+    """Fetch an artifact."""
+    return f"{key}: {TOKEN}"
+
+
+@pytest.fixture(scope="module")
+def long_run() -> Run:
+    """A run whose tool results hold long unbroken tokens, trimmed by sliding_window(1)."""
+    replies = [Reply.tool_call("fetch", key=k) for k in ("a", "b", "c", "d")] + [Reply.text("ok")]
+    agent = (
+        Agent.create(provider=ScriptedProvider(replies))
+        .tools(fetch)
+        .window(sliding_window(keep_recent_turns=1))
+        .build()
+    )
+    run = agent.run("fetch the artifacts")
+    assert run.status == "done" and any(r.removed_message_count for r in run.records)
+    return run
+
+
+def _chromium() -> Any:
+    if not CHROMIUM.exists():
+        pytest.fail(
+            f"{CHROMIUM} is missing: install Debian's chromium (`apt-get install -y chromium`)"
+        )
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:  # pragma: no cover - the dev extra installs it
+        pytest.fail("playwright is not installed (it is in the dev extra)")
+    return sync_playwright
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    """One headless Chromium for the module."""
+    sync_playwright = _chromium()
+    with sync_playwright() as p:
+        chromium = p.chromium.launch(executable_path=str(CHROMIUM), args=LAUNCH_ARGS)
+        try:
+            yield chromium
+        finally:
+            chromium.close()
+
+
+def jupyter_page(browser: Any, body: str, *, theme: str = "light", width: int = 1000) -> Any:
+    """A page like a JupyterLab output area of ``width`` px in ``theme`` showing ``body``."""
+    css = (THEMES / f"theme-{theme}-extension" / "index.css").read_text(encoding="utf-8")
+    page = browser.new_page(viewport={"width": width, "height": 900})
+    page.set_content(
+        "<!DOCTYPE html><html><head><meta charset='utf-8'><style>"
+        + css
+        + "</style><style>html, body { margin: 0; padding: 0; }"
+        " body { background: var(--jp-layout-color0); color: var(--jp-content-font-color1);"
+        " font-family: var(--jp-content-font-family); }</style></head><body>"
+        + body
+        + "</body></html>"
+    )
+    return page
+
+
+_CONTRAST_JS = """
+() => {
+  const parse = (c) => {
+    const m = c.match(/rgba?\\(([^)]+)\\)/);
+    if (!m) return [0, 0, 0, 0];
+    const p = m[1].split(/[ ,\\/]+/).filter(Boolean).map(Number);
+    return [p[0], p[1], p[2], p.length > 3 ? p[3] : 1];
+  };
+  const over = (top, under) => {
+    const a = top[3];
+    return [0, 1, 2].map((i) => top[i] * a + under[i] * (1 - a)).concat([1]);
+  };
+  const background = (el) => {
+    const layers = [];
+    for (let e = el; e; e = e.parentElement) {
+      const c = parse(getComputedStyle(e).backgroundColor);
+      if (c[3] > 0) layers.push(c);
+      if (c[3] >= 1) break;
+    }
+    let color = [255, 255, 255, 1];
+    for (let i = layers.length - 1; i >= 0; i--) color = over(layers[i], color);
+    return color;
+  };
+  const lum = (c) => {
+    const [r, g, b] = c.slice(0, 3).map((v) => {
+      v = v / 255;
+      return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4);
+    });
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+  };
+  const out = [];
+  for (const el of document.querySelectorAll('th, td')) {
+    if (!el.textContent.trim()) continue;
+    const bg = background(el);
+    const fg = over(parse(getComputedStyle(el).color), bg);
+    const [a, b] = [lum(fg), lum(bg)].sort((x, y) => y - x);
+    out.push({tag: el.tagName, text: el.textContent.slice(0, 30), ratio: (a + 0.05) / (b + 0.05)});
+  }
+  return out;
+}
+"""
+
+
+def _notebook_tables(run: Run) -> str:
+    """The tables a notebook shows of ``run``: the records table, the Inspector's boundary
+    pane, its record card and its overview."""
+    inspector = Inspector(run)
+    removing = next(r.iteration for r in run.records if r.removed_message_count)
+    inspector.slider.value = removing
+    return "\n".join(
+        [
+            records_html(capture(run)),
+            inspector.boundary_html.value,
+            inspector.record_html.value,
+            inspector.overview_html.value,
+        ]
+    )
+
+
+_STYLE = re.compile(r'<(table|th|td)\b[^>]*?style="([^"]*)"')
+_HEX = re.compile(r"#[0-9A-Fa-f]{3,8}\b")
+
+
+_THEMED = re.compile(r"var\(--jp-[a-z0-9-]+, #[0-9A-Fa-f]{3,8}\)")
+
+
+def test_table_colours_name_jupyterlab_theme_variables_first(long_run: Run) -> None:
+    html = _notebook_tables(long_run)
+    styled = _STYLE.findall(html)
+    assert len(styled) > 20
+    for tag, style in styled:
+        # every colour a table, header or cell sets is a theme variable, the palette's colour
+        # only its fallback
+        assert not _HEX.search(_THEMED.sub("", style)), (tag, style)
+    colours = {m.group(0).split(",")[0] for _, style in styled for m in _THEMED.finditer(style)}
+    assert {
+        "var(--jp-ui-font-color1",
+        "var(--jp-layout-color1",
+        "var(--jp-layout-color2",
+        "var(--jp-border-color2",
+    } <= colours
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+def test_every_table_cell_is_readable_in_the_theme(browser: Any, long_run: Run, theme: str) -> None:
+    page = jupyter_page(browser, _notebook_tables(long_run), theme=theme)
+    try:
+        cells = page.evaluate(_CONTRAST_JS)
+    finally:
+        page.close()
+    assert len(cells) > 20
+    poor = [c for c in cells if c["ratio"] < 4.5]
+    assert poor == [], poor[:5]
+
+
+def test_record_tables_have_human_headers_from_one_mapping(long_run: Run) -> None:
+    frames = capture(long_run)
+    assert set(SCHEMAS["records"]) <= set(COLUMN_HEADERS)
+    widget = records_html(frames)
+    report = render_report({"s": {"sliding": long_run}}).html
+    report_records = report[report.index('<table class="dataframe records">') :]
+    for html in (widget, report_records):
+        headers = re.findall(r"<th\b[^>]*>([^<]*)</th>", html)[: len(RECORD_TABLE_COLUMNS)]
+        assert headers == [COLUMN_HEADERS[c] for c in RECORD_TABLE_COLUMNS]
+        for expected in ("Iteration", "Messages removed", "Chars before", "Refusal reasons"):
+            assert f">{expected}</th>" in html
+        assert ">removed_message_count</th>" not in html
+        assert 'title="removed_message_count"' in html  # the column's name is the tooltip
+
+
+def test_missing_facts_are_blank_cells(long_run: Run) -> None:
+    frames = capture(long_run)
+    records = frames.records
+    assert records["measured_tokens"].isna().all()  # sliding_window measures no tokens
+    html = records_html(frames)
+    rows = re.findall(r"<tr\b[^>]*>(.*?)</tr>", html, re.DOTALL)[1:]
+    assert len(rows) == len(records)
+    measured = RECORD_TABLE_COLUMNS.index("measured_tokens")
+    for row in rows:
+        cells = re.findall(r"<td\b[^>]*>(.*?)</td>", row, re.DOTALL)
+        assert len(cells) == len(RECORD_TABLE_COLUMNS)
+        assert cells[measured] == ""
+        for text in cells:
+            assert text not in ("&lt;NA&gt;", "None", "nan", "NaN", "NaT", "–"), cells
+    frame = pd.DataFrame({"a": pd.array([1, None], dtype="Int64"), "b": [None, float("nan")]})
+    table = render("table.html.j2", t=table_context(frame))
+    assert re.findall(r"<td\b[^>]*>(.*?)</td>", table) == ["1", "", "", ""]
+
+
+def test_tables_scroll_inside_their_own_box(long_run: Run) -> None:
+    html = _notebook_tables(long_run)
+    tables = html.count("<table")
+    boxes = re.findall(r'<div class="table-scroll" style="([^"]*)">\s*<table', html)
+    assert boxes and len(boxes) >= 3  # records, sent, left (key-value cards are narrow)
+    for style in boxes:
+        assert "overflow: auto" in style and "max-height:" in style and "max-width: 100%" in style
+    assert tables >= len(boxes)
+
+
+def test_long_message_text_wraps_in_the_boundary_table(long_run: Run) -> None:
+    inspector = Inspector(long_run)
+    inspector.slider.value = inspector.iterations[-1]
+    html = inspector.boundary_html.value
+    assert TOKEN[:40] in html
+    preview = re.search(r'<td style="([^"]*)">[^<]*' + re.escape(TOKEN[:40]), html)
+    assert preview is not None
+    assert "overflow-wrap: anywhere" in preview.group(1)
+    assert "white-space: pre-wrap" in preview.group(1)
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+def test_a_boundary_table_fits_1000_px_without_horizontal_scrolling(
+    browser: Any, long_run: Run, theme: str
+) -> None:
+    inspector = Inspector(long_run)
+    inspector.slider.value = inspector.iterations[-1]
+    page = jupyter_page(browser, inspector.boundary_html.value, theme=theme, width=1000)
+    try:
+        found = page.evaluate(
+            """(token) => {
+              const doc = document.documentElement;
+              const boxes = [...document.querySelectorAll('.table-scroll')].map(
+                (b) => ({scroll: b.scrollWidth, client: b.clientWidth}));
+              const cells = [...document.querySelectorAll('td')]
+                .filter((td) => td.textContent.includes(token))
+                .map((td) => ({scroll: td.scrollWidth, client: td.clientWidth,
+                               right: td.getBoundingClientRect().right}));
+              return {page: doc.scrollWidth, width: doc.clientWidth, boxes, cells};
+            }""",
+            TOKEN[:40],
+        )
+    finally:
+        page.close()
+    assert found["page"] <= found["width"] <= 1000
+    assert found["boxes"] and all(b["scroll"] <= b["client"] for b in found["boxes"])
+    assert found["cells"]
+    for cell in found["cells"]:
+        assert cell["scroll"] <= cell["client"] and cell["right"] <= 1000, cell
+
+
+def test_the_record_card_wraps_long_values(long_run: Run) -> None:
+    record = next(r for r in long_run.records if r.removed_message_count)
+    html = render("record.html.j2", record=record, pairs=record_pairs(record))
+    values = re.findall(r'<td style="([^"]*)">', html)
+    assert values and all("overflow-wrap: anywhere" in v for v in values)
