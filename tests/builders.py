@@ -27,6 +27,16 @@ def result(call_id: str, name: str, content: str, stage: str | None = None) -> M
     return Message.tool(call_id, name, content, stage_id=stage)
 
 
+def tool_loop(turns: int, result_chars: int = 300, tool: str = "read") -> list[Message]:
+    """The request (``seed#0``), then ``turns`` rounds of one call and its result, stamped
+    ``call-llm#1``, ``tool-calls#2``, ``call-llm#3`` ...: a window as an agent commits it."""
+    out = [user("the request", "seed#0")]
+    for k in range(turns):
+        out.append(call(f"c{k}", tool, f"call-llm#{2 * k + 1}", k=k))
+        out.append(result(f"c{k}", tool, "x" * result_chars, f"tool-calls#{2 * k + 2}"))
+    return out
+
+
 def openai_call(call_id: str, name: str, **args: object) -> dict[str, object]:
     """An OpenAI Chat Completions assistant message making one tool call."""
     return {

@@ -26,10 +26,9 @@ from dataclasses import dataclass
 
 from footprint_lab.messages import Message
 from footprint_lab.window.notice import cleared_arguments, cleared_result
-from footprint_lab.window.pins import choose_pins
 from footprint_lab.window.records import Observations, Refusal, RefusalReason, refusal_of
-from footprint_lab.window.refusals import Guards
-from footprint_lab.window.turns import Turn, TurnTable, turn_of
+from footprint_lab.window.refusals import Guards, walk_start
+from footprint_lab.window.turns import Turn
 
 __all__ = ["ClearingPlan", "plan_clearing"]
 
@@ -95,20 +94,11 @@ def plan_clearing(
         exclude_tools: Tools whose results are never cleared.
         clear_tool_inputs: Also replace the arguments of the cleared results' calls.
     """
-    table = TurnTable.of(turns)
+    table, keep, keep_start, pinned, observations = walk_start(
+        messages, turns, keep_recent_turns, guards, keep_last_tool_results, stand_down
+    )
     starts, ends = table.starts, table.ends
     n_turns = len(starts)
-    keep = max(0, keep_recent_turns)
-    keep_start = max(0, n_turns - keep)
-    request_turn = None if guards.request_index is None else turn_of(table, guards.request_index)
-    pinned, observations = choose_pins(
-        messages,
-        table,
-        request_turn=request_turn,
-        keep_start_turn=keep_start,
-        limit=keep_last_tool_results,
-        stand_down=stand_down,
-    )
     newest = _newest_results(messages, keep_results)
     excluded = frozenset(exclude_tools)
     refusals: list[Refusal] = []

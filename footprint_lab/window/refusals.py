@@ -122,6 +122,31 @@ class RemovalPlan:
         return self.span is not None
 
 
+def walk_start(
+    messages: Sequence[Message],
+    turns: Sequence[Turn],
+    keep_recent_turns: int,
+    guards: Guards,
+    keep_last_tool_results: int,
+    stand_down: bool,
+) -> tuple[TurnTable, int, int, frozenset[int], Observations | None]:
+    """What every walk of the engine starts from: the turn table, the keep window (its size
+    and its first turn) and the pins (the turns they hold, and their observations)."""
+    table = TurnTable.of(turns)
+    keep = max(0, keep_recent_turns)
+    keep_start = max(0, len(table.starts) - keep)
+    request_turn = None if guards.request_index is None else turn_of(table, guards.request_index)
+    pinned, observations = choose_pins(
+        messages,
+        table,
+        request_turn=request_turn,
+        keep_start_turn=keep_start,
+        limit=keep_last_tool_results,
+        stand_down=stand_down,
+    )
+    return table, keep, keep_start, pinned, observations
+
+
 def plan_removal(
     messages: Sequence[Message],
     turns: Sequence[Turn],
@@ -154,20 +179,11 @@ def plan_removal(
             or a summary of a summary, gains nothing — and the walk goes on further in.
         bound: ``bound_turns(messages, turns)`` when the caller already has it.
     """
-    table = TurnTable.of(turns)
+    table, keep, keep_start, pinned, observations = walk_start(
+        messages, turns, keep_recent_turns, guards, keep_last_tool_results, stand_down
+    )
     starts, ends = table.starts, table.ends
     n_turns = len(starts)
-    keep = max(0, keep_recent_turns)
-    keep_start = max(0, n_turns - keep)
-    request_turn = None if guards.request_index is None else turn_of(table, guards.request_index)
-    pinned, observations = choose_pins(
-        messages,
-        table,
-        request_turn=request_turn,
-        keep_start_turn=keep_start,
-        limit=keep_last_tool_results,
-        stand_down=stand_down,
-    )
     stand_in = is_existing_summary or is_notice_or_frame
     group_end = bound_turns(messages, table) if bound == "unknown" else bound
     reason_at = guards.reason_at

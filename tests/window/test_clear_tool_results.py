@@ -30,7 +30,7 @@ from footprint_lab.evidence import losses
 from footprint_lab.importers import from_openai
 from footprint_lab.window import StrategyInput, WindowRecord, WindowResult
 from footprint_lab.window.turns import segment_turns
-from tests.builders import EVIDENCE_TRANSCRIPT
+from tests.builders import EVIDENCE_TRANSCRIPT, tool_loop
 
 from .test_properties import TOOLS, History, histories
 
@@ -171,17 +171,7 @@ def test_every_cleared_original_is_in_the_ledger_verbatim(
 
 
 def _history() -> list[Message]:
-    out = [Message.user("the request", stage_id="seed#0")]
-    for k in range(4):
-        out.append(
-            Message.assistant(
-                "",
-                tool_calls=[ToolCall(id=f"c{k}", name="read", arguments={"k": k})],
-                stage_id=f"call-llm#{2 * k + 1}",
-            )
-        )
-        out.append(Message.tool(f"c{k}", "read", "x" * 600, stage_id=f"tool-calls#{2 * k + 2}"))
-    return out
+    return tool_loop(4, result_chars=600)
 
 
 def test_threshold_engages_only_above_it() -> None:

@@ -6,7 +6,6 @@ import pytest
 
 from footprint_lab import (
     Message,
-    ToolCall,
     WindowConfigError,
     apply_window,
     sliding_window,
@@ -15,20 +14,11 @@ from footprint_lab import (
 )
 from footprint_lab.agent import Agent, tool
 from footprint_lab.providers import Reply, ScriptedProvider
+from tests.builders import tool_loop
 
 
 def _turns(n: int) -> list[Message]:
-    out = [Message.user("the request", stage_id="seed#0")]
-    for k in range(n):
-        out.append(
-            Message.assistant(
-                "",
-                tool_calls=[ToolCall(id=f"c{k}", name="read", arguments={"k": k})],
-                stage_id=f"call-llm#{2 * k + 1}",
-            )
-        )
-        out.append(Message.tool(f"c{k}", "read", "x" * 300, stage_id=f"tool-calls#{2 * k + 2}"))
-    return out
+    return tool_loop(n)
 
 
 def test_slack_zero_is_todays_behaviour() -> None:
