@@ -12,7 +12,7 @@ import platform
 import sys
 from pathlib import Path
 
-from bench import boundary, evidence, lab_cost, loop, memory, peers, scale
+from bench import boundary, evidence, lab_cost, loop, memory, peers, policy_costs, scale
 
 HERE = Path(__file__).resolve().parent
 
@@ -47,6 +47,10 @@ def main(argv: list[str] | None = None) -> int:
             ),
         ),
         ("scale", lambda: scale.run((300, 3_000, 6_000) if tiny else scale.SIZES)),
+        (
+            "policy costs",
+            lambda: policy_costs.run((1, 2) if tiny else (1, 2, 4, 6), 3 if tiny else None),
+        ),
     ]
     for name, step in steps:
         print(f"bench: {name} ...", file=sys.stderr, flush=True)

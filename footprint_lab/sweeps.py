@@ -57,20 +57,63 @@ def run_configuration(
     return replay(source, strategy, keep_last_tool_results=keep_last)
 
 
-Job = tuple[Scenario | str, Callable[..., Any], Mapping[str, Any]]
+Job = tuple[Scenario | str, Callable[..., Any], Mapping[str, Any], float]
 """One sweep job: the source (a scenario, or a run as checkpoint JSON), the factory, the
-configuration."""
+configuration, and the no-policy input cost its cost is measured against."""
+
+COST_KEYS: tuple[str, ...] = ("cache_share", "input_cost", "baseline_input_cost", "cost_ratio")
+"""The cost columns of every sweep row (see :func:`footprint_lab.lab.evidence_frame`):
+request characters a prefix cache could reuse, the estimated input cost in uncached-token
+equivalents (cached input at a tenth), the same with no window management, and their ratio."""
+
+
+def _costs(run: Run, baseline: float) -> dict[str, Any]:
+    from footprint_lab.lab._evidence_rows import estimated_input_cost
+
+    cost = estimated_input_cost(run)
+    return {
+        "cache_share": cost["prefix_chars"] / cost["request_chars"]
+        if cost["request_chars"]
+        else None,
+        "input_cost": cost["input_cost"],
+        "baseline_input_cost": baseline,
+        "cost_ratio": cost["input_cost"] / baseline if baseline else None,
+    }
+
+
+def baseline_cost(source: Scenario | Run) -> float:
+    """The input cost of ``source`` with no window management (a scenario is run once)."""
+    from footprint_lab.lab._evidence_rows import baseline_input_cost, estimated_input_cost
+
+    if isinstance(source, Scenario):
+        return float(estimated_input_cost(source.run(None))["input_cost"])
+    return baseline_input_cost(source)
+
+
+def configuration_row(
+    source: Scenario | Run,
+    factory: Callable[..., Any],
+    config: Mapping[str, Any],
+    baseline: float | None = None,
+) -> dict[str, Any]:
+    """One sweep row's numbers, in this process: :func:`summarize_run` of the configuration's
+    run, then its costs against ``baseline`` (:func:`baseline_cost` of the source when None)."""
+    run = run_configuration(source, factory, config)
+    return {
+        **summarize_run(run),
+        **_costs(run, baseline_cost(source) if baseline is None else baseline),
+    }
 
 
 def _job(job: Job) -> dict[str, Any]:
     """One configuration, wherever the grid runner runs it."""
-    shipped, factory, config = job
+    shipped, factory, config, baseline = job
     source = (
         run_from_checkpoint(Checkpoint.model_validate_json(shipped))
         if isinstance(shipped, str)
         else shipped
     )
-    return summarize_run(run_configuration(source, factory, config))
+    return configuration_row(source, factory, config, baseline)
 
 
 def sweep(
@@ -94,8 +137,8 @@ def sweep(
             is not a terminal; False turns it off).
 
     Returns:
-        A DataFrame with a column per grid key, then the numbers of :func:`summarize_run`,
-        in grid order.
+        A DataFrame with a column per grid key, then the numbers of :func:`summarize_run` and
+        the cost columns :data:`COST_KEYS`, in grid order.
     """
     # Imported on first use, as summarize_run's summary is: importing the lab package pulls in
     # plotly and ipywidgets, which importing footprint_lab.sweeps should not.
@@ -105,9 +148,10 @@ def sweep(
     shipped: Scenario | str = (
         source if isinstance(source, Scenario) else source.checkpoint().model_dump_json()
     )
+    baseline = baseline_cost(source)
     rows = run_jobs(
         _job,
-        [(shipped, strategy_factory, c) for c in configs],
+        [(shipped, strategy_factory, c, baseline) for c in configs],
         executor="processes" if executor is None else executor,
         progress=progress is not False,
         desc="sweep",

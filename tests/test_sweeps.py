@@ -10,7 +10,7 @@ import pytest
 
 from footprint_lab import sliding_window, sweep, token_budget
 from footprint_lab.scenarios import deploy_audit, screen_driver
-from footprint_lab.sweeps import run_configuration, summarize_run
+from footprint_lab.sweeps import configuration_row, summarize_run
 
 GRID = {"keep_recent_turns": [1, 2, 3], "keep_last_tool_results": [0, 1, 2]}
 
@@ -20,7 +20,7 @@ def _alone(source: Any, factory: Any) -> pd.DataFrame:
     for keep in GRID["keep_recent_turns"]:
         for pins in GRID["keep_last_tool_results"]:
             config = {"keep_recent_turns": keep, "keep_last_tool_results": pins}
-            rows.append({**config, **summarize_run(run_configuration(source, factory, config))})
+            rows.append({**config, **configuration_row(source, factory, config)})
     return pd.DataFrame(rows)
 
 
@@ -34,6 +34,16 @@ def test_scenario_sweep_on_the_default_process_pool() -> None:
     )
     # Pins matter on this story: with them, fewer removals can be made at keep=1.
     assert frame["pins"].max() > 0 and (frame[frame.keep_last_tool_results == 0]["pins"] == 0).all()
+    # Every row is priced against the same no-policy run; trimming rewrites the prefix.
+    assert frame["baseline_input_cost"].nunique() == 1
+    assert frame["cache_share"].between(0, 1).all() and (frame["cost_ratio"] > 0).all()
+
+
+def test_a_configuration_that_never_trims_costs_what_no_policy_costs() -> None:
+    scenario = screen_driver()
+    row = configuration_row(scenario, lambda: sliding_window(1000), {})
+    assert row["removals"] == 0
+    assert row["cost_ratio"] == pytest.approx(1.0)
 
 
 def test_replay_sweep_of_a_recorded_run() -> None:

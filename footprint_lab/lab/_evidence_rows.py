@@ -10,6 +10,7 @@ type checking, so it imports nothing of the public module.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -27,7 +28,22 @@ from footprint_lab.evidence import (
     transcript,
     wire_problem_calls,
 )
+from footprint_lab.evidence.prefix import call_prefixes
+from footprint_lab.pricing import Pricing, run_tokens_per_char
 from footprint_lab.replay import replay
+
+RELATIVE_PRICING = Pricing(
+    input_per_mtok=1_000_000,
+    cached_input_per_mtok=100_000,
+    cache_write_per_mtok=1_000_000,
+    output_per_mtok=0,
+)
+"""The grid's default price: one unit per uncached input token, a tenth of one per cached token
+(cached input costs about a tenth of uncached at the providers), output not counted — so
+``input_cost`` reads in uncached-token equivalents."""
+
+DEFAULT_TOKENS_PER_CHAR = 0.25
+"""The ratio used for a run whose calls reported no usage (about four characters a token)."""
 
 if TYPE_CHECKING:
     from footprint_lab.lab.evidence import EvidenceConfig
@@ -37,7 +53,56 @@ def _meta_int(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
-def run_facts(label: str, run: Run) -> dict[str, Any]:
+def run_ratio(run: Run) -> float:
+    """Input tokens per character the run's own reported usage shows (a replay: its source's)."""
+    meta = run.meta if isinstance(run.meta, dict) else {}
+    ratio = meta.get("tokens_per_char") if meta.get("counterfactual") else run_tokens_per_char(run)
+    return float(ratio) if isinstance(ratio, int | float) and ratio > 0 else DEFAULT_TOKENS_PER_CHAR
+
+
+def input_cost(request_chars: int, prefix_chars: int, ratio: float, pricing: Pricing) -> float:
+    """The estimated input cost of one request: its characters at ``ratio`` tokens each, the
+    common prefix with the previous request read from the cache."""
+    tokens = math.ceil(request_chars * ratio)
+    cached = min(tokens, math.floor(prefix_chars * ratio))
+    parts = pricing.cost(input_tokens=tokens, cached_tokens=cached)
+    return parts.input_cost + parts.cached_input_cost
+
+
+def estimated_input_cost(
+    run: Run, pricing: Pricing = RELATIVE_PRICING, windows: SentWindows | None = None
+) -> dict[str, Any]:
+    """``request_chars``, ``prefix_chars`` and the estimated ``input_cost`` of every call of
+    ``run``, summed (the cache lens of :mod:`footprint_lab.evidence.prefix`, priced)."""
+    requests, prefixes = call_prefixes(run, windows)
+    ratio = run_ratio(run)
+    return {
+        "request_chars": sum(requests),
+        "prefix_chars": sum(prefixes),
+        "input_cost": sum(
+            input_cost(r, p, ratio, pricing) for r, p in zip(requests, prefixes, strict=True)
+        ),
+    }
+
+
+def baseline_input_cost(run: Run, pricing: Pricing = RELATIVE_PRICING) -> float:
+    """What the calls of ``run`` would cost in input with no window management: each request is
+    the previous one plus what was appended, so all of the previous one is a cached prefix."""
+    ratio = run_ratio(run)
+    system = len(run.system or "")
+    total = 0.0
+    sent = 0
+    previous: int | None = None
+    for message in transcript(run):
+        if message.role == "assistant":
+            request = system + sent
+            total += input_cost(request, previous or 0, ratio, pricing)
+            previous = request
+        sent += message.chars
+    return total
+
+
+def run_facts(label: str, run: Run, pricing: Pricing = RELATIVE_PRICING) -> dict[str, Any]:
     """What a run contributes regardless of the configuration."""
     meta = run.meta if isinstance(run.meta, dict) else {}
     reward = meta.get("reward")
@@ -48,6 +113,7 @@ def run_facts(label: str, run: Run) -> dict[str, Any]:
         "reward": float(reward) if isinstance(reward, int | float) else None,
         "tool_calls": tool_calls_in(run),
         "baseline_window_chars": baseline_window_chars(run),
+        "baseline_input_cost": baseline_input_cost(run, pricing),
     }
 
 
@@ -68,7 +134,13 @@ def baseline_window_chars(run: Run) -> int:
     return total
 
 
-def measure(run: Run, strategy: Any, keep_last_tool_results: int, min_chars: int) -> dict[str, Any]:
+def measure(
+    run: Run,
+    strategy: Any,
+    keep_last_tool_results: int,
+    min_chars: int,
+    pricing: Pricing = RELATIVE_PRICING,
+) -> dict[str, Any]:
     """Replay ``run`` under one configuration and measure it (one row's numbers)."""
     replayed = replay(run, strategy, keep_last_tool_results=keep_last_tool_results)
     deps = dependencies(replayed, min_chars)
@@ -84,6 +156,7 @@ def measure(run: Run, strategy: Any, keep_last_tool_results: int, min_chars: int
     wire = len(wire_problem_calls(replayed, windows))
     no_request = len(request_lost_calls(replayed, windows))
     return {
+        **estimated_input_cost(replayed, pricing, windows),
         "dependent_calls": calls_of(deps),
         "lost_calls": calls_of(lost),
         "lost_values": len(lost),
@@ -100,17 +173,19 @@ def measure(run: Run, strategy: Any, keep_last_tool_results: int, min_chars: int
 
 
 def measure_config(
-    runs: Sequence[Run], config: EvidenceConfig, min_chars: int
+    runs: Sequence[Run], config: EvidenceConfig, min_chars: int, pricing: Pricing = RELATIVE_PRICING
 ) -> list[dict[str, Any]]:
     strategy = config.build()
-    return [measure(run, strategy, config.keep_last_tool_results, min_chars) for run in runs]
+    return [
+        measure(run, strategy, config.keep_last_tool_results, min_chars, pricing) for run in runs
+    ]
 
 
-def job(job: tuple[Sequence[str], EvidenceConfig, int]) -> list[dict[str, Any]]:
+def job(job: tuple[Sequence[str], EvidenceConfig, int, Pricing]) -> list[dict[str, Any]]:
     """One configuration over every run, in a worker (runs arrive as checkpoints)."""
-    shipped, config, min_chars = job
+    shipped, config, min_chars, pricing = job
     runs = [run_from_checkpoint(Checkpoint.model_validate_json(text)) for text in shipped]
-    return measure_config(runs, config, min_chars)
+    return measure_config(runs, config, min_chars, pricing)
 
 
 def labelled_runs(runs: Sequence[Run] | Mapping[str, Run]) -> list[tuple[str, Run]]:

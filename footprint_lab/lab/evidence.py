@@ -46,12 +46,19 @@ from footprint_lab._gc import gc_paused
 from footprint_lab.agent.run import Run
 from footprint_lab.evidence import DEFAULT_MIN_CHARS
 from footprint_lab.lab._evidence_rows import (
+    RELATIVE_PRICING,
+    job,
+    labelled_runs,
+    measure_config,
+    run_facts,
+)
+from footprint_lab.lab._evidence_rows import (
     baseline_window_chars as baseline_window_chars,
 )
-from footprint_lab.lab._evidence_rows import job, labelled_runs, measure_config, run_facts
 from footprint_lab.lab._evidence_rows import measure as measure
 from footprint_lab.lab.experiments import run_jobs
 from footprint_lab.lab.schema import column
+from footprint_lab.pricing import Pricing
 
 __all__ = [
     "EVIDENCE_COLUMNS",
@@ -96,6 +103,12 @@ EVIDENCE_COLUMNS: dict[str, str] = {
     "request_lost": "Int64",
     "violations": "Int64",
     "removed_messages": "Int64",
+    "request_chars": "Int64",
+    "prefix_chars": "Int64",
+    "cache_share": "float64",
+    "input_cost": "float64",
+    "baseline_input_cost": "float64",
+    "cost_ratio": "float64",
 }
 """The columns of :func:`evidence_frame` and their dtypes (knob columns sit between
 ``strategy`` and ``keep_last_tool_results``; ``task_id`` is ``string`` when some id is not an
@@ -117,7 +130,16 @@ integer):
 * ``wire_violations`` — windows sent that a provider would reject
   (:func:`~footprint_lab.evidence.wire_problems` non-empty); ``request_lost`` — windows sent
   with no current request; ``violations`` — rules an audited policy broke (its records'
-  ``violations``); ``removed_messages`` — messages its records removed.
+  ``violations``); ``removed_messages`` — messages its records removed;
+* the cache lens and the price, estimated (no provider reported the counterfactual windows'
+  tokens): ``request_chars`` / ``prefix_chars`` — characters of every request (system prompt
+  included) and of their common prefixes with the previous request
+  (:mod:`footprint_lab.evidence.prefix`); ``cache_share`` — prefix over request, what a
+  provider's prefix cache could reuse; ``input_cost`` — the input priced with the cached
+  prefix at the cached price (tokens from characters at the ratio the run's own reported usage
+  shows, else four characters a token; in uncached-token equivalents by default, in dollars
+  with ``pricing=``); ``baseline_input_cost`` — the same with no window management (every
+  request reuses all of the previous one); ``cost_ratio`` — ``input_cost`` over it.
 """
 
 SUMMARY_COLUMNS: tuple[str, ...] = (
@@ -141,12 +163,20 @@ SUMMARY_COLUMNS: tuple[str, ...] = (
     "wire_violations",
     "request_lost",
     "violations",
+    "cache_share",
+    "input_cost",
+    "baseline_input_cost",
+    "cost_ratio",
     "pareto",
+    "cost_pareto",
 )
 """The columns of :func:`evidence_summary`: sums over runs per configuration, plus
 ``lost_share`` (lost_calls / dependent_calls), ``mean_window_chars`` (window_chars / windows),
 ``peak_window_chars`` (max over runs), ``chars_saved_share`` (chars_saved /
-baseline_window_chars) and ``pareto`` (on the front of saving most while losing least)."""
+baseline_window_chars), ``cache_share`` (prefix over request characters), ``cost_ratio``
+(input_cost / baseline_input_cost), ``pareto`` (on the front of saving most while losing
+least) and ``cost_pareto`` (on the front of costing least while losing least, the front
+:func:`~footprint_lab.lab.plots.policy_frontier` draws)."""
 
 _MEASURES = (
     "dependent_calls",
@@ -161,6 +191,9 @@ _MEASURES = (
     "request_lost",
     "violations",
     "removed_messages",
+    "request_chars",
+    "prefix_chars",
+    "input_cost",
 )
 
 
@@ -200,13 +233,25 @@ class EvidenceConfig:
         return {}
 
     @classmethod
-    def coerce(cls, value: EvidenceConfig | Mapping[str, Any]) -> EvidenceConfig:
+    def coerce(cls, value: EvidenceConfig | Mapping[str, Any] | Any) -> EvidenceConfig:
         """A configuration from a dict (``label``, ``strategy`` or ``factory``,
-        ``keep_last_tool_results``; every other key is a knob)."""
+        ``keep_last_tool_results``; every other key is a knob), or from a strategy itself
+        (``sliding_window(4)``, ``clear_tool_results(...)``, an ``audit(...)``ed policy),
+        labelled by its name and knobs."""
         if isinstance(value, EvidenceConfig):
             return value
+        if not isinstance(value, Mapping) and callable(getattr(value, "plan", None)):
+            config = cls(label="", strategy=value)
+            name = str(getattr(value, "name", None) or type(value).__name__)
+            knobs = config.knob_values()
+            # Only the knobs that say something: no None, no empty list, no False.
+            shown = {k: v for k, v in knobs.items() if v not in (None, False, (), [], frozenset())}
+            text = " ".join([name, *(f"{_short(k)}={_knob_text(v)}" for k, v in shown.items())])
+            return cls(label=text, strategy=value)
         if not isinstance(value, Mapping):
-            raise TypeError(f"a configuration is an EvidenceConfig or a dict, got {value!r}")
+            raise TypeError(
+                f"a configuration is a strategy, an EvidenceConfig or a dict, got {value!r}"
+            )
         if "label" not in value:
             raise ValueError(f"a configuration needs a 'label': {dict(value)!r}")
         knobs = {k: v for k, v in value.items() if k not in _RESERVED}
@@ -226,6 +271,12 @@ def no_policy(label: str = NO_POLICY) -> EvidenceConfig:
 
 def _short(key: str) -> str:
     return {"keep_recent_turns": "k", PIN_KEY: "pins"}.get(key, key)
+
+
+def _knob_text(value: Any) -> str:
+    if isinstance(value, (tuple, list, frozenset, set)):
+        return "[" + ",".join(map(str, value)) + "]"
+    return str(value)
 
 
 def evidence_grid(
@@ -263,23 +314,27 @@ def evidence_grid(
 @gc_paused
 def evidence_frame(
     runs: Sequence[Run] | Mapping[str, Run],
-    configs: Sequence[EvidenceConfig | Mapping[str, Any]],
+    configs: Sequence[EvidenceConfig | Mapping[str, Any] | Any],
     *,
     executor: Executor | None = None,
     min_chars: int = DEFAULT_MIN_CHARS,
     progress: bool = True,
+    pricing: Pricing | None = None,
 ) -> pd.DataFrame:
     """Replay every run under every configuration and measure what evidence it lost.
 
     Args:
         runs: Runs (labelled by ``meta['label']``) or ``{label: run}`` — recorded, imported
             (``load_tau_bench``) or from an agent.
-        configs: :class:`EvidenceConfig` objects or dicts (see the module docstring);
-            :func:`evidence_grid` builds a grid, :func:`no_policy` the baseline.
+        configs: Strategies (``sliding_window(4)``, ``clear_tool_results(...)``, an
+            ``audit(...)``ed policy), :class:`EvidenceConfig` objects or dicts (see the module
+            docstring); :func:`evidence_grid` builds a grid, :func:`no_policy` the baseline.
         executor: Any ``concurrent.futures.Executor`` runs one job per configuration; None
             (default) runs inline, which is fastest at this size (see the module docstring).
         min_chars: The shortest argument value that counts as evidence.
         progress: Show a progress bar (quiet with ``FOOTPRINT_LAB_QUIET=1``).
+        pricing: Prices for ``input_cost`` (one :class:`~footprint_lab.costs.Pricing` for every
+            run); None prices in uncached-token equivalents, cached input at a tenth.
 
     Returns:
         One row per configuration × run, in that order; columns :data:`EVIDENCE_COLUMNS`.
@@ -291,13 +346,16 @@ def evidence_frame(
         if c.label in seen:
             raise ValueError(f"two configurations are labelled {c.label!r}")
         seen.add(c.label)
+    price = RELATIVE_PRICING if pricing is None else pricing
+    if not isinstance(price, Pricing):
+        raise TypeError(f"pricing must be a Pricing or None, got {type(pricing).__name__}")
     run_list = [run for _, run in labelled]
-    facts = [run_facts(label, run) for label, run in labelled]
+    facts = [run_facts(label, run, price) for label, run in labelled]
     weights = [len(run_list)] * len(cfgs)
     results: list[list[dict[str, Any]]]
     if executor is None:  # inline: the runs as they are, no checkpoints
         results = run_jobs(
-            lambda config: measure_config(run_list, config, min_chars),
+            lambda config: measure_config(run_list, config, min_chars, price),
             cfgs,
             executor="inline",
             progress=progress,
@@ -308,7 +366,7 @@ def evidence_frame(
         shipped = [run.checkpoint().model_dump_json() for run in run_list]
         results = run_jobs(
             job,
-            [(shipped, config, min_chars) for config in cfgs],
+            [(shipped, config, min_chars, price) for config in cfgs],
             executor=executor,
             progress=progress,
             desc="evidence",
@@ -360,6 +418,12 @@ def _frame(
             for key in _MEASURES:
                 cols[key].append(row[key])
             cols["chars_saved"].append(fact["baseline_window_chars"] - row["window_chars"])
+            baseline = fact["baseline_input_cost"]
+            cols["baseline_input_cost"].append(baseline)
+            cols["cost_ratio"].append(row["input_cost"] / baseline if baseline else None)
+            cols["cache_share"].append(
+                row["prefix_chars"] / row["request_chars"] if row["request_chars"] else None
+            )
             for k in knob_keys:
                 knob_cols[k].append(knobs.get(k))
     data: dict[str, Any] = {}
@@ -432,6 +496,10 @@ def evidence_summary(frame: pd.DataFrame) -> pd.DataFrame:
             "wire_violations",
             "request_lost",
             "violations",
+            "request_chars",
+            "prefix_chars",
+            "input_cost",
+            "baseline_input_cost",
         ]
     ].sum()
     first = grouped[["strategy", *knob_keys, "keep_last_tool_results"]].first()
@@ -440,8 +508,14 @@ def evidence_summary(frame: pd.DataFrame) -> pd.DataFrame:
     out["lost_share"] = _share(out["lost_calls"], out["dependent_calls"])
     out["mean_window_chars"] = _share(out["window_chars"], out["windows"])
     out["chars_saved_share"] = _share(out["chars_saved"], out["baseline_window_chars"])
+    out["cache_share"] = _share(out["prefix_chars"], out["request_chars"])
+    out["cost_ratio"] = _share(out["input_cost"], out["baseline_input_cost"])
     out["pareto"] = pd.array(
         pareto_front(out["chars_saved_share"], out["lost_share"]), dtype="boolean"
+    )
+    out["cost_pareto"] = pd.array(
+        pareto_front(-out["cost_ratio"].to_numpy(dtype=np.float64), out["lost_share"]),
+        dtype="boolean",
     )
     out = out.reset_index(names="config")
     out["config"] = out["config"].astype("string")

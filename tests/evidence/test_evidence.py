@@ -133,7 +133,7 @@ def test_bad_tau_file_is_a_clear_error(tmp_path: Path) -> None:
 
     path = tmp_path / "bad.json"
     path.write_text(json.dumps([{"task_id": 1, "traj": "nope"}]))
-    with pytest.raises(TranscriptError, match="message 0, field 'traj'"):
+    with pytest.raises(TranscriptError, match="entry 0, field 'traj'"):
         load_tau_bench(path)
 
 

@@ -273,6 +273,12 @@ def _hand_made() -> pd.DataFrame:
                 "request_lost": 0,
                 "violations": 0,
                 "removed_messages": 0,
+                "request_chars": 1200,
+                "prefix_chars": round(1200 * (1 - x) * 0.5),
+                "cache_share": (1 - x) * 0.5,
+                "input_cost": 300.0 * (1 - x),
+                "baseline_input_cost": 300.0,
+                "cost_ratio": 1 - x,
             }
         )
     return pd.DataFrame(rows)
@@ -323,3 +329,17 @@ def test_tradeoff_of_real_runs(tau_frame: pd.DataFrame) -> None:
     assert sorted(xs) == sorted(summary["chars_saved_share"].tolist())
     assert set(fig.layout.meta["pareto"]) == set(summary[summary["pareto"]]["config"])
     assert "no policy" in fig.layout.meta["pareto"]
+
+
+def test_strategies_are_configurations_labelled_by_what_they_set() -> None:
+    from footprint_lab import clear_tool_results, sliding_window
+    from footprint_lab.lab.evidence import EvidenceConfig
+
+    cleared = EvidenceConfig.coerce(clear_tool_results(keep_results=2))
+    assert cleared.label == "clear-tool-results k=2 keep_results=2"
+    assert cleared.strategy is not None and cleared.knob_values()["keep_results"] == 2
+    assert EvidenceConfig.coerce(sliding_window(3, slack_turns=2)).label == (
+        "sliding-window k=3 slack_turns=2"
+    )
+    with pytest.raises(TypeError, match="strategy"):
+        EvidenceConfig.coerce(42)  # type: ignore[arg-type]

@@ -244,6 +244,8 @@ class WireServer:
         hold_seconds: Before streaming a reply, start the stream and wait up to this long for
             the client to hang up (for cancellation tests); ``disconnected`` is set if it did.
         cache_read_tokens: Report this many of the input tokens as read from the cache.
+        cache_write_tokens: Report this many of the input tokens as written to the cache
+            (Anthropic's ``cache_creation_input_tokens``; OpenAI reports no writes).
         require_query: When set, every request's URL query must hold these items (else 401),
             as gateways that take their key in the query string do.
     """
@@ -259,6 +261,7 @@ class WireServer:
         api_key: str | None = None,
         hold_seconds: float = 0.0,
         cache_read_tokens: int = 0,
+        cache_write_tokens: int = 0,
         text_fragment: int = 7,
         json_fragment: int = 5,
         require_query: dict[str, str] | None = None,
@@ -269,6 +272,7 @@ class WireServer:
         self.api_key = api_key
         self.hold_seconds = hold_seconds
         self.cache_read_tokens = cache_read_tokens
+        self.cache_write_tokens = cache_write_tokens
         self.text_fragment = text_fragment
         self.json_fragment = json_fragment
         self.require_query = require_query
@@ -806,10 +810,11 @@ class AnthropicServer(WireServer):
             "stop_sequence": None,
         }
         cached = min(self.cache_read_tokens, tokens)
+        written = min(self.cache_write_tokens, tokens - cached)
         if self.report_usage:
             message["usage"] = {
-                "input_tokens": tokens - cached,
-                "cache_creation_input_tokens": 0,
+                "input_tokens": tokens - cached - written,
+                "cache_creation_input_tokens": written,
                 "cache_read_input_tokens": cached,
                 "output_tokens": 1,
             }

@@ -1,7 +1,8 @@
 """The ``calls`` frame: one row per LLM call, with its usage as the provider reported it.
 
-Layer: lab. Everything here is on ``run.calls``; the ledger adds only how many messages existed
-when the call's window was committed.
+Layer: lab. Everything here is on ``run.calls``; the ledger adds how many messages existed when
+the call's window was committed, and the cache lens: ``prefix_chars``, the longest common
+prefix of this request and the previous one (:mod:`footprint_lab.evidence.prefix`).
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from typing import Any
 
 import pandas as pd
 
+from footprint_lab.evidence.prefix import prefixes_of
 from footprint_lab.lab._frames.context import CaptureContext
 from footprint_lab.lab.schema import build_frame
 
@@ -22,6 +24,13 @@ def build(ctx: CaptureContext) -> pd.DataFrame:
     n_commits = len(ctx.view)
     history_end = ctx.view.history_end
     usages = [call.usage for call in calls]
+    # An imported call had its reply; a source that records no usage does not make it fail.
+    imported = "imported_from" in (ctx.run.meta or {})
+    positions = ctx.stage_positions
+    chars = ctx.chars
+    request, prefix = prefixes_of(
+        ctx.call_windows, ctx.messages, ctx.chars.tolist(), len(ctx.run.system or "")
+    )
 
     def usage(name: str) -> list[Any]:
         return [None if u is None else getattr(u, name) for u in usages]
@@ -35,6 +44,9 @@ def build(ctx: CaptureContext) -> pd.DataFrame:
             "sent_commit": [c.sent_commit for c in calls],
             "messages": [c.messages for c in calls],
             "chars": [c.chars for c in calls],
+            "request_chars": request,
+            "prefix_chars": prefix,
+            "prefix_share": [p / r if r else 0.0 for p, r in zip(prefix, request, strict=True)],
             "existing": [
                 history_end[c.sent_commit] if 0 <= c.sent_commit < n_commits else 0 for c in calls
             ],
@@ -43,7 +55,10 @@ def build(ctx: CaptureContext) -> pd.DataFrame:
             "cache_read_tokens": usage("cache_read_tokens"),
             "cache_write_tokens": usage("cache_write_tokens"),
             "reported": [u is not None and u.reported for u in usages],
-            "failed": [u is None for u in usages],
+            "failed": [u is None and not imported for u in usages],
+            "reply_chars": [
+                int(sum(chars[p] for p in positions.get(c.stage_id or "", ()))) for c in calls
+            ],
             "retry": [c.retry for c in calls],
             "finish_reason": [c.finish_reason for c in calls],
             "truncated": [c.truncated for c in calls],

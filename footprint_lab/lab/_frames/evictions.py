@@ -29,6 +29,8 @@ class Departures:
     """The iteration it first left at (-1: it never left)."""
     summarized: np.ndarray[tuple[int], np.dtype[np.bool_]]
     """It first left into a summary (False when it never left)."""
+    cleared: np.ndarray[tuple[int], np.dtype[np.bool_]]
+    """It first left by being replaced in place by a cleared-result placeholder."""
 
 
 def build(ctx: CaptureContext) -> pd.DataFrame:
@@ -39,16 +41,23 @@ def build(ctx: CaptureContext) -> pd.DataFrame:
         folded_ids.setdefault(span.iteration, set()).update(span.removed_stage_ids)
     ev_record: list[int] = []
     ev_pos: list[int] = []
-    ev_summarized: list[bool] = []
+    ev_how: list[str] = []
     for j, (rec, facts) in enumerate(zip(records, ctx.facts, strict=True)):
         if not facts.removed:
             continue
         summarized = rec.summary_chars is not None
         fold_ids = folded_ids.get(rec.iteration, set())
+        # A clearing is an in-place move: everything its record removed was replaced in place.
+        cleared = set(rec.cleared_stage_ids)
         for p in facts.removed:
             ev_record.append(j)
             ev_pos.append(p)
-            ev_summarized.append(summarized or stage_ids[p] in fold_ids)
+            if summarized or stage_ids[p] in fold_ids:
+                ev_how.append("summarized")
+            elif stage_ids[p] in cleared:
+                ev_how.append("cleared")
+            else:
+                ev_how.append("dropped")
     n_ev = len(ev_pos)
     pos = np.asarray(ev_pos, dtype=np.int64)
     ev_iter = [records[j].iteration for j in ev_record]
@@ -68,7 +77,7 @@ def build(ctx: CaptureContext) -> pd.DataFrame:
             "born_iteration": born,
             "survival_iterations": np.asarray(ev_iter, dtype=np.int64) - born,
             "survival_ms": _survival_ms(ctx, ev_record, ev_pos),
-            "how": ["summarized" if s else "dropped" for s in ev_summarized],
+            "how": ev_how,
             "forced": [records[j].forced for j in ev_record],
         },
     )
@@ -98,9 +107,12 @@ def departures(ctx: CaptureContext, evictions: pd.DataFrame) -> Departures:
     """Condense ``evictions`` (this run's frame) to the first departure of each message."""
     left = np.full(ctx.m_count, -1, dtype=np.int64)
     summarized = np.zeros(ctx.m_count, dtype=np.bool_)
+    cleared = np.zeros(ctx.m_count, dtype=np.bool_)
     if len(evictions):
         pos = evictions["position"].to_numpy(dtype=np.int64)
         uniq, first = np.unique(pos, return_index=True)
         left[uniq] = evictions["iteration"].to_numpy(dtype=np.int64)[first]
-        summarized[uniq] = (evictions["how"].to_numpy(dtype=object) == "summarized")[first]
-    return Departures(left, summarized)
+        how = evictions["how"].to_numpy(dtype=object)
+        summarized[uniq] = (how == "summarized")[first]
+        cleared[uniq] = (how == "cleared")[first]
+    return Departures(left, summarized, cleared)

@@ -1,10 +1,10 @@
 """The ``membership`` frame: the window in long form, one state per (iteration, message).
 
 Layer: lab. The iteration's window is that of its last call. A message in it takes the state
-its message kind gives (notice, frame, in-window) unless the last record of the iteration pinned
-it or refused its turn — read from the ``pins`` and ``refusals`` frames, passed in. A message
-out of it is dropped or folded, as the ``evictions`` frame says. Vectorised: the full form is
-quadratic in the run's length.
+its message kind gives (notice, frame, placeholder, in-window) unless the last record of the
+iteration pinned it or refused its turn — read from the ``pins`` and ``refusals`` frames,
+passed in. A message out of it is dropped, folded or cleared, as the ``evictions`` frame says.
+Vectorised: the full form is quadratic in the run's length.
 """
 
 from __future__ import annotations
@@ -27,8 +27,10 @@ _IN_WINDOW = STATE_CODE["in-window"]
 _PINNED = STATE_CODE["pinned"]
 _NOTICE = STATE_CODE["notice"]
 _FRAME = STATE_CODE["frame"]
+_PLACEHOLDER = STATE_CODE["placeholder"]
 _DROPPED = STATE_CODE["dropped"]
 _FOLDED = STATE_CODE["folded"]
+_CLEARED = STATE_CODE["cleared"]
 
 Codes = np.ndarray[tuple[int], np.dtype[np.int8]]
 
@@ -119,6 +121,7 @@ def _in_window(
     base = np.full(ctx.m_count, _IN_WINDOW, dtype=np.int8)
     base[authored == "drop-notice"] = _NOTICE
     base[authored == "compaction-frame"] = _FRAME
+    base[authored == "cleared-result"] = _PLACEHOLDER
     in_code: Codes = base[in_pos] if len(in_pos) else np.zeros(0, dtype=np.int8)
 
     # pins and refusals of the last record of each selected iteration
@@ -169,7 +172,9 @@ def build(
     """
     iterations, calls = last_calls(ctx)
     in_pos, in_rank, in_code = _in_window(ctx, iterations, calls, pins, refusals)
-    out_code: Codes = np.where(left.summarized, _FOLDED, _DROPPED).astype(np.int8)
+    out_code: Codes = np.where(
+        left.summarized, _FOLDED, np.where(left.cleared, _CLEARED, _DROPPED)
+    ).astype(np.int8)
     pos: IntArray
     rank: IntArray
     code: Codes
@@ -217,6 +222,6 @@ def _frame(
         "position": pos,
         "stage_id": [] if empty else stage_arr[pos],
         "state": code.astype(np.int8),
-        "in_window": ~np.isin(code, (_DROPPED, _FOLDED)),
+        "in_window": ~np.isin(code, (_DROPPED, _FOLDED, _CLEARED)),
     }
     return build_frame("membership", columns)

@@ -60,7 +60,7 @@ def build(ctx: CaptureContext, left: Departures) -> pd.DataFrame:
     times_sent, first_sent, last_sent = _sent(ctx)
     fate = np.where(
         left.left_iteration >= 0,
-        np.where(left.summarized, "summarized", "dropped"),
+        np.where(left.summarized, "summarized", np.where(left.cleared, "cleared", "dropped")),
         np.where(times_sent > 0, "still-in", "never-sent"),
     )
     return build_frame(

@@ -51,6 +51,9 @@ _FLATTENED: dict[str, dict[str, Cell]] = {
         "removed_stage_ids": lambda r, _: _SEP.join(r.removed_stage_ids),
         "removed_stage_count": lambda r, _: len(r.removed_stage_ids),
     },
+    "cleared_stage_ids": {
+        "cleared_stage_ids": lambda r, _: _SEP.join(r.cleared_stage_ids),
+    },
     "refusals": {
         "refusal_count": lambda r, _: len(r.refusals),
         "refusal_reasons": lambda r, _: _SEP.join([ref.reason for ref in r.refusals]),

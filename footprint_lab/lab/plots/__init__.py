@@ -10,7 +10,10 @@ the same figure — which is what the HTML report and the widgets build on. One 
 * :mod:`.pins_timeline` — pinned tool results, yielded names, stand-downs;
 * :mod:`.refusals` — refusals per iteration, stacked by reason;
 * :mod:`.compare` — several runs' window size on one chart;
-* :mod:`.evidence_tradeoff` — characters saved against evidence lost, with the Pareto front.
+* :mod:`.evidence_tradeoff` — characters saved against evidence lost, with the Pareto front;
+* :mod:`.policy_frontier` — estimated cost against evidence lost, with the Pareto front;
+* :mod:`.cache_prefix` — each request's cacheable prefix and what a removal rewrote;
+* :mod:`.costs` — each call's price, cached and uncached input apart.
 
 Shared: :mod:`._common` (titles, empty notes, the WebGL switch, run selection) and
 :mod:`._theme` (the palette, and the ``"footprint_lab"`` plotly template every figure uses).
@@ -41,9 +44,12 @@ from footprint_lab.lab.plots._overlays import (
     VIOLATION_COLOR,
 )
 from footprint_lab.lab.plots._theme import REASON_COLORS, STATE_COLORS
+from footprint_lab.lab.plots.cache_prefix import cache_prefix
 from footprint_lab.lab.plots.compare import compare
+from footprint_lab.lab.plots.costs import cost_per_call
 from footprint_lab.lab.plots.evidence_tradeoff import evidence_tradeoff
 from footprint_lab.lab.plots.pins_timeline import STAND_DOWN_ROW, YIELDED_ROW, pins_timeline
+from footprint_lab.lab.plots.policy_frontier import policy_frontier
 from footprint_lab.lab.plots.refusals import BAR_MAX_BINS, refusals_by_reason
 from footprint_lab.lab.plots.window_map import (
     MAP_HOVER_MAX_CELLS,
@@ -70,10 +76,13 @@ __all__ = [
     "VIOLATION_COLOR",
     "WEBGL_THRESHOLD",
     "YIELDED_ROW",
+    "cache_prefix",
     "compare",
+    "cost_per_call",
     "evidence_tradeoff",
     "is_counterfactual",
     "pins_timeline",
+    "policy_frontier",
     "refusals_by_reason",
     "removal_summary",
     "window_map",

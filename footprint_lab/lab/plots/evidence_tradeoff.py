@@ -18,7 +18,7 @@ import plotly.graph_objects as go
 from footprint_lab.lab.plots._common import COUNTERFACTUAL_SUFFIX, empty_note, layout, values
 from footprint_lab.lab.plots._theme import MUTED, OUTLINE, STRATEGY_COLORS, TEMPLATE
 
-__all__ = ["evidence_tradeoff"]
+__all__ = ["config_points", "evidence_tradeoff", "pareto_line"]
 
 _AXIS_TITLES = {
     "chars_saved_share": "window characters saved vs no policy",
@@ -38,10 +38,16 @@ def _evidence_hover(row: Mapping[Any, Any]) -> str:
         f"({row['lost_share']:.1%})<br>"
         f"wire violations {row['wire_violations']} · windows without the request "
         f"{row['request_lost']} · runs {row['runs']}"
+        + (
+            f"<br>estimated input cost {row['cost_ratio']:.0%} of no policy · "
+            f"{row['cache_share']:.0%} of request characters a cached prefix"
+            if pd.notna(row.get("cost_ratio")) and pd.notna(row.get("cache_share"))
+            else ""
+        )
     )
 
 
-def _points(summary: pd.DataFrame, x: str, y: str) -> go.Figure:
+def config_points(summary: pd.DataFrame, x: str, y: str) -> go.Figure:
     """One marker trace per strategy (in order of appearance), hover naming the configuration;
     pinned configurations are diamonds."""
     names = summary["strategy"].astype(str)
@@ -84,12 +90,16 @@ def _points(summary: pd.DataFrame, x: str, y: str) -> go.Figure:
     return fig
 
 
-def _front(summary: pd.DataFrame, x: str, y: str) -> tuple[go.Scatter, list[str]]:
-    """The ``Pareto front`` line (non-dominated points sorted by x) and its configurations."""
+def pareto_line(
+    summary: pd.DataFrame, x: str, y: str, *, maximize_x: bool = True
+) -> tuple[go.Scatter, list[str]]:
+    """The ``Pareto front`` line (non-dominated points sorted by x) and its configurations:
+    the most ``x`` (or, with ``maximize_x=False``, the least) for the least ``y``."""
     from footprint_lab.lab.evidence import pareto_front
 
+    xs = summary[x].to_numpy(dtype=np.float64, na_value=np.nan)
     mask = pareto_front(
-        summary[x].to_numpy(dtype=np.float64, na_value=np.nan),
+        xs if maximize_x else -xs,
         summary[y].to_numpy(dtype=np.float64, na_value=np.nan),
     )
     front = summary[mask].sort_values([x, y], kind="stable")
@@ -131,10 +141,10 @@ def evidence_tradeoff(
     from footprint_lab.lab.evidence import evidence_summary
 
     summary = frame if "lost_share" in frame.columns else evidence_summary(frame)
-    fig = _points(summary, x, y) if len(summary) else go.Figure()
+    fig = config_points(summary, x, y) if len(summary) else go.Figure()
     front_labels: list[str] = []
     if len(summary):
-        front, front_labels = _front(summary, x, y)
+        front, front_labels = pareto_line(summary, x, y)
         fig.add_trace(front)
     runs = int(summary["runs"].max()) if "runs" in summary.columns and len(summary) else 0
     layout(
