@@ -40,6 +40,7 @@ __all__ = [
     "FRAME_NAMES",
     "FRAME_SPECS",
     "IN_WINDOW_STATES",
+    "LEFT_STATES",
     "MEMBERSHIP_STATES",
     "MESSAGE_FATES",
     "OUT_OF_WINDOW_STATES",
@@ -96,6 +97,10 @@ MESSAGE_FATES: tuple[str, ...] = ("dropped", "summarized", "cleared", "still-in"
 
 EVICTION_HOWS: tuple[str, ...] = ("dropped", "summarized", "cleared")
 """Values of ``evictions.how``."""
+
+LEFT_STATES: dict[str, str] = {"dropped": "dropped", "summarized": "folded", "cleared": "cleared"}
+"""The membership state a message is in once it left: by how it left (``evictions.how``, the
+``messages.left`` fate)."""
 
 PAUSE_KINDS: tuple[str, ...] = ("ask-human", "check-in")
 """Values of ``pauses.kind``."""

@@ -37,7 +37,7 @@ from footprint_lab.lab.plots._common import (
 )
 from footprint_lab.lab.plots._overlays import map_overlays
 from footprint_lab.lab.plots._theme import NOT_COMMITTED, STATE_COLORS
-from footprint_lab.lab.schema import MEMBERSHIP_STATES, STATE_DTYPE
+from footprint_lab.lab.schema import LEFT_STATES, MEMBERSHIP_STATES, STATE_DTYPE
 from footprint_lab.lab.views import REFUSAL_MEANINGS
 from footprint_lab.window.records import REFUSAL_REASONS
 
@@ -119,10 +119,8 @@ def _grid(frames: Frames, max_rows: int, max_cols: int) -> _Grid:
     grid = np.full((g_rows, g_cols), -1, dtype=np.int16)
     if g_rows and g_cols:
         left = frames.messages["left"].astype("string").fillna("").to_numpy(dtype=object)
-        out_prio = np.select(
-            [left[:n_rows] == "summarized", left[:n_rows] == "cleared"],
-            [_PRIO["folded"], _PRIO["cleared"]],
-            _PRIO["dropped"],
+        out_prio = np.asarray(
+            [_PRIO[LEFT_STATES.get(fate, "dropped")] for fate in left[:n_rows]], dtype=np.int16
         )
         row_starts = np.arange(g_rows, dtype=np.int64) * rs
         col_block_exist = np.maximum.reduceat(existing, np.arange(0, n_cols, cs))

@@ -139,6 +139,21 @@ class LabWidget(widgets.VBox):  # type: ignore[misc]
         """True once the widget is closed (it has no comm any more)."""
         return getattr(self, "comm", None) is None
 
+    def _chosen_figures(self, names: tuple[str, ...], default: tuple[str, ...]) -> dict[str, Any]:
+        """The figures a snapshot draws: ``names`` of ``self.figures`` (``default`` when none).
+
+        Raises:
+            ValueError: a name that is not one of the widget's figures.
+        """
+        figures: dict[str, Any] = self.figures
+        chosen = names or default
+        unknown = set(chosen) - set(figures)
+        if unknown:
+            raise ValueError(
+                f"no figure {', '.join(sorted(unknown))}; figures: {', '.join(figures)}"
+            )
+        return {name: figures[name] for name in chosen}
+
     def _adopt(self, subject: Hashable) -> None:
         """Register this widget, just built, and close the one it replaces."""
         cell = current_cell()

@@ -25,9 +25,14 @@ from footprint_lab.lab import plots
 from footprint_lab.lab.frames import capture
 from footprint_lab.lab.render import render, state_style, table_context
 from footprint_lab.lab.report import write_run_report
+from footprint_lab.lab.schema import LEFT_STATES
 from footprint_lab.lab.summary import key_numbers
 from footprint_lab.lab.views import (
+    boundary_caption as caption_text,
+)
+from footprint_lab.lab.views import (
     boundary_frame,
+    boundary_iterations,
     call_of_iteration,
     counterfactual_banner,
     describe,
@@ -106,7 +111,7 @@ class Inspector(LabWidget):
             "refusals": figure_widget(plots.refusals_by_reason(self.frames)),
         }
         self._call_of: dict[int, int] = call_of_iteration(self.frames)
-        iterations = sorted(set(self._call_of) | {int(i) for i in self.frames.records["iteration"]})
+        iterations = boundary_iterations(self.frames, self._call_of)
         first, last = (iterations[0], iterations[-1]) if iterations else (0, 0)
         self.iterations: list[int] = iterations
         """Iterations with a call or a record: the values the boundary slider can show."""
@@ -155,12 +160,7 @@ class Inspector(LabWidget):
         at the slider's iteration (HTML) and its charts as PNG images — ``names`` of
         :attr:`figures` (default :data:`SNAPSHOT_FIGURES`). Display it in the cell after the
         Inspector, so a notebook read without a kernel (on GitHub) shows the run."""
-        chosen = names or SNAPSHOT_FIGURES
-        unknown = set(chosen) - set(self.figures)
-        if unknown:
-            raise ValueError(
-                f"no figure {', '.join(sorted(unknown))}; figures: {', '.join(self.figures)}"
-            )
+        chosen = self._chosen_figures(names, SNAPSHOT_FIGURES)
         return Snapshot.of(
             self.title,
             "".join(
@@ -172,7 +172,7 @@ class Inspector(LabWidget):
                     self.boundary_html.value,
                 ]
             ),
-            {name: self.figures[name] for name in chosen},
+            chosen,
         )
 
     def to_html(self, path: str | os.PathLike[str]) -> Path:
@@ -243,24 +243,6 @@ class Inspector(LabWidget):
         They are still in the ledger: ``run.ledger.message(stage_id)`` returns each."""
         return left_frame(self.run, self.frames, iteration)
 
-    def _caption(self, iteration: int, window: list[Message], sent: bool) -> str:
-        call = self._call_of.get(iteration)
-        chars = sum(m.chars for m in window)
-        if sent and call is not None:
-            row = self.frames.calls[self.frames.calls["call"] == call].iloc[0]
-            tokens = row["input_tokens"]
-            reported = f", {int(tokens)} input tokens reported" if not pd.isna(tokens) else ""
-            return (
-                f"Iteration {iteration} · call {call}: {len(window)} message(s), "
-                f"{chars} chars sent{reported}."
-            )
-        if window:
-            return (
-                f"Iteration {iteration}: no call was made; this is the window the record left "
-                f"({len(window)} message(s), {chars} chars)."
-            )
-        return f"Iteration {iteration}: no call and no record."
-
     def show_boundary(self, iteration: int) -> None:
         """Render iteration ``iteration`` into ``boundary_html`` and ``record_html`` (moving
         the slider calls this)."""
@@ -272,7 +254,9 @@ class Inspector(LabWidget):
         window, sent = self._window_at(iteration)
         frame = self.boundary_frame(iteration)
         left = self.left_frame(iteration)
-        self.boundary_caption.value = note_html(strong=self._caption(iteration, window, sent))
+        self.boundary_caption.value = note_html(
+            strong=caption_text(self.frames, iteration, window, sent, self._call_of)
+        )
         self.boundary_html.value = render(
             "messages_table.html.j2",
             sent=table_context(
@@ -283,9 +267,7 @@ class Inspector(LabWidget):
             ),
             left=table_context(
                 left,
-                row_styles=[
-                    state_style("folded" if h == "summarized" else "dropped") for h in left["how"]
-                ],
+                row_styles=[state_style(LEFT_STATES.get(str(h), "dropped")) for h in left["how"]],
                 empty="nothing left the window here",
             ),
             left_count=len(left),

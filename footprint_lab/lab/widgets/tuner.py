@@ -276,16 +276,11 @@ class Tuner(LabWidget):
         run (HTML) and its charts as PNG images — ``names`` of :attr:`figures` (default
         :data:`SNAPSHOT_FIGURES`). Display it in the cell after the Tuner, so a notebook read
         without a kernel (on GitHub) shows the run."""
-        chosen = names or SNAPSHOT_FIGURES
-        unknown = set(chosen) - set(self.figures)
-        if unknown:
-            raise ValueError(
-                f"no figure {', '.join(sorted(unknown))}; figures: {', '.join(self.figures)}"
-            )
+        chosen = self._chosen_figures(names, SNAPSHOT_FIGURES)
         return Snapshot.of(
             self.title,
             self.header.value + self.summary_html.value,
-            {name: self.figures[name] for name in chosen},
+            chosen,
         )
 
     def set(self, **values: Any) -> Tuner:
