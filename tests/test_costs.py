@@ -30,7 +30,9 @@ PRICE = Pricing(
 
 def test_a_call_is_priced_part_by_part() -> None:
     parts = PRICE.cost(
-        input_tokens=1_000_000, cached_tokens=400_000, cache_write_tokens=100_000,
+        input_tokens=1_000_000,
+        cached_tokens=400_000,
+        cache_write_tokens=100_000,
         output_tokens=10_000,
     )
     assert parts.input_cost == pytest.approx(1.0)  # 500k uncached at $2
@@ -117,9 +119,11 @@ def test_a_replay_is_estimated_at_its_originals_ratio() -> None:
 
 
 def test_no_usage_at_all_falls_back_to_four_chars_a_token() -> None:
-    run = Agent.create(
-        provider=ScriptedProvider([Reply.text("hi")], report_usage=False)
-    ).build().run("hello")
+    run = (
+        Agent.create(provider=ScriptedProvider([Reply.text("hi")], report_usage=False))
+        .build()
+        .run("hello")
+    )
     costs = cost_frame(run, PRICE)
     assert costs["estimated"].all()
     assert costs["input_tokens"].iloc[0] == math.ceil(

@@ -22,9 +22,10 @@ def test_cache_prefix_draws_the_calls_frame_and_marks_removals() -> None:
     by_name = {t.name: t for t in fig.data}
     calls = frames.calls
     assert list(by_name["cacheable prefix"].y) == calls["prefix_chars"].tolist()
-    assert list(by_name["rewritten or new"].y) == (
-        calls["request_chars"] - calls["prefix_chars"]
-    ).tolist()
+    assert (
+        list(by_name["rewritten or new"].y)
+        == (calls["request_chars"] - calls["prefix_chars"]).tolist()
+    )
     assert list(by_name["prefix share"].y) == calls["prefix_share"].tolist()
     removed = [r.iteration for r in run.records if r.removed_anything]
     assert list(by_name["removal"].x) == removed
