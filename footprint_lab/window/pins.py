@@ -70,16 +70,18 @@ def choose_pins(
     pinned_turns: set[int] = set()
     pins: list[Pin] = []
     yielded = 0
+    # Only tool results pin: their names, read once at C speed (None for every other role).
+    names = [m.name if m.role == "tool" else None for m in messages]
     for index in range(len(starts) - 1, first_pinnable - 1, -1):
-        if ends[index] - starts[index] == 1 and messages[starts[index]].role != "tool":
+        a, b = starts[index], ends[index]
+        if b - a == 1 and names[a] is None:
             continue  # a lone message that is not a result pins nothing
         latest_here: dict[str, Message] = {}
-        for i in range(ends[index] - 1, starts[index] - 1, -1):
-            message = messages[i]
-            name = message.name
-            if message.role != "tool" or name is None or name in seen or name in latest_here:
+        for i in range(b - 1, a - 1, -1):
+            name = names[i]
+            if name is None or name in seen or name in latest_here:
                 continue
-            latest_here[name] = message
+            latest_here[name] = messages[i]
         if not latest_here:
             continue
         seen.update(latest_here)
