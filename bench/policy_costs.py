@@ -78,7 +78,7 @@ def run(keeps: tuple[int, ...], limit: int | None = None) -> Section:
     elapsed = time.perf_counter() - start
     summary = evidence_summary(frame)
     section = Section(
-        "7. What a policy costs",
+        "8. What a policy costs",
         f"{len(runs)} tau-bench runs x {len(configs)} configurations through `evidence_frame` "
         f"in {elapsed:.2f} s ({elapsed * 1e3 / max(1, len(runs) * len(configs)):.1f} ms per run "
         "x configuration, inline). *Cost* = estimated input cost against no policy, the common "
