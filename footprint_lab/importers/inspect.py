@@ -11,9 +11,10 @@ What is read:
 
 * ``.json``: one ``EvalLog`` object; its samples are ``log.samples``.
 * ``.eval``: a zip of ``header.json`` (the log without samples) and one ``samples/*.json``
-  member per sample (``{id}_epoch_{epoch}.json``), read in name order. ``summaries.json``,
-  ``reductions.json`` and ``_journal/`` repeat what the header and samples hold and are not
-  read.
+  member per sample (``{id}_epoch_{epoch}.json``), read in name order; members compressed
+  with Zstandard (newer Inspect versions) are read with the ``zstandard`` package.
+  ``summaries.json``, ``reductions.json`` and ``_journal/`` repeat what the header and
+  samples hold and are not read.
 * Messages (``ChatMessageSystem/User/Assistant/Tool``): ``content`` is text or a list of
   content items. ``text`` items are the message text (joined without a separator, as every
   importer here joins text blocks); a ``text`` item flagged ``refusal`` is a ``refusal``
@@ -30,7 +31,8 @@ What is read:
 * Attachments: strings ``attachment://<hash>`` (and the older ``tc://<hash>``) are replaced by
   ``sample.attachments[hash]``, as Inspect's own reader does; a reference to an attachment
   the sample does not hold is kept as text and listed as a problem (once per hash). Pooled
-  inputs (``input_refs`` into ``events_data.messages``, newer logs) are expanded.
+  inputs (``input_refs`` into ``events_data.messages``, newer logs; into ``message_pool`` in
+  logs written before Inspect moved its pools into ``events_data``) are expanded.
 * Usage and inputs: each assistant message is matched to the ``model`` event that produced
   it — by the output message's ``id`` when every assistant message has one, else in order
   over the model events that returned a choice. Model events matched to no message (a
@@ -57,6 +59,8 @@ index and field, and ``strict=True`` raises at the first of them.
 
 from __future__ import annotations
 
+import importlib
+import io
 import lzma
 import struct
 import zipfile
@@ -111,6 +115,10 @@ _USAGE_KEYS = {
 }
 """``Usage`` field -> its key in a model event's ``output.usage``."""
 _HEADER = "header.json"
+_ZIP_ZSTANDARD = 93
+"""The zip compression method number of Zstandard."""
+_LOCAL_HEADER = struct.Struct("<4s5H3L2H")
+"""A zip local file header (its last two fields: the name's and the extra field's lengths)."""
 _SAMPLES = "samples/"
 # What zipfile and its decompressors raise for a corrupt or truncated archive.
 _ZIP_FAULTS = (
@@ -159,9 +167,49 @@ def _json_samples(path: Path) -> tuple[Mapping[str, Any], Iterator[_Sample]]:
     return log, items
 
 
+def _zstd_member(archive: zipfile.ZipFile, member: str) -> bytes:
+    """A member compressed with Zstandard (zip method 93, which newer Inspect versions write
+    and :mod:`zipfile` before Python 3.14 cannot read), decompressed and CRC-checked.
+
+    Raises:
+        NotImplementedError: the ``zstandard`` package is not installed.
+        zipfile.BadZipFile: the member's local header, data or CRC is wrong.
+    """
+    try:
+        zstd = importlib.import_module("zstandard")
+    except ImportError:
+        raise NotImplementedError(
+            "the member is Zstandard-compressed (zip method 93); install the 'zstandard' "
+            "package to read it"
+        ) from None
+    info = archive.getinfo(member)
+    if archive.filename is None:
+        raise zipfile.BadZipFile("the archive has no file to read the member from")
+    with open(archive.filename, "rb") as handle:
+        handle.seek(info.header_offset)
+        header = handle.read(_LOCAL_HEADER.size)
+        if len(header) != _LOCAL_HEADER.size or header[:4] != b"PK\x03\x04":
+            raise zipfile.BadZipFile("bad local file header")
+        fields = _LOCAL_HEADER.unpack(header)
+        handle.seek(fields[-2] + fields[-1], io.SEEK_CUR)  # the name and the extra field
+        raw = handle.read(info.compress_size)
+    if len(raw) != info.compress_size:
+        raise zipfile.BadZipFile("truncated member data")
+    try:
+        data: bytes = zstd.ZstdDecompressor().decompressobj().decompress(raw)
+    except zstd.ZstdError as exc:
+        raise zipfile.BadZipFile(f"bad Zstandard data: {exc}") from None
+    if len(data) != info.file_size or zlib.crc32(data) != info.CRC:
+        raise zipfile.BadZipFile("bad CRC or size for the decompressed member")
+    return data
+
+
 def _zip_read(archive: zipfile.ZipFile, member: str, where: str, index: int | None) -> Any:
     try:
-        data = archive.read(member)
+        if archive.getinfo(member).compress_type == _ZIP_ZSTANDARD:
+            data = _zstd_member(archive, member)
+        else:
+            data = archive.read(member)
     except _ZIP_FAULTS as exc:
         raise TranscriptError(
             SOURCE, index, member, f"cannot read the zip member: {exc}", path=where, unit=UNIT
@@ -446,7 +494,7 @@ def _usage(event: Mapping[str, Any], problems: Problems, index: int, field: str)
 
 def _event_input(
     event: Mapping[str, Any],
-    pool: list[Any] | None,
+    pool: _Pool | None,
     problems: Problems,
     s: _Sample,
     field: str,
@@ -462,8 +510,8 @@ def _event_input(
             ok = isinstance(pair, list) and len(pair) == 2
             if not ok or not all(isinstance(v, int) and not isinstance(v, bool) for v in pair):
                 problems.fail(s.index, f"{field}.input_refs[{k}]", "expected [start, end]")
-            start, end = max(pair[0], 0), min(pair[1], len(pool))
-            out.extend((pool[j], f"{s.prefix}events_data.messages[{j}]") for j in range(start, end))
+            start, end = max(pair[0], 0), min(pair[1], len(pool.messages))
+            out.extend((pool.messages[j], f"{pool.at}[{j}]") for j in range(start, end))
         return out
     if not isinstance(given, list):
         problems.fail(s.index, f"{field}.input", "expected a list of messages")
@@ -536,13 +584,29 @@ def _list_of(value: Any, problems: Problems, index: int, field: str) -> list[Any
     return value
 
 
-def _pool(sample: Mapping[str, Any], problems: Problems, s: _Sample) -> list[Any] | None:
+@dataclass(frozen=True, slots=True)
+class _Pool:
+    """The pooled messages a sample's model events refer to by ``input_refs``."""
+
+    messages: list[Any]
+    at: str
+    """The field they live in (``events_data.messages``, or ``message_pool``)."""
+
+
+def _pool(sample: Mapping[str, Any], problems: Problems, s: _Sample) -> _Pool | None:
+    """The sample's message pool: ``events_data.messages``, or the ``message_pool`` that logs
+    written before Inspect moved its pools into ``events_data`` (inspect_ai #3519) carry."""
     data = sample.get("events_data")
     if data is None:
-        return None
+        legacy = sample.get("message_pool")
+        if legacy is None:
+            return None
+        at = f"{s.prefix}message_pool"
+        return _Pool(_list_of(legacy, problems, s.index, at), at)
     if not isinstance(data, Mapping):
         problems.fail(s.index, f"{s.prefix}events_data", "expected an object")
-    return _list_of(data.get("messages"), problems, s.index, f"{s.prefix}events_data.messages")
+    at = f"{s.prefix}events_data.messages"
+    return _Pool(_list_of(data.get("messages"), problems, s.index, at), at)
 
 
 def _sample_run(s: _Sample, header: dict[str, Any], where: str, strict: bool) -> Run:
@@ -573,7 +637,7 @@ def _sample_run(s: _Sample, header: dict[str, Any], where: str, strict: bool) ->
                         event[key], f"{at}events[{e}].{key}", attachments, problems, s, missing
                     )
     if pool is not None:
-        _resolve(pool, f"{at}events_data.messages", attachments, problems, s, missing)
+        _resolve(pool.messages, pool.at, attachments, problems, s, missing)
     # The history.
     ids = CallIds(problems)
     system: str | None = None

@@ -3,8 +3,12 @@ windows OpenHands' condensers left where the stream records a condensation.
 
 Layer: importers. A file is an event list, an object with ``history`` (one instance: also
 ``instance_id``, ``metadata``, ``metrics``, ``test_result``), a list of such objects, or JSONL
-with one instance a line. Events render as OpenHands' ``ConversationMemory`` renders them for
-the model; events it never sends are skipped:
+with one instance a line. Older serializations are read too: a ``history`` of ``[action,
+observation]`` pairs (evaluation output of 2024), and flattened events whose args / extras
+sit beside ``action`` / ``observation`` with no ``id`` or ``source`` (the resolver's output of
+2024; a message there is the user's unless it waits for a response). Events render as
+OpenHands' ``ConversationMemory`` renders them for the model; events it never sends are
+skipped:
 
 * ``system`` actions give the system prompt (``args.content``); user ``message`` actions are user
   turns, agent ``message`` actions are assistant text.
@@ -216,6 +220,8 @@ class _Stream:
     events: list[_Event] = field(default_factory=list)
     groups: dict[str, int] = field(default_factory=dict)
     model: str | None = None
+    read: int = 0
+    """How many events the history holds (a history of pairs: two a pair)."""
     condensations: int = 0
 
     def add(
@@ -603,15 +609,64 @@ def _observation(
     stream.add(message, index, at, record, overrides=overrides)
 
 
-def _convert(events: Any, prefix: str, problems: Problems) -> _Stream:
+_EVENT_KEYS = frozenset(
+    {"id", "timestamp", "source", "message", "action", "observation", "content", "cause"}
+    | {"tool_call_metadata", "llm_metrics", "hidden", "args", "extras"}
+)
+"""Keys of a serialized event itself (the rest of a legacy event is its args or extras)."""
+
+
+def _events(events: Any, prefix: str, problems: Problems) -> tuple[list[tuple[Any, str]], bool]:
+    """The events of a history, each with its field, and whether the history is one of
+    ``[action, observation]`` pairs (OpenHands' evaluation output before its event stream,
+    2024; read pair by pair, its observations have no id)."""
     if not isinstance(events, list):
         problems.fail(None, f"{prefix}history", "expected a list of events")
+    if not events or not all(isinstance(item, list) for item in events):
+        return [(event, f"{prefix}history[{k}]") for k, event in enumerate(events)], False
+    out: list[tuple[Any, str]] = []
+    for k, pair in enumerate(events):
+        if len(pair) != 2:
+            problems.fail(
+                len(out), f"{prefix}history[{k}]", "expected an [action, observation] pair"
+            )
+        out.extend((event, f"{prefix}history[{k}][{j}]") for j, event in enumerate(pair))
+    return out, True
+
+
+def _legacy(event: Mapping[str, Any]) -> tuple[Mapping[str, Any], bool]:
+    """An event as OpenHands serializes it now, and whether it was serialized the older way.
+
+    Older serializations (the resolver's output, 2024) put an action's args and an
+    observation's extras beside its ``action`` / ``observation`` rather than under ``args`` /
+    ``extras``, and wrote no ``id`` or ``source``: a message then is the user's unless it
+    waits for a response (the agent asking)."""
+    holder = "args" if "action" in event else "extras"
+    if holder in event or ("action" not in event and "observation" not in event):
+        return event, False
+    # An observation's content is its own; an action's is one of its args.
+    rest = {
+        k: v for k, v in event.items() if k not in _EVENT_KEYS or (k, holder) == ("content", "args")
+    }
+    out: dict[str, Any] = {**event, holder: rest}
+    if holder == "args" and "source" not in event:
+        asks = event.get("action") == "message" and rest.get("wait_for_response") is True
+        out["source"] = "agent" if asks or event.get("action") != "message" else "user"
+    return out, True
+
+
+def _convert(events: Any, prefix: str, problems: Problems) -> _Stream:
     stream = _Stream()
-    for index, event in enumerate(events):
-        at = f"{prefix}history[{index}]"
+    listed, pairs = _events(events, prefix, problems)
+    for index, (event, at) in enumerate(listed):
         if not isinstance(event, Mapping):
             problems.fail(index, at, f"expected an event object, got {short(event)}")
-        event_id = int_of(event.get("id"), problems, index, f"{at}.id")
+        event, legacy = _legacy(event)
+        given = event.get("id")
+        if given is None and (legacy or pairs):
+            event_id = -1 - index  # no id was written: a stand-in no condensation can name
+        else:
+            event_id = int_of(given, problems, index, f"{at}.id")
         optional_str(event.get("source"), problems, index, f"{at}.source")
         action, observation = event.get("action"), event.get("observation")
         if (action is None) == (observation is None):
@@ -628,6 +683,7 @@ def _convert(events: Any, prefix: str, problems: Problems) -> _Stream:
             _observation(stream, event, kind, record, problems, index, at)
         if record is not None:
             stream.events.append(record)
+        stream.read += 1
     return stream
 
 
@@ -840,7 +896,7 @@ def _instance(value: Any, prefix: str, stem: str, *, strict: bool) -> Run:
     model = model or stream.model
     if model is not None:
         meta["model"] = model
-    meta["events"] = len(events)
+    meta["events"] = stream.read
     meta["condensations"] = stream.condensations
     listed = ordered([*problems.found, *found], strict=strict, unit=UNIT)
     return build_run(

@@ -17,6 +17,12 @@ version, ``messages`` or ``query``), ``info`` (``exit_status``, ``submission``,
   :class:`TranscriptError`. The first entry, the system prompt, becomes ``run.system``;
   ``thinking_blocks`` are kept as ``thinking`` parts. Demonstration entries (``is_demo``) are
   kept as the messages they were sent as.
+* **Agents.** SWE-agent sends a model only the history entries of its own agent (those whose
+  ``agent`` is the agent's name, the one its system prompt names): entries of another agent
+  (demonstrations put in history keep the name of the trajectory they came from) were never
+  sent, so they are not imported; ``meta['agent']`` names the agent and
+  ``meta['other_agent_entries']`` counts what was left out. Errors still name each entry by
+  its place in ``history``.
 * **Steps.** Steps are matched to the history's assistant entries in order, by their response
   text (where the text was edited: by their action and thought, or by the action alone for the
   very next step). A step that matches none (a reply SWE-agent rejected and re-queried, or a
@@ -88,8 +94,9 @@ def load_swe_agent(path: str | Path, *, strict: bool = False) -> list[Run]:
     Each run's ``meta`` holds ``trajectory_id`` (the file's stem), ``instance_id`` (the
     problem statement's id where ``replay_config`` names one, else the stem) and, where the
     file has them, ``model``, ``exit_status``, ``has_submission``, ``model_stats``,
-    ``environment``, ``history_processors``, ``steps``, ``steps_not_in_history`` and
-    ``recorded_inputs`` (how many calls' inputs the file recorded).
+    ``environment``, ``history_processors``, ``steps``, ``steps_not_in_history``,
+    ``recorded_inputs`` (how many calls' inputs the file recorded), ``agent`` and
+    ``other_agent_entries``.
 
     Args:
         path: A ``.traj`` file, or a folder: every ``.traj`` file in it, sorted by name.
@@ -187,12 +194,14 @@ def _openai(
     strict: bool,
     index: Callable[[int | None], int | None],
     prefix: str,
+    at: Callable[[int | None], int | None] | None = None,
 ) -> tuple[list[Message], str | None, list[ImportProblem]]:
     """:func:`parse_openai` over converted entries, its errors and problems renamed to the
-    entries they came from."""
+    entries they came from: ``index`` maps a converted entry's position to the error's index,
+    ``at`` to its position in the list ``prefix`` names (default: unchanged)."""
 
     def place(k: int | None, field: str) -> tuple[int | None, str]:
-        return index(k), item_field(prefix, k, field)
+        return index(k), item_field(prefix, k if at is None else at(k), field)
 
     try:
         messages, _usages, system, found = parse_openai(wire, strict=strict)
@@ -400,6 +409,16 @@ def _meta(
     return meta, model
 
 
+def _agent_of(history: Sequence[Mapping[str, Any]]) -> str | None:
+    """The name of the agent whose trajectory this is: the ``agent`` of its system prompt
+    (SWE-agent writes it as ``self.name``), else of its last entry that names one."""
+    for entry in history:
+        if entry.get("role") == "system" and isinstance(entry.get("agent"), str):
+            return str(entry["agent"])
+    named = [e["agent"] for e in history if isinstance(e.get("agent"), str)]
+    return str(named[-1]) if named else None
+
+
 def _parse(data: Any, stem: str, *, strict: bool) -> Run:
     # Problems are collected, then (when strict) the first in entry order is raised.
     problems = Problems(SOURCE, unit=UNIT)
@@ -409,18 +428,39 @@ def _parse(data: Any, stem: str, *, strict: bool) -> Run:
     if not isinstance(history, list):
         problems.fail(None, "history", "expected a list of history entries")
     wire = [_wire(entry, problems, i, f"history[{i}]") for i, entry in enumerate(history)]
-    messages, system, found = _openai(wire, strict=False, index=lambda k: k, prefix="history")
+    # SWE-agent sends a model only the entries of its own agent (``Agent.messages`` filters
+    # ``entry["agent"] == self.name``): demonstrations put in history keep the agent name of
+    # the trajectory they came from, and then were never sent.
+    agent = _agent_of(history)
+    kept = [
+        i
+        for i, entry in enumerate(history)
+        if not isinstance(entry.get("agent"), str) or entry["agent"] == agent
+    ]
+    entries = [history[i] for i in kept]
+
+    def original(k: int | None) -> int | None:
+        return kept[k] if k is not None and 0 <= k < len(kept) else k
+
+    messages, system, found = _openai(
+        [wire[i] for i in kept], strict=False, index=original, prefix="history", at=original
+    )
     # parse_openai keeps one message per entry, less a leading system prompt.
     shift = 1 if system is not None else 0
-    replies = [i for i, entry in enumerate(history) if entry.get("role") == "assistant"]
-    for i in replies:
+    replies = [p for p, entry in enumerate(entries) if entry.get("role") == "assistant"]
+    for p in replies:
+        i = kept[p]
         parts = _thinking(history[i], problems, i, f"history[{i}]")
         if parts:
-            message = messages[i - shift]
-            messages[i - shift] = message.model_copy(update={"parts": [*parts, *message.parts]})
+            message = messages[p - shift]
+            messages[p - shift] = message.model_copy(update={"parts": [*parts, *message.parts]})
     steps = _steps(data, problems)
-    sent, unmatched = _sent(history, replies, steps, system)
+    sent, unmatched = _sent(entries, replies, steps, system)
     meta, model = _meta(data, stem, problems)
+    if agent is not None:
+        meta["agent"] = agent
+    if len(kept) < len(history):
+        meta["other_agent_entries"] = len(history) - len(kept)
     meta["steps"] = len(steps)
     meta["steps_not_in_history"] = unmatched
     recorded = sum(window is not None for window in sent)
