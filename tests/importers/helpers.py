@@ -1,14 +1,16 @@
 """Helpers the importer tests share: a saved-and-reloaded run, the fields problems name, an
-OpenAI tool call, a small image payload, and the walks the fuzz tests mutate JSON with."""
+OpenAI tool call, a small image payload, the walks the fuzz tests mutate JSON with, the values
+they put in, and an imported run's history and counts."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
 from hypothesis import strategies as st
 
-from footprint_lab import Run, load_run
+from footprint_lab import Message, Run, load_run
 
 PNG = "iVBORw0KGgo" * 20
 URL = "data:image/png;base64," + PNG
@@ -72,3 +74,38 @@ def mutate(
     else:
         parent[key] = draw(wrong)
     return root
+
+
+def history(run: Run) -> list[Message]:
+    """The imported history: every committed message the source's policy did not write."""
+    return [m for m in run.ledger.messages if m.authored is None]
+
+
+def run_counts(run: Run) -> tuple[int, int, int, int]:
+    """(messages, tool calls, tool results, model calls) of an imported run's history."""
+    messages = history(run)
+    return (
+        len(messages),
+        sum(len(m.tool_calls) for m in messages),
+        sum(m.role == "tool" for m in messages),
+        len(run.calls),
+    )
+
+
+def wrong_values(*words: str) -> st.SearchStrategy[Any]:
+    """Values of every JSON type, out of range or nested too deep, plus ``words`` the format
+    gives meaning to: what a fuzzed field is replaced by."""
+    return st.one_of(
+        st.none(),
+        st.booleans(),
+        st.integers(-(2**70), 2**70),
+        st.just(10**400),
+        st.floats(allow_nan=True, allow_infinity=True),
+        st.text(max_size=8),
+        st.sampled_from([*words, ""]),
+        st.lists(st.integers(), max_size=2),
+        st.dictionaries(
+            st.sampled_from(["type", "role", "content", "id"]), st.text(max_size=3), max_size=2
+        ),
+        st.integers(60, 300).map(lambda n: json.loads("[" * n + "]" * n)),
+    )

@@ -20,7 +20,7 @@ from footprint_lab.importers._parts import TranscriptError
 from footprint_lab.importers.claude_code import load_claude_code
 from footprint_lab.lab import capture
 from tests.importers import helpers
-from tests.importers.helpers import sites
+from tests.importers.helpers import history, run_counts, sites, wrong_values
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "transcripts" / "claude-code"
 FILES = ("edge_cases.jsonl", "representative_messages.jsonl")
@@ -94,21 +94,6 @@ def raw_counts(path: Path) -> tuple[int, int, int, int]:
 def other_type(entry: Any) -> bool:
     """A summary or system entry: read, but not a message."""
     return isinstance(entry, dict) and entry.get("type") in ("summary", "system")
-
-
-def history(run: Run) -> list[Any]:
-    """The run's history: every committed message that is not a stand-in."""
-    return [m for m in run.ledger.messages if m.authored is None]
-
-
-def run_counts(run: Run) -> tuple[int, int, int, int]:
-    messages = history(run)
-    return (
-        len(messages),
-        sum(len(m.tool_calls) for m in messages),
-        sum(m.role == "tool" for m in messages),
-        len(run.calls),
-    )
 
 
 # -- the shared sessions ---------------------------------------------------------------------
@@ -484,20 +469,7 @@ def test_an_empty_session_is_an_empty_run(tmp_path: Path) -> None:
 
 # -- fuzzing ---------------------------------------------------------------------------------
 
-WRONG = st.one_of(
-    st.none(),
-    st.booleans(),
-    st.integers(-(2**70), 2**70),
-    st.just(10**400),
-    st.floats(allow_nan=True, allow_infinity=True),
-    st.text(max_size=8),
-    st.sampled_from(["user", "assistant", "system", "summary", "compact_boundary", "tool_use", ""]),
-    st.lists(st.integers(), max_size=2),
-    st.dictionaries(
-        st.sampled_from(["type", "role", "content", "id"]), st.text(max_size=3), max_size=2
-    ),
-    st.integers(60, 300).map(lambda n: json.loads("[" * n + "]" * n)),
-)
+WRONG = wrong_values("user", "assistant", "system", "summary", "compact_boundary", "tool_use")
 
 
 READ = frozenset(

@@ -18,6 +18,7 @@ from footprint_lab import evidence, replay, sliding_window
 from footprint_lab.agent.run import Run
 from footprint_lab.importers import load, load_inspect, load_openhands, load_swe_agent
 from footprint_lab.lab import capture
+from tests.importers.helpers import history, run_counts
 
 EXTRA = Path(__file__).resolve().parents[2] / "data" / "transcripts-extra"
 SWE = EXTRA / "swe-agent" / "marshmallow-1867.demos-of-another-agent.trimmed.traj"
@@ -26,22 +27,6 @@ GORILLA = EXTRA / "openhands" / "gorilla-torch-output.first-2-lines.jsonl"
 POOLED = EXTRA / "inspect" / "log_message_deduplication.eval"
 ZSTD = EXTRA / "inspect" / "retry-2-then-success.zstd.eval"
 FILES = (SWE, RESOLVER, GORILLA, POOLED, ZSTD)
-
-
-def history(run: Run) -> list[Any]:
-    """The run's history: every committed message that is not a stand-in."""
-    return [m for m in run.ledger.messages if m.authored is None]
-
-
-def counts(run: Run) -> tuple[int, int, int, int]:
-    """(messages, tool calls, tool results, model calls) of an imported run."""
-    messages = history(run)
-    return (
-        len(messages),
-        sum(len(m.tool_calls) for m in messages),
-        sum(m.role == "tool" for m in messages),
-        len(run.calls),
-    )
 
 
 def literal(value: Any) -> Any:
@@ -79,7 +64,7 @@ def test_swe_agent_leaves_out_the_demonstrations_another_agent_wrote() -> None:
     (run,) = load_swe_agent(SWE)
     assert run.meta["agent"] == "main" and run.meta["other_agent_entries"] == 4
     calls = sum(len(literal(e.get("tool_calls")) or []) for e in main)
-    assert counts(run) == (len(main) - 1, calls, 3, 3)
+    assert run_counts(run) == (len(main) - 1, calls, 3, 3)
     assert run.system == main[0]["content"]
     assert not any(m.content == e["content"] for m in history(run) for e in data["history"][1:5])
     assert run.meta["recorded_inputs"] == 2
@@ -113,7 +98,7 @@ def test_openhands_reads_flattened_events_without_ids_or_sources() -> None:
     (run,) = load_openhands(RESOLVER)
     assert run.meta["events"] == len(events) == 8
     messages = history(run)
-    assert counts(run) == (8, 0, 0, 4)
+    assert run_counts(run) == (8, 0, 0, 4)
     assert [m.role for m in messages] == ["user", "assistant"] * 4
     assert messages[0].content == events[0]["content"]
     assert messages[1].content == events[1]["thought"]
@@ -173,7 +158,7 @@ def test_inspect_expands_input_refs_into_the_older_message_pool() -> None:
     assert "events_data" not in sample and len(sample["message_pool"]) == 11
     (run,) = load_inspect(POOLED)
     messages = sample["messages"]
-    assert counts(run) == (
+    assert run_counts(run) == (
         len(messages),
         sum(len(m.get("tool_calls") or []) for m in messages),
         sum(m["role"] == "tool" for m in messages),
@@ -197,4 +182,4 @@ def test_inspect_reads_zstandard_compressed_members() -> None:
     (run,) = load_inspect(ZSTD)
     assert (run.meta["sample_id"], run.meta["epoch"]) == (sample["id"], sample["epoch"])
     lead = int(sample["messages"][0]["role"] == "system")
-    assert counts(run)[0] == len(sample["messages"]) - lead
+    assert run_counts(run)[0] == len(sample["messages"]) - lead

@@ -23,7 +23,7 @@ from footprint_lab.importers._parts import TranscriptError
 from footprint_lab.importers.inspect import load_inspect
 from footprint_lab.lab import capture
 from tests.importers import helpers
-from tests.importers.helpers import sites
+from tests.importers.helpers import history, run_counts, sites, wrong_values
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "transcripts" / "inspect"
 FILES = ("browser.json", "log_streaming.eval", "popularity-a.eval", "popularity.json")
@@ -76,21 +76,6 @@ def raw_counts(sample: dict[str, Any]) -> tuple[int, int, int, int]:
         sum(len(m.get("tool_calls") or []) for m in messages),
         sum(m["role"] == "tool" for m in messages),
         sum(m["role"] == "assistant" for m in messages),
-    )
-
-
-def history(run: Run) -> list[Any]:
-    """The run's history: every committed message that is not a stand-in."""
-    return [m for m in run.ledger.messages if m.authored is None]
-
-
-def run_counts(run: Run) -> tuple[int, int, int, int]:
-    messages = history(run)
-    return (
-        len(messages),
-        sum(len(m.tool_calls) for m in messages),
-        sum(m.role == "tool" for m in messages),
-        len(run.calls),
     )
 
 
@@ -487,20 +472,7 @@ def test_unreadable_files_are_transcript_errors(tmp_path: Path) -> None:
 
 # -- fuzzing ---------------------------------------------------------------------------------
 
-WRONG = st.one_of(
-    st.none(),
-    st.booleans(),
-    st.integers(-(2**70), 2**70),
-    st.just(10**400),
-    st.floats(allow_nan=True, allow_infinity=True),
-    st.text(max_size=8),
-    st.sampled_from(["attachment://nope", "assistant", "tool", "system", "text", "model", ""]),
-    st.lists(st.integers(), max_size=2),
-    st.dictionaries(
-        st.sampled_from(["type", "role", "content", "id"]), st.text(max_size=3), max_size=2
-    ),
-    st.integers(60, 300).map(lambda n: json.loads("[" * n + "]" * n)),
-)
+WRONG = wrong_values("attachment://nope", "assistant", "tool", "system", "text", "model")
 
 
 READ = frozenset(
