@@ -62,14 +62,24 @@ def summary_lines(numbers: dict[str, Any]) -> list[str]:
     return [f"  {head}", f"  {values}"]
 
 
-def run_lines(label: str, run: Run) -> list[str]:
-    """A run's header line, its summary table and one line per record."""
+DEMO_RECORD_LINES = 6
+"""How many record lines ``footprint-lab demo`` prints per run (the report holds them all)."""
+
+
+def run_lines(label: str, run: Run, max_records: int | None = None) -> list[str]:
+    """A run's header line, its summary table and one line per record (the first
+    ``max_records`` of them, then how many more the report holds)."""
     numbers = run_summary(run)
     head = (
         f"{label}: status={numbers['status']} iterations={numbers['iterations']} "
         f"records={numbers['records']}"
     )
-    return [head, *summary_lines(numbers), *(record_text(record) for record in run.records)]
+    records = run.records if max_records is None else run.records[:max_records]
+    lines = [head, *summary_lines(numbers), *(record_text(record) for record in records)]
+    hidden = len(run.records) - len(records)
+    if hidden:
+        lines.append(f"  … {hidden} more record(s): every one is in the report")
+    return lines
 
 
 def print_run(label: str, run: Run) -> None:
@@ -103,7 +113,7 @@ def demo(scenario_names: Sequence[str] | None = None) -> dict[str, dict[str, Run
                 bar.set_postfix_str(f"{scenario.name} / {label}", refresh=False)
                 run = scenario.run(strategy)
                 results[scenario.name][label] = run
-                for line in run_lines(label, run):
+                for line in run_lines(label, run, DEMO_RECORD_LINES):
                     say(line)
                 bar.update(1)
             say()

@@ -156,3 +156,20 @@ def test_help_is_in_plain_words(capsys: pytest.CaptureFixture[str]) -> None:
     demo_help = capsys.readouterr().out
     assert "refused to leave and why" in demo_help
     assert "the HTML file to write" in demo_help
+
+
+def test_the_demo_prints_a_few_records_per_run_and_says_how_many_more() -> None:
+    from footprint_lab.scenarios import long_session
+
+    scenario = long_session()
+    run = scenario.run(scenario.strategies()["sliding-window"])
+    assert len(run.records) > cli.DEMO_RECORD_LINES
+    lines = cli.run_lines("sliding-window", run, cli.DEMO_RECORD_LINES)
+    records = [line for line in lines if line.strip().startswith("iter ")]
+    assert len(records) == cli.DEMO_RECORD_LINES
+    assert lines[-1] == (
+        f"  … {len(run.records) - cli.DEMO_RECORD_LINES} more record(s): every one is in the report"
+    )
+    assert len(cli.run_lines("sliding-window", run)) == len(lines) - 1 + (
+        len(run.records) - cli.DEMO_RECORD_LINES
+    )
