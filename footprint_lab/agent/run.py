@@ -17,6 +17,11 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from footprint_lab.agent._runfile_io import atomic_write, with_checksum
+from footprint_lab.agent._saved import FORMAT as FORMAT
+from footprint_lab.agent._saved import VERSION as VERSION
+from footprint_lab.agent._saved import SavedCommit as SavedCommit
+from footprint_lab.agent._saved import SavedError as SavedError
+from footprint_lab.agent._saved import SavedLedger as SavedLedger
 from footprint_lab.events import Event
 from footprint_lab.ledger import HISTORY, WINDOW, Commit, Ledger
 from footprint_lab.messages import Message
@@ -107,53 +112,6 @@ class ImportProblem(BaseModel):
     """The field it concerns, as a path inside the message ('tool_calls[0].function.name')."""
     problem: str
     """What is wrong with it, and how it was kept."""
-
-
-FORMAT: Literal["footprint-lab/run"] = "footprint-lab/run"
-VERSION: Literal[1] = 1
-
-
-class SavedCommit(BaseModel):
-    """One ledger commit in serialisable form."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    index: int
-    """Position in the log."""
-    stage_id: str
-    """The stage that wrote it."""
-    key: str
-    """The key written."""
-    at_ms: int
-    """When."""
-    value: Any = None
-    """The stored value (positions for history/window, a dump for records and usage)."""
-
-
-class SavedLedger(BaseModel):
-    """The ledger: every message once, and every commit."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    messages: list[Message]
-    """Every message ever committed, in order."""
-    message_commit: list[int]
-    """For each message, the commit that appended it."""
-    commits: list[SavedCommit]
-    """Every commit, in order."""
-    stage_counter: int
-    """How many stage ids were allocated."""
-
-
-class SavedError(BaseModel):
-    """A fault, as text."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    type_name: str
-    """The exception's class name."""
-    message: str
-    """Its message."""
 
 
 class RunState(BaseModel):

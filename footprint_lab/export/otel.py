@@ -37,32 +37,84 @@ same bytes.
 
 from __future__ import annotations
 
-import base64
 import bisect
-import hashlib
 import json
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
-from importlib import metadata
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
-from google.protobuf import json_format  # type: ignore[import-untyped, unused-ignore]
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
-from opentelemetry.proto.common.v1.common_pb2 import (
-    AnyValue,
-    ArrayValue,
-    InstrumentationScope,
-    KeyValue,
-)
-from opentelemetry.proto.resource.v1.resource_pb2 import Resource
-from opentelemetry.proto.trace.v1.trace_pb2 import ResourceSpans, ScopeSpans, Span, Status
 
 from footprint_lab.agent._runfile_io import atomic_write
 from footprint_lab.agent.run import Run, checkpoint_of
 from footprint_lab.events import Event
+from footprint_lab.export._genai import _finish_reason, _json, _system_instructions, genai_message
+from footprint_lab.export._names import (
+    AGENT_NAME,
+    CACHE_READ_TOKENS,
+    CACHE_WRITE_TOKENS,
+    ERROR_TYPE,
+    EVENT_PREFIX,
+    FINISH_REASONS,
+    FL_CALL,
+    FL_CALL_INDEX,
+    FL_CHARS_AFTER,
+    FL_CHARS_BEFORE,
+    FL_COMMIT,
+    FL_EVENT,
+    FL_EVENT_INDEX,
+    FL_FORCED,
+    FL_FORMAT,
+    FL_ITERATION,
+    FL_LEDGER,
+    FL_MESSAGES,
+    FL_POSITION,
+    FL_RECORD,
+    FL_RECORD_INDEX,
+    FL_REFUSALS,
+    FL_REMOVED,
+    FL_REMOVED_COUNT,
+    FL_RUN,
+    FL_STAGE_ID,
+    FL_STATUS,
+    FL_STRATEGY,
+    FL_VERSION,
+    FORMAT,
+    FORMAT_VERSION,
+    INPUT_MESSAGES,
+    INPUT_TOKENS,
+    OPERATION,
+    OUTPUT_MESSAGES,
+    OUTPUT_TOKENS,
+    PROVIDER,
+    REQUEST_MODEL,
+    SCHEMA_URL,
+    SCOPE_NAME,
+    SYSTEM,
+    SYSTEM_INSTRUCTIONS,
+    TOOL_ARGUMENTS,
+    TOOL_CALL_ID,
+    TOOL_NAME,
+    TOOL_RESULT,
+    TOOL_TYPE,
+    WINDOW_EVENT,
+    JsonDict,
+)
+from footprint_lab.export._names import (
+    EXTENSION as EXTENSION,
+)
+from footprint_lab.export._otlp import (
+    _KIND_CLIENT,
+    _KIND_INTERNAL,
+    _document,
+    _request,
+    _span,
+    _SpanDraft,
+    _trace_id,
+)
 from footprint_lab.ledger import Commit, Ledger
-from footprint_lab.messages import ContentPart, Message, content_hash
+from footprint_lab.messages import Message
 from footprint_lab.usage import Usage
 from footprint_lab.window.records import WindowRecord
 
@@ -77,221 +129,6 @@ __all__ = [
     "otel_request",
     "to_otel",
 ]
-
-FORMAT = "footprint-lab/otel"
-"""``footprint_lab.format`` on the agent span: the trace carries a whole run."""
-FORMAT_VERSION = 1
-"""``footprint_lab.version`` on the agent span."""
-SCOPE_NAME = "footprint_lab"
-"""The instrumentation scope (and ``service.name``) of the spans written."""
-SCHEMA_URL = "https://opentelemetry.io/schemas/1.37.0"
-"""The semantic conventions version whose GenAI attributes are written (input and output
-messages as attributes, ``gen_ai.provider.name``)."""
-WINDOW_EVENT = "footprint_lab.window"
-"""The name of a window record's span event."""
-EVENT_PREFIX = "footprint_lab."
-"""Run events are span events named this plus their type (``footprint_lab.llm.start``)."""
-EXTENSION = "footprint_lab"
-"""The key of footprint_lab's own fields in a GenAI message object."""
-
-# -- GenAI semantic conventions (the names as opentelemetry-semantic-conventions spells them) --
-OPERATION = "gen_ai.operation.name"
-PROVIDER = "gen_ai.provider.name"
-SYSTEM = "gen_ai.system"
-"""Deprecated for ``gen_ai.provider.name``; written too, for readers of older conventions."""
-REQUEST_MODEL = "gen_ai.request.model"
-AGENT_NAME = "gen_ai.agent.name"
-INPUT_MESSAGES = "gen_ai.input.messages"
-OUTPUT_MESSAGES = "gen_ai.output.messages"
-SYSTEM_INSTRUCTIONS = "gen_ai.system_instructions"
-INPUT_TOKENS = "gen_ai.usage.input_tokens"
-OUTPUT_TOKENS = "gen_ai.usage.output_tokens"
-CACHE_READ_TOKENS = "gen_ai.usage.cache_read.input_tokens"
-CACHE_WRITE_TOKENS = "gen_ai.usage.cache_creation.input_tokens"
-FINISH_REASONS = "gen_ai.response.finish_reasons"
-TOOL_NAME = "gen_ai.tool.name"
-TOOL_CALL_ID = "gen_ai.tool.call.id"
-TOOL_TYPE = "gen_ai.tool.type"
-TOOL_ARGUMENTS = "gen_ai.tool.call.arguments"
-TOOL_RESULT = "gen_ai.tool.call.result"
-ERROR_TYPE = "error.type"
-
-# -- footprint_lab's own attributes -----------------------------------------------------------
-FL_FORMAT = "footprint_lab.format"
-FL_VERSION = "footprint_lab.version"
-FL_RUN = "footprint_lab.run"
-"""Agent span: the run's state as JSON (the checkpoint's fields other than ledger, records,
-calls and events, which the spans carry)."""
-FL_LEDGER = "footprint_lab.ledger"
-"""Agent span: ``{"stage_counter": n, "commits": [[stage_id, key, at_ms, value], ...]}``;
-history and window values are positions, a record's value is null when its span event
-carries it."""
-FL_MESSAGES = "footprint_lab.messages"
-"""Agent span: the messages no chat span carries, as GenAI messages."""
-FL_CALL = "footprint_lab.call"
-FL_CALL_INDEX = "footprint_lab.call_index"
-FL_STAGE_ID = "footprint_lab.stage_id"
-FL_ITERATION = "footprint_lab.iteration"
-FL_POSITION = "footprint_lab.position"
-FL_STATUS = "footprint_lab.status"
-FL_STRATEGY = "footprint_lab.strategy"
-FL_RECORD = "footprint_lab.record"
-FL_RECORD_INDEX = "footprint_lab.record_index"
-FL_COMMIT = "footprint_lab.commit"
-FL_REMOVED = "footprint_lab.removed_stage_ids"
-FL_REMOVED_COUNT = "footprint_lab.removed_message_count"
-FL_REFUSALS = "footprint_lab.refusals"
-FL_CHARS_BEFORE = "footprint_lab.window_chars_before"
-FL_CHARS_AFTER = "footprint_lab.window_chars_after"
-FL_FORCED = "footprint_lab.forced"
-FL_EVENT = "footprint_lab.event"
-FL_EVENT_INDEX = "footprint_lab.event_index"
-
-_KIND_INTERNAL = Span.SpanKind.SPAN_KIND_INTERNAL
-_KIND_CLIENT = Span.SpanKind.SPAN_KIND_CLIENT
-_STATUS_ERROR = Status.StatusCode.STATUS_CODE_ERROR
-_NS_PER_MS = 1_000_000
-
-JsonDict = dict[str, Any]
-
-
-def _json(value: Any) -> str:
-    """Compact JSON text, non-ASCII kept (as the run file writes it)."""
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-
-
-# -- GenAI messages ---------------------------------------------------------------------------
-
-
-def _genai_part(part: ContentPart) -> JsonDict:
-    """A typed part as a GenAI part: ``reasoning`` for a thinking block, else a generic part
-    named by its kind (its whole block rides in the message's ``footprint_lab`` fields)."""
-    kind = "reasoning" if part.kind == "thinking" else part.kind
-    out: JsonDict = {"type": kind}
-    if part.text is not None:
-        out["content"] = part.text
-    return out
-
-
-def genai_message(
-    message: Message, position: int | None = None, *, finish_reason: str | None = None
-) -> JsonDict:
-    """``message`` as a GenAI message object (``gen_ai.input.messages`` item), with its ledger
-    ``position`` and what the schema has no field for under the ``footprint_lab`` key.
-
-    Text is one ``text`` part (none for empty text); a tool result is a ``tool_call_response``
-    part (``id``, ``response``); each tool call a ``tool_call`` part (``id``, ``name``,
-    ``arguments``); each typed part a GenAI part after them. The message's ``name`` is the
-    schema's participant ``name``.
-
-    Args:
-        message: The message.
-        position: Its position in the ledger's message store (None: not a ledger message).
-        finish_reason: For an output message, why the reply ended.
-    """
-    parts: list[JsonDict] = []
-    if message.role == "tool":
-        parts.append(
-            {"type": "tool_call_response", "id": message.tool_call_id, "response": message.content}
-        )
-    elif message.content:
-        parts.append({"type": "text", "content": message.content})
-    for call in message.tool_calls:
-        parts.append(
-            {"type": "tool_call", "id": call.id, "name": call.name, "arguments": call.arguments}
-        )
-    parts.extend(_genai_part(p) for p in message.parts)
-    out: JsonDict = {"role": message.role, "parts": parts}
-    if message.name is not None:
-        out["name"] = message.name
-    if finish_reason is not None:
-        out["finish_reason"] = finish_reason
-    ext: JsonDict = {"position": position, "stage_id": message.stage_id}
-    if message.authored is not None:
-        ext["authored"] = message.authored
-    if message.role != "tool" and message.tool_call_id is not None:
-        ext["tool_call_id"] = message.tool_call_id
-    if message.parts:
-        ext["parts"] = [p.model_dump(mode="json") for p in message.parts]
-    out[EXTENSION] = ext
-    return out
-
-
-def _finish_reason(message: Message, given: str | None) -> str:
-    if given is not None:
-        return given
-    return "tool_call" if message.tool_calls else "stop"
-
-
-# -- attribute values -------------------------------------------------------------------------
-
-
-def _any_value(value: Any) -> AnyValue:
-    if isinstance(value, bool):
-        return AnyValue(bool_value=value)
-    if isinstance(value, int):
-        return AnyValue(int_value=value)
-    if isinstance(value, float):
-        return AnyValue(double_value=value)
-    if isinstance(value, str):
-        return AnyValue(string_value=value)
-    if isinstance(value, (list, tuple)):
-        return AnyValue(array_value=ArrayValue(values=[_any_value(v) for v in value]))
-    raise TypeError(f"no OTLP attribute value for {type(value).__name__}")
-
-
-def _attributes(pairs: Mapping[str, Any]) -> list[KeyValue]:
-    """OTLP attributes of the pairs whose value is not None, in order."""
-    return [KeyValue(key=k, value=_any_value(v)) for k, v in pairs.items() if v is not None]
-
-
-def _ns(at_ms: int) -> int:
-    return max(0, at_ms) * _NS_PER_MS
-
-
-# -- ids --------------------------------------------------------------------------------------
-
-
-def _digest(*parts: str | bytes) -> bytes:
-    h = hashlib.sha256()
-    for part in parts:
-        h.update(part if isinstance(part, bytes) else part.encode("utf-8", "backslashreplace"))
-        h.update(b"\x1f")
-    return h.digest()
-
-
-def _nonzero(raw: bytes) -> bytes:
-    return raw if any(raw) else raw[:-1] + b"\x01"
-
-
-def _trace_id(run: Run, commits: Sequence[Commit]) -> bytes:
-    h = hashlib.sha256()
-    for text in (FORMAT, run.request, run.strategy or "", run.model, run.provider):
-        h.update(text.encode("utf-8", "backslashreplace") + b"\x1f")
-    h.update(f"{len(commits)}|{commits[0].at_ms if commits else 0}".encode())
-    h.update(f"|{commits[-1].at_ms if commits else 0}|{len(run.records)}".encode())
-    for message in run.ledger.messages:
-        h.update(f"{message.stage_id}:{content_hash(message)};".encode("utf-8", "backslashreplace"))
-    return _nonzero(h.digest()[:16])
-
-
-# -- the spans --------------------------------------------------------------------------------
-
-
-@dataclass
-class _SpanDraft:
-    """One span being built: its key (for its id), times, attributes and events."""
-
-    key: str
-    name: str
-    kind: Span.SpanKind.ValueType
-    start_ms: int
-    end_ms: int
-    attributes: JsonDict
-    events: list[tuple[int, int, str, JsonDict]] = field(default_factory=list)
-    """``(at_ms, order, name, attributes)``."""
-    error: str | None = None
-    root: bool = False
 
 
 def _stage_times(commits: Sequence[Commit]) -> dict[str, tuple[int, int]]:
@@ -321,10 +158,6 @@ def _agent_name(run: Run) -> str:
         if isinstance(value, str) and value:
             return value
     return SCOPE_NAME
-
-
-def _system_instructions(system: str | None) -> str | None:
-    return None if system is None else _json([{"type": "text", "content": system}])
 
 
 @dataclass
@@ -600,35 +433,6 @@ def _root_span(b: _Build, system_json: str | None) -> _SpanDraft:
     return draft
 
 
-def _span(draft: _SpanDraft, trace_id: bytes, parent: bytes | None) -> Span:
-    span_id = _nonzero(_digest(trace_id, draft.key)[:8])
-    span = Span(
-        trace_id=trace_id,
-        span_id=span_id,
-        name=draft.name,
-        kind=draft.kind,
-        start_time_unix_nano=_ns(draft.start_ms),
-        end_time_unix_nano=_ns(max(draft.start_ms, draft.end_ms)),
-        attributes=_attributes(draft.attributes),
-    )
-    if parent is not None:
-        span.parent_span_id = parent
-    for at_ms, _, name, attributes in sorted(draft.events, key=lambda e: (e[0], e[1])):
-        span.events.append(
-            Span.Event(time_unix_nano=_ns(at_ms), name=name, attributes=_attributes(attributes))
-        )
-    if draft.error is not None:
-        span.status.CopyFrom(Status(code=_STATUS_ERROR, message=draft.error))
-    return span
-
-
-def _version() -> str:
-    try:
-        return metadata.version("footprint-lab")
-    except metadata.PackageNotFoundError:  # pragma: no cover - run from a source tree
-        return ""
-
-
 def otel_request(run: Run) -> ExportTraceServiceRequest:
     """``run`` as one trace, an OTLP ``ExportTraceServiceRequest`` (see the module docstring).
 
@@ -657,37 +461,12 @@ def otel_request(run: Run) -> ExportTraceServiceRequest:
     # Children in time order (calls before the tools they asked for at equal times).
     children.sort(key=lambda d: (d.start_ms, d.end_ms, d.kind != _KIND_CLIENT))
     spans = [root_span, *(_span(d, trace_id, root_span.span_id) for d in children)]
-    scope = ScopeSpans(
-        scope=InstrumentationScope(name=SCOPE_NAME, version=_version()),
-        spans=spans,
-        schema_url=SCHEMA_URL,
-    )
-    resource = Resource(attributes=_attributes({"service.name": SCOPE_NAME}))
-    return ExportTraceServiceRequest(
-        resource_spans=[ResourceSpans(resource=resource, scope_spans=[scope])]
-    )
-
-
-_ID_FIELDS = ("traceId", "spanId", "parentSpanId")
-
-
-def _hex_ids(document: JsonDict) -> JsonDict:
-    """Rewrite the base64 ids ``json_format`` writes as the hex OTLP JSON requires."""
-    for resource_spans in document.get("resourceSpans", []):
-        for scope_spans in resource_spans.get("scopeSpans", []):
-            for span in scope_spans.get("spans", []):
-                holders: Iterable[JsonDict] = [span, *span.get("links", [])]
-                for holder in holders:
-                    for key in _ID_FIELDS:
-                        if key in holder:
-                            holder[key] = base64.b64decode(holder[key]).hex()
-    return document
+    return _request(spans)
 
 
 def otel_document(run: Run) -> JsonDict:
     """``run`` as the OTLP JSON document :func:`to_otel` writes (a dict, ids in hex)."""
-    document = json_format.MessageToDict(otel_request(run), use_integers_for_enums=True)
-    return _hex_ids(cast(JsonDict, document))
+    return _document(otel_request(run))
 
 
 def to_otel(run: Run, path: str | Path) -> Path:

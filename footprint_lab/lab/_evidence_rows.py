@@ -46,7 +46,7 @@ DEFAULT_TOKENS_PER_CHAR = 0.25
 """The ratio used for a run whose calls reported no usage (about four characters a token)."""
 
 if TYPE_CHECKING:
-    from footprint_lab.lab.evidence import EvidenceConfig
+    from footprint_lab.lab._evidence_configs import EvidenceConfig
 
 
 def _meta_int(value: Any) -> int | None:

@@ -32,7 +32,21 @@ import numpy as np
 import pandas as pd
 from pydantic import BaseModel
 
-from footprint_lab.window.records import REFUSAL_REASONS, WindowRecord
+from footprint_lab.lab._headers import HEADERS as _HEADERS
+from footprint_lab.lab._vocabulary import (
+    EVICTION_HOWS,
+    IN_WINDOW_STATES,
+    LEFT_STATES,
+    MEMBERSHIP_STATES,
+    MESSAGE_FATES,
+    OUT_OF_WINDOW_STATES,
+    PAUSE_KINDS,
+    PAUSE_OUTCOMES,
+    PIN_KINDS,
+    STATE_DTYPE,
+    VIOLATION_WINDOWS,
+)
+from footprint_lab.window.records import WindowRecord
 
 __all__ = [
     "COLUMN_HEADERS",
@@ -63,54 +77,6 @@ __all__ = [
     "record_field_dtype",
     "with_run_column",
 ]
-
-MEMBERSHIP_STATES: tuple[str, ...] = (
-    "in-window",
-    "pinned",
-    *(f"refused-{reason}" for reason in REFUSAL_REASONS),
-    "notice",
-    "frame",
-    "placeholder",
-    "dropped",
-    "folded",
-    "cleared",
-)
-"""Every state a message can be in at one iteration (see ``Frames.membership``)."""
-
-OUT_OF_WINDOW_STATES: tuple[str, ...] = ("dropped", "folded", "cleared")
-"""States of a message that was not sent: it left whole, into a summary, or was replaced in
-place by a cleared-result placeholder."""
-
-IN_WINDOW_STATES: frozenset[str] = frozenset(
-    s for s in MEMBERSHIP_STATES if s not in OUT_OF_WINDOW_STATES
-)
-"""States of a message that was in the window sent."""
-
-STATE_DTYPE = pd.CategoricalDtype(list(MEMBERSHIP_STATES), ordered=False)
-"""The dtype of ``membership.state``: the same categories for every run."""
-
-PIN_KINDS: tuple[str, ...] = ("pinned", "yielded", "stand-down")
-"""Values of ``pins.kind``."""
-
-MESSAGE_FATES: tuple[str, ...] = ("dropped", "summarized", "cleared", "still-in", "never-sent")
-"""Values of ``messages.left``."""
-
-EVICTION_HOWS: tuple[str, ...] = ("dropped", "summarized", "cleared")
-"""Values of ``evictions.how``."""
-
-LEFT_STATES: dict[str, str] = {"dropped": "dropped", "summarized": "folded", "cleared": "cleared"}
-"""The membership state a message is in once it left: by how it left (``evictions.how``, the
-``messages.left`` fate)."""
-
-PAUSE_KINDS: tuple[str, ...] = ("ask-human", "check-in")
-"""Values of ``pauses.kind``."""
-
-PAUSE_OUTCOMES: tuple[str, ...] = ("answered", "approved", "denied")
-"""Values of ``pauses.outcome`` (<NA> while the run still waits)."""
-
-VIOLATION_WINDOWS: tuple[str, ...] = ("given", "sent")
-"""Values of ``violations.window``: which window ``message_index`` counts in — the one the
-policy was given, or the one it produced (and the call sent)."""
 
 _I = "Int64"
 _S = "string"
@@ -222,63 +188,6 @@ def record_columns(model: type[BaseModel] = WindowRecord) -> dict[str, Column]:
 
 
 # -- headers: what a person reads over a column -----------------------------------------------
-
-_HEADERS: dict[str, str] = {
-    # records
-    "record": "Record",
-    "iteration": "Iteration",
-    "strategy": "Strategy",
-    "commit": "Commit",
-    "forced": "Forced",
-    "removed_anything": "Removed anything",
-    "removed_message_count": "Messages removed",
-    "removed_stage_count": "Stage ids removed",
-    "removed_stage_ids": "Removed (stage ids)",
-    "cleared_stage_ids": "Cleared in place (stage ids)",
-    "window_chars_before": "Chars before",
-    "window_chars_after": "Chars after",
-    "chars_removed": "Chars removed",
-    "messages_before": "Messages before",
-    "messages_after": "Messages after",
-    "refusal_count": "Refusals",
-    "refusal_reasons": "Refusal reasons",
-    "dropped_observations": "Tool results dropped",
-    "pins": "Pins",
-    "pinned_tools": "Pinned tools",
-    "yielded": "Pins yielded",
-    "pin_limit": "Pin limit",
-    "stand_down": "Pins stood down",
-    "keep_recent_turns": "Keep recent turns",
-    "turns_before": "Turns before",
-    "turns_after": "Turns after",
-    "measured_tokens": "Tokens measured",
-    "threshold_tokens": "Token threshold",
-    "over_budget": "Over threshold",
-    "summary_chars": "Summary chars",
-    "summarizer_tokens": "Summarizer tokens",
-    "summarizer_skipped": "Summarizer skipped",
-    "threshold_fraction": "Threshold fraction",
-    "reserve_tokens": "Reserve tokens",
-    "context_window": "Context window",
-    "notice": "Drop notice",
-    "span_key": "Span key",
-    "error": "Error",
-    "violation_count": "Violations",
-    "violation_kinds": "Violation kinds",
-    "observed": "Observed",
-    # the boundary and what left there (lab.views)
-    "index": "#",
-    "position": "Ledger position",
-    "stage_id": "Stage id",
-    "who": "From",
-    "chars": "Chars",
-    "state": "State",
-    "preview": "Preview",
-    "how": "How it left",
-    "born_iteration": "Born at iteration",
-    # stacked frames
-    "run": "Run",
-}
 
 
 def header(column: str) -> str:

@@ -1,0 +1,86 @@
+"""Messages in the GenAI message schema: :func:`genai_message` (a role and parts of type
+``text``, ``tool_call`` and ``tool_call_response``, footprint_lab's own fields under the
+``footprint_lab`` key) and the JSON text the spans' attributes carry.
+
+Layer: export. Used by :mod:`footprint_lab.export.otel`, which re-exports :func:`genai_message`.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from footprint_lab.export._names import EXTENSION, JsonDict
+from footprint_lab.messages import ContentPart, Message
+
+
+def _json(value: Any) -> str:
+    """Compact JSON text, non-ASCII kept (as the run file writes it)."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+# -- GenAI messages ---------------------------------------------------------------------------
+
+
+def _genai_part(part: ContentPart) -> JsonDict:
+    """A typed part as a GenAI part: ``reasoning`` for a thinking block, else a generic part
+    named by its kind (its whole block rides in the message's ``footprint_lab`` fields)."""
+    kind = "reasoning" if part.kind == "thinking" else part.kind
+    out: JsonDict = {"type": kind}
+    if part.text is not None:
+        out["content"] = part.text
+    return out
+
+
+def genai_message(
+    message: Message, position: int | None = None, *, finish_reason: str | None = None
+) -> JsonDict:
+    """``message`` as a GenAI message object (``gen_ai.input.messages`` item), with its ledger
+    ``position`` and what the schema has no field for under the ``footprint_lab`` key.
+
+    Text is one ``text`` part (none for empty text); a tool result is a ``tool_call_response``
+    part (``id``, ``response``); each tool call a ``tool_call`` part (``id``, ``name``,
+    ``arguments``); each typed part a GenAI part after them. The message's ``name`` is the
+    schema's participant ``name``.
+
+    Args:
+        message: The message.
+        position: Its position in the ledger's message store (None: not a ledger message).
+        finish_reason: For an output message, why the reply ended.
+    """
+    parts: list[JsonDict] = []
+    if message.role == "tool":
+        parts.append(
+            {"type": "tool_call_response", "id": message.tool_call_id, "response": message.content}
+        )
+    elif message.content:
+        parts.append({"type": "text", "content": message.content})
+    for call in message.tool_calls:
+        parts.append(
+            {"type": "tool_call", "id": call.id, "name": call.name, "arguments": call.arguments}
+        )
+    parts.extend(_genai_part(p) for p in message.parts)
+    out: JsonDict = {"role": message.role, "parts": parts}
+    if message.name is not None:
+        out["name"] = message.name
+    if finish_reason is not None:
+        out["finish_reason"] = finish_reason
+    ext: JsonDict = {"position": position, "stage_id": message.stage_id}
+    if message.authored is not None:
+        ext["authored"] = message.authored
+    if message.role != "tool" and message.tool_call_id is not None:
+        ext["tool_call_id"] = message.tool_call_id
+    if message.parts:
+        ext["parts"] = [p.model_dump(mode="json") for p in message.parts]
+    out[EXTENSION] = ext
+    return out
+
+
+def _finish_reason(message: Message, given: str | None) -> str:
+    if given is not None:
+        return given
+    return "tool_call" if message.tool_calls else "stop"
+
+
+def _system_instructions(system: str | None) -> str | None:
+    return None if system is None else _json([{"type": "text", "content": system}])

@@ -1,0 +1,81 @@
+"""The names the OTLP export writes: the format's constants, the GenAI semantic conventions'
+attribute names and footprint_lab's own attribute and event names.
+
+Layer: export. :mod:`footprint_lab.export.otel` re-exports them all; the importers keep their own
+copy of the names they read (they do not import the export layer).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+FORMAT = "footprint-lab/otel"
+"""``footprint_lab.format`` on the agent span: the trace carries a whole run."""
+FORMAT_VERSION = 1
+"""``footprint_lab.version`` on the agent span."""
+SCOPE_NAME = "footprint_lab"
+"""The instrumentation scope (and ``service.name``) of the spans written."""
+SCHEMA_URL = "https://opentelemetry.io/schemas/1.37.0"
+"""The semantic conventions version whose GenAI attributes are written (input and output
+messages as attributes, ``gen_ai.provider.name``)."""
+WINDOW_EVENT = "footprint_lab.window"
+"""The name of a window record's span event."""
+EVENT_PREFIX = "footprint_lab."
+"""Run events are span events named this plus their type (``footprint_lab.llm.start``)."""
+EXTENSION = "footprint_lab"
+"""The key of footprint_lab's own fields in a GenAI message object."""
+
+# -- GenAI semantic conventions (the names as opentelemetry-semantic-conventions spells them) --
+OPERATION = "gen_ai.operation.name"
+PROVIDER = "gen_ai.provider.name"
+SYSTEM = "gen_ai.system"
+"""Deprecated for ``gen_ai.provider.name``; written too, for readers of older conventions."""
+REQUEST_MODEL = "gen_ai.request.model"
+AGENT_NAME = "gen_ai.agent.name"
+INPUT_MESSAGES = "gen_ai.input.messages"
+OUTPUT_MESSAGES = "gen_ai.output.messages"
+SYSTEM_INSTRUCTIONS = "gen_ai.system_instructions"
+INPUT_TOKENS = "gen_ai.usage.input_tokens"
+OUTPUT_TOKENS = "gen_ai.usage.output_tokens"
+CACHE_READ_TOKENS = "gen_ai.usage.cache_read.input_tokens"
+CACHE_WRITE_TOKENS = "gen_ai.usage.cache_creation.input_tokens"
+FINISH_REASONS = "gen_ai.response.finish_reasons"
+TOOL_NAME = "gen_ai.tool.name"
+TOOL_CALL_ID = "gen_ai.tool.call.id"
+TOOL_TYPE = "gen_ai.tool.type"
+TOOL_ARGUMENTS = "gen_ai.tool.call.arguments"
+TOOL_RESULT = "gen_ai.tool.call.result"
+ERROR_TYPE = "error.type"
+
+# -- footprint_lab's own attributes -----------------------------------------------------------
+FL_FORMAT = "footprint_lab.format"
+FL_VERSION = "footprint_lab.version"
+FL_RUN = "footprint_lab.run"
+"""Agent span: the run's state as JSON (the checkpoint's fields other than ledger, records,
+calls and events, which the spans carry)."""
+FL_LEDGER = "footprint_lab.ledger"
+"""Agent span: ``{"stage_counter": n, "commits": [[stage_id, key, at_ms, value], ...]}``;
+history and window values are positions, a record's value is null when its span event
+carries it."""
+FL_MESSAGES = "footprint_lab.messages"
+"""Agent span: the messages no chat span carries, as GenAI messages."""
+FL_CALL = "footprint_lab.call"
+FL_CALL_INDEX = "footprint_lab.call_index"
+FL_STAGE_ID = "footprint_lab.stage_id"
+FL_ITERATION = "footprint_lab.iteration"
+FL_POSITION = "footprint_lab.position"
+FL_STATUS = "footprint_lab.status"
+FL_STRATEGY = "footprint_lab.strategy"
+FL_RECORD = "footprint_lab.record"
+FL_RECORD_INDEX = "footprint_lab.record_index"
+FL_COMMIT = "footprint_lab.commit"
+FL_REMOVED = "footprint_lab.removed_stage_ids"
+FL_REMOVED_COUNT = "footprint_lab.removed_message_count"
+FL_REFUSALS = "footprint_lab.refusals"
+FL_CHARS_BEFORE = "footprint_lab.window_chars_before"
+FL_CHARS_AFTER = "footprint_lab.window_chars_after"
+FL_FORCED = "footprint_lab.forced"
+FL_EVENT = "footprint_lab.event"
+FL_EVENT_INDEX = "footprint_lab.event_index"
+
+JsonDict = dict[str, Any]

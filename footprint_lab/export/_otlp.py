@@ -1,0 +1,171 @@
+"""OTLP encoding: span drafts as protobuf ``Span`` objects, attribute values, deterministic
+trace and span ids, the ``ExportTraceServiceRequest`` and its OTLP JSON mapping (ids rewritten
+from base64 to hex).
+
+Layer: export. Used by :mod:`footprint_lab.export.otel`, which builds the span drafts of a run.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from importlib import metadata
+from typing import Any, cast
+
+from google.protobuf import json_format  # type: ignore[import-untyped, unused-ignore]
+from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
+from opentelemetry.proto.common.v1.common_pb2 import (
+    AnyValue,
+    ArrayValue,
+    InstrumentationScope,
+    KeyValue,
+)
+from opentelemetry.proto.resource.v1.resource_pb2 import Resource
+from opentelemetry.proto.trace.v1.trace_pb2 import ResourceSpans, ScopeSpans, Span, Status
+
+from footprint_lab.agent.run import Run
+from footprint_lab.export._names import FORMAT, SCHEMA_URL, SCOPE_NAME, JsonDict
+from footprint_lab.ledger import Commit
+from footprint_lab.messages import content_hash
+
+_KIND_INTERNAL = Span.SpanKind.SPAN_KIND_INTERNAL
+_KIND_CLIENT = Span.SpanKind.SPAN_KIND_CLIENT
+_STATUS_ERROR = Status.StatusCode.STATUS_CODE_ERROR
+_NS_PER_MS = 1_000_000
+
+
+# -- attribute values -------------------------------------------------------------------------
+
+
+def _any_value(value: Any) -> AnyValue:
+    if isinstance(value, bool):
+        return AnyValue(bool_value=value)
+    if isinstance(value, int):
+        return AnyValue(int_value=value)
+    if isinstance(value, float):
+        return AnyValue(double_value=value)
+    if isinstance(value, str):
+        return AnyValue(string_value=value)
+    if isinstance(value, (list, tuple)):
+        return AnyValue(array_value=ArrayValue(values=[_any_value(v) for v in value]))
+    raise TypeError(f"no OTLP attribute value for {type(value).__name__}")
+
+
+def _attributes(pairs: Mapping[str, Any]) -> list[KeyValue]:
+    """OTLP attributes of the pairs whose value is not None, in order."""
+    return [KeyValue(key=k, value=_any_value(v)) for k, v in pairs.items() if v is not None]
+
+
+def _ns(at_ms: int) -> int:
+    return max(0, at_ms) * _NS_PER_MS
+
+
+# -- ids --------------------------------------------------------------------------------------
+
+
+def _digest(*parts: str | bytes) -> bytes:
+    h = hashlib.sha256()
+    for part in parts:
+        h.update(part if isinstance(part, bytes) else part.encode("utf-8", "backslashreplace"))
+        h.update(b"\x1f")
+    return h.digest()
+
+
+def _nonzero(raw: bytes) -> bytes:
+    return raw if any(raw) else raw[:-1] + b"\x01"
+
+
+def _trace_id(run: Run, commits: Sequence[Commit]) -> bytes:
+    h = hashlib.sha256()
+    for text in (FORMAT, run.request, run.strategy or "", run.model, run.provider):
+        h.update(text.encode("utf-8", "backslashreplace") + b"\x1f")
+    h.update(f"{len(commits)}|{commits[0].at_ms if commits else 0}".encode())
+    h.update(f"|{commits[-1].at_ms if commits else 0}|{len(run.records)}".encode())
+    for message in run.ledger.messages:
+        h.update(f"{message.stage_id}:{content_hash(message)};".encode("utf-8", "backslashreplace"))
+    return _nonzero(h.digest()[:16])
+
+
+# -- span drafts ------------------------------------------------------------------------------
+
+
+@dataclass
+class _SpanDraft:
+    """One span being built: its key (for its id), times, attributes and events."""
+
+    key: str
+    name: str
+    kind: Span.SpanKind.ValueType
+    start_ms: int
+    end_ms: int
+    attributes: JsonDict
+    events: list[tuple[int, int, str, JsonDict]] = field(default_factory=list)
+    """``(at_ms, order, name, attributes)``."""
+    error: str | None = None
+    root: bool = False
+
+
+def _span(draft: _SpanDraft, trace_id: bytes, parent: bytes | None) -> Span:
+    span_id = _nonzero(_digest(trace_id, draft.key)[:8])
+    span = Span(
+        trace_id=trace_id,
+        span_id=span_id,
+        name=draft.name,
+        kind=draft.kind,
+        start_time_unix_nano=_ns(draft.start_ms),
+        end_time_unix_nano=_ns(max(draft.start_ms, draft.end_ms)),
+        attributes=_attributes(draft.attributes),
+    )
+    if parent is not None:
+        span.parent_span_id = parent
+    for at_ms, _, name, attributes in sorted(draft.events, key=lambda e: (e[0], e[1])):
+        span.events.append(
+            Span.Event(time_unix_nano=_ns(at_ms), name=name, attributes=_attributes(attributes))
+        )
+    if draft.error is not None:
+        span.status.CopyFrom(Status(code=_STATUS_ERROR, message=draft.error))
+    return span
+
+
+def _version() -> str:
+    try:
+        return metadata.version("footprint-lab")
+    except metadata.PackageNotFoundError:  # pragma: no cover - run from a source tree
+        return ""
+
+
+def _request(spans: Sequence[Span]) -> ExportTraceServiceRequest:
+    """The spans of one trace as one request, in footprint_lab's scope and resource."""
+    scope = ScopeSpans(
+        scope=InstrumentationScope(name=SCOPE_NAME, version=_version()),
+        spans=spans,
+        schema_url=SCHEMA_URL,
+    )
+    resource = Resource(attributes=_attributes({"service.name": SCOPE_NAME}))
+    return ExportTraceServiceRequest(
+        resource_spans=[ResourceSpans(resource=resource, scope_spans=[scope])]
+    )
+
+
+_ID_FIELDS = ("traceId", "spanId", "parentSpanId")
+
+
+def _hex_ids(document: JsonDict) -> JsonDict:
+    """Rewrite the base64 ids ``json_format`` writes as the hex OTLP JSON requires."""
+    for resource_spans in document.get("resourceSpans", []):
+        for scope_spans in resource_spans.get("scopeSpans", []):
+            for span in scope_spans.get("spans", []):
+                holders: Iterable[JsonDict] = [span, *span.get("links", [])]
+                for holder in holders:
+                    for key in _ID_FIELDS:
+                        if key in holder:
+                            holder[key] = base64.b64decode(holder[key]).hex()
+    return document
+
+
+def _document(request: ExportTraceServiceRequest) -> JsonDict:
+    """``request`` in its OTLP JSON mapping: a dict, enums as integers, ids in hex."""
+    document = json_format.MessageToDict(request, use_integers_for_enums=True)
+    return _hex_ids(cast(JsonDict, document))
