@@ -59,474 +59,53 @@ index and field, and ``strict=True`` raises at the first of them.
 
 from __future__ import annotations
 
-import importlib
-import io
-import lzma
-import struct
-import zipfile
-import zlib
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from footprint_lab._gc import gc_paused
 from footprint_lab.agent.run import Run
 from footprint_lab.importers._build import build_run
+from footprint_lab.importers._inspect_events import (
+    _compaction,
+    _event_input,
+    _match_events,
+    _usage,
+)
+from footprint_lab.importers._inspect_log import (
+    SOURCE,
+    UNIT,
+    _attachments,
+    _eval_samples,
+    _json_samples,
+    _list_of,
+    _open_zip,
+    _pool,
+    _resolve,
+    _Sample,
+)
+from footprint_lab.importers._inspect_messages import _message
 from footprint_lab.importers._parts import (
     CallIds,
     Problems,
     TranscriptError,
-    arguments_of,
-    blocks_of,
-    content_part,
     files_in,
-    json_problem,
     json_value,
     nested,
     optional_str,
-    parse_json_text,
-    read_json_file,
-    short,
-    text_of,
-    usage_by_keys,
 )
-from footprint_lab.messages import ContentPart, Message, ToolCall, arguments_json
+from footprint_lab.messages import Message
 from footprint_lab.usage import Usage
 
-SOURCE = "inspect"
-"""The importer's name, on its runs (``run.provider``) and its problems."""
 POLICY = "inspect"
 """The name observed window records give Inspect's own context policy."""
 SUFFIXES = (".eval", ".json")
 """The file names a folder is searched for."""
-UNIT = "sample"
-"""What an error's index counts: the sample's position in the log."""
 
 __all__ = ["POLICY", "SOURCE", "SUFFIXES", "load_inspect"]
 
-_REFS = ("attachment://", "tc://")
-_DATA_FIELDS = {"image": "image", "audio": "audio", "video": "video", "document": "document"}
-_USAGE_KEYS = {
-    "input_tokens": "input_tokens",
-    "output_tokens": "output_tokens",
-    "cache_read_tokens": "input_tokens_cache_read",
-    "cache_write_tokens": "input_tokens_cache_write",
-}
-"""``Usage`` field -> its key in a model event's ``output.usage``."""
-_HEADER = "header.json"
-_ZIP_ZSTANDARD = 93
-"""The zip compression method number of Zstandard."""
-_LOCAL_HEADER = struct.Struct("<4s5H3L2H")
-"""A zip local file header (its last two fields: the name's and the extra field's lengths)."""
-_SAMPLES = "samples/"
-# What zipfile and its decompressors raise for a corrupt or truncated archive.
-_ZIP_FAULTS = (
-    zipfile.BadZipFile,
-    zipfile.LargeZipFile,
-    OSError,
-    EOFError,
-    RuntimeError,
-    NotImplementedError,
-    ValueError,
-    OverflowError,
-    zlib.error,
-    lzma.LZMAError,
-    struct.error,
-)
-
-
-# -- files ---------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class _Sample:
-    """One sample as read, with how errors name it."""
-
-    index: int
-    """Its position in the log."""
-    prefix: str
-    """How fields inside it are named: ``samples[k].`` or ``samples/1_epoch_1.json:``."""
-    member: str | None
-    """The zip member it came from (``.eval`` only)."""
-    value: Any
-    """The sample's JSON."""
-
-
-def _json_samples(path: Path) -> tuple[Mapping[str, Any], Iterator[_Sample]]:
-    where = str(path)
-    log = read_json_file(path, SOURCE)
-    if not isinstance(log, Mapping):
-        raise TranscriptError(SOURCE, None, "log", "expected an EvalLog object", path=where)
-    samples = log.get("samples")
-    if samples is None:
-        samples = []
-    if not isinstance(samples, list):
-        raise TranscriptError(SOURCE, None, "samples", "expected a list of samples", path=where)
-    items = (_Sample(k, f"samples[{k}].", None, s) for k, s in enumerate(samples))
-    return log, items
-
-
-def _zstd_member(archive: zipfile.ZipFile, member: str) -> bytes:
-    """A member compressed with Zstandard (zip method 93, which newer Inspect versions write
-    and :mod:`zipfile` before Python 3.14 cannot read), decompressed and CRC-checked.
-
-    Raises:
-        NotImplementedError: the ``zstandard`` package is not installed.
-        zipfile.BadZipFile: the member's local header, data or CRC is wrong.
-    """
-    try:
-        zstd = importlib.import_module("zstandard")
-    except ImportError:
-        raise NotImplementedError(
-            "the member is Zstandard-compressed (zip method 93); install the 'zstandard' "
-            "package to read it"
-        ) from None
-    info = archive.getinfo(member)
-    if archive.filename is None:
-        raise zipfile.BadZipFile("the archive has no file to read the member from")
-    with open(archive.filename, "rb") as handle:
-        handle.seek(info.header_offset)
-        header = handle.read(_LOCAL_HEADER.size)
-        if len(header) != _LOCAL_HEADER.size or header[:4] != b"PK\x03\x04":
-            raise zipfile.BadZipFile("bad local file header")
-        fields = _LOCAL_HEADER.unpack(header)
-        handle.seek(fields[-2] + fields[-1], io.SEEK_CUR)  # the name and the extra field
-        raw = handle.read(info.compress_size)
-    if len(raw) != info.compress_size:
-        raise zipfile.BadZipFile("truncated member data")
-    try:
-        data: bytes = zstd.ZstdDecompressor().decompressobj().decompress(raw)
-    except zstd.ZstdError as exc:
-        raise zipfile.BadZipFile(f"bad Zstandard data: {exc}") from None
-    if len(data) != info.file_size or zlib.crc32(data) != info.CRC:
-        raise zipfile.BadZipFile("bad CRC or size for the decompressed member")
-    return data
-
-
-def _zip_read(archive: zipfile.ZipFile, member: str, where: str, index: int | None) -> Any:
-    try:
-        if archive.getinfo(member).compress_type == _ZIP_ZSTANDARD:
-            data = _zstd_member(archive, member)
-        else:
-            data = archive.read(member)
-    except _ZIP_FAULTS as exc:
-        raise TranscriptError(
-            SOURCE, index, member, f"cannot read the zip member: {exc}", path=where, unit=UNIT
-        ) from None
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise TranscriptError(
-            SOURCE, index, member, f"not UTF-8 text (byte {exc.start})", path=where, unit=UNIT
-        ) from None
-    try:
-        return parse_json_text(text, SOURCE, where, member)
-    except TranscriptError as exc:
-        raise TranscriptError(SOURCE, index, member, exc.problem, path=where, unit=UNIT) from None
-
-
-def _open_zip(path: Path) -> zipfile.ZipFile:
-    try:
-        return zipfile.ZipFile(path)
-    except _ZIP_FAULTS as exc:
-        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-        raise TranscriptError(
-            SOURCE, None, "file", f"not a readable .eval zip: {why}", path=str(path)
-        ) from None
-
-
-def _eval_samples(
-    archive: zipfile.ZipFile, where: str
-) -> tuple[Mapping[str, Any], Iterator[_Sample]]:
-    names = archive.namelist()
-    if _HEADER not in names:
-        raise TranscriptError(SOURCE, None, _HEADER, "missing from the .eval zip", path=where)
-    header = _zip_read(archive, _HEADER, where, None)
-    if not isinstance(header, Mapping):
-        raise TranscriptError(SOURCE, None, _HEADER, "expected an EvalLog object", path=where)
-    members = sorted({n for n in names if n.startswith(_SAMPLES) and n.endswith(".json")})
-    items = (
-        _Sample(k, f"{member}:", member, _zip_read(archive, member, where, k))
-        for k, member in enumerate(members)
-    )
-    return header, items
-
-
-# -- attachments ---------------------------------------------------------------------------
-
-
-def _attachments(sample: Mapping[str, Any], problems: Problems, s: _Sample) -> dict[str, str]:
-    raw = sample.get("attachments")
-    if raw is None:
-        return {}
-    if not isinstance(raw, Mapping):
-        problems.fail(s.index, f"{s.prefix}attachments", "expected an object")
-    for key, value in raw.items():
-        if not isinstance(value, str):
-            problems.fail(s.index, f"{s.prefix}attachments.{key}", "expected text")
-    return dict(raw)
-
-
-def _resolve(
-    root: Any,
-    where: str,
-    attachments: Mapping[str, str],
-    problems: Problems,
-    s: _Sample,
-    missing: set[str],
-) -> Any:
-    """``root`` with every attachment reference in it replaced by its text (containers are
-    changed in place); walked without recursion, so any depth JSON can hold is fine."""
-
-    def swap(text: str, at: str) -> str:
-        for ref in _REFS:
-            if text.startswith(ref):
-                key = text[len(ref) :]
-                found = attachments.get(key)
-                if found is not None:
-                    return found
-                if key not in missing:
-                    missing.add(key)
-                    problems.note(
-                        s.index,
-                        at,
-                        f"attachment {short(key)} is not in the sample's attachments; kept as text",
-                    )
-        return text
-
-    if isinstance(root, str):
-        return swap(root, where)
-    if not isinstance(root, (dict, list)):
-        return root
-    stack: list[tuple[Any, str]] = [(root, where)]
-    while stack:
-        node, at = stack.pop()
-        pairs = list(node.items()) if isinstance(node, dict) else list(enumerate(node))
-        for key, value in pairs:
-            inner = f"{at}.{key}" if isinstance(node, dict) else f"{at}[{key}]"
-            if isinstance(value, str):
-                if value.startswith(_REFS):
-                    node[key] = swap(value, inner)
-            elif isinstance(value, (dict, list)):
-                stack.append((value, inner))
-    return root
-
-
-# -- messages ------------------------------------------------------------------------------
-
-
-def _part(block: Mapping[str, Any], problems: Problems, index: int, field: str) -> ContentPart:
-    """A content item that is not plain text, kept whole as a part."""
-    kind = block["type"]
-    if kind in _DATA_FIELDS or kind == "reasoning" or kind == "text":
-        why = json_problem(block)
-        if why is not None:
-            problems.fail(index, field, f"item holds {why}")
-    original = dict(block)
-    if kind == "text":  # a refusal
-        text = text_of(block.get("text"), problems, index, f"{field}.text")
-        return ContentPart(kind="refusal", text=text, original=original)
-    if kind == "reasoning":
-        reasoning = text_of(block.get("reasoning"), problems, index, f"{field}.reasoning")
-        if block.get("redacted") is True:
-            return ContentPart(
-                kind="redacted-thinking", data_chars=len(reasoning), original=original
-            )
-        return ContentPart(kind="thinking", text=reasoning, original=original)
-    if kind in _DATA_FIELDS:
-        data = block.get(_DATA_FIELDS[kind])
-        chars = len(data) if isinstance(data, str) else len(arguments_json(block))
-        return ContentPart(kind=kind, data_chars=chars, original=original)
-    return content_part(block, problems, index, field)
-
-
-def _content(
-    raw: Mapping[str, Any], problems: Problems, index: int, field: str
-) -> tuple[str, list[ContentPart]]:
-    """The text and the typed parts of a message's ``content``."""
-    content = raw.get("content")
-    if isinstance(content, str):
-        return content, []
-    if content is None:
-        problems.note(index, f"{field}.content", "null content, imported as empty text")
-        return "", []
-    texts: list[str] = []
-    parts: list[ContentPart] = []
-    for k, block in enumerate(blocks_of(content, problems, index, f"{field}.content")):
-        at = f"{field}.content[{k}]"
-        if block["type"] == "text" and block.get("refusal") is not True:
-            texts.append(text_of(block.get("text"), problems, index, f"{at}.text"))
-        else:
-            parts.append(_part(block, problems, index, at))
-    return "".join(texts), parts
-
-
-def _tool_calls(
-    raw: Mapping[str, Any], problems: Problems, ids: CallIds, index: int, field: str
-) -> list[ToolCall]:
-    listed = raw.get("tool_calls")
-    if listed is None:
-        return []
-    if not isinstance(listed, list):
-        problems.fail(index, f"{field}.tool_calls", "expected a list of calls")
-    calls: list[ToolCall] = []
-    for k, call in enumerate(listed):
-        at = f"{field}.tool_calls[{k}]"
-        if not isinstance(call, Mapping):
-            problems.fail(index, at, "expected a tool call object")
-        call_id = call.get("id")
-        if not isinstance(call_id, str):
-            problems.fail(index, f"{at}.id", f"a tool call needs an id, got {short(call_id)}")
-        name = ids.name(index, f"{at}.function", call.get("function"))
-        arguments = arguments_of(
-            call.get("arguments"),
-            problems,
-            index,
-            f"{at}.arguments",
-            missing="arguments" not in call,
-        )
-        parse_error = optional_str(call.get("parse_error"), problems, index, f"{at}.parse_error")
-        if parse_error is not None:
-            problems.note(
-                index,
-                f"{at}.parse_error",
-                f"the model's arguments did not parse ({short(parse_error)}); kept as given",
-            )
-        calls.append(ToolCall(id=call_id, name=name, arguments=arguments))
-    ids.asked(calls, index, f"{field}.tool_calls")
-    return calls
-
-
-def _tool_result(
-    raw: Mapping[str, Any],
-    text: str,
-    parts: list[ContentPart],
-    problems: Problems,
-    ids: CallIds,
-    index: int,
-    field: str,
-) -> Message:
-    call_id = optional_str(raw.get("tool_call_id"), problems, index, f"{field}.tool_call_id")
-    if call_id is None:
-        problems.note(index, f"{field}.tool_call_id", "a tool message without a call id")
-        call_id, known = "", None
-    else:
-        known = ids.answered(call_id, index, f"{field}.tool_call_id")
-    given = optional_str(raw.get("function"), problems, index, f"{field}.function")
-    if given is not None:
-        ids.name(index, f"{field}.function", given)
-    error = raw.get("error")
-    if error is not None:
-        if not isinstance(error, Mapping) or not isinstance(error.get("message"), str):
-            problems.fail(index, f"{field}.error", "expected an object with a message")
-        said = error["message"]
-        text = f"error: {said}" if text in ("", said) else f"error: {said}\n{text}"
-    name = given if given is not None else known or "unknown"
-    return Message.tool(call_id, name, text, parts=parts)
-
-
-def _message(
-    raw: Any, problems: Problems, ids: CallIds, index: int, field: str
-) -> tuple[Message, Mapping[str, Any]]:
-    """One Inspect chat message as a :class:`Message` (and the raw object, checked)."""
-    if not isinstance(raw, Mapping):
-        problems.fail(index, field, f"expected a message object, got {short(raw)}")
-    role = raw.get("role")
-    if role not in ("system", "user", "assistant", "tool"):
-        problems.fail(index, f"{field}.role", f"unknown role {short(role)}")
-    text, parts = _content(raw, problems, index, field)
-    if role == "system":
-        return Message.system(text, parts=parts), raw
-    if role == "user":
-        return Message.user(text, parts=parts), raw
-    if role == "assistant":
-        calls = _tool_calls(raw, problems, ids, index, field)
-        return Message.assistant(text, tool_calls=calls, parts=parts), raw
-    return _tool_result(raw, text, parts, problems, ids, index, field), raw
-
-
-# -- model events --------------------------------------------------------------------------
-
-
-def _output_id(event: Mapping[str, Any]) -> str | None:
-    """The id of the message a model event returned (None when it has none)."""
-    output = event.get("output")
-    choices = output.get("choices") if isinstance(output, Mapping) else None
-    first = choices[0] if isinstance(choices, list) and choices else None
-    message = first.get("message") if isinstance(first, Mapping) else None
-    found = message.get("id") if isinstance(message, Mapping) else None
-    return found if isinstance(found, str) and found else None
-
-
-def _answered(event: Mapping[str, Any]) -> bool:
-    output = event.get("output")
-    choices = output.get("choices") if isinstance(output, Mapping) else None
-    return isinstance(choices, list) and bool(choices)
-
-
-_Event = tuple[int, Mapping[str, Any]]
-
-
-def _match_events(replies: list[Mapping[str, Any]], events: list[_Event]) -> list[_Event | None]:
-    """The model event each assistant message came from (None when none did)."""
-    reply_ids = [i for r in replies if isinstance(i := r.get("id"), str) and i]
-    if replies and len(reply_ids) == len(replies):
-        by_id: dict[str, _Event] = {}
-        for item in events:
-            found = _output_id(item[1])
-            if found is not None:
-                by_id.setdefault(found, item)
-        if by_id:
-            return [by_id.get(i) for i in reply_ids]
-    answered = [item for item in events if _answered(item[1])]
-    return [answered[k] if k < len(answered) else None for k in range(len(replies))]
-
-
-def _usage(event: Mapping[str, Any], problems: Problems, index: int, field: str) -> Usage | None:
-    output = event.get("output")
-    if output is None:
-        return None
-    if not isinstance(output, Mapping):
-        problems.fail(index, f"{field}.output", "expected an object")
-    return usage_by_keys(output.get("usage"), _USAGE_KEYS, problems, index, f"{field}.output.usage")
-
-
-def _event_input(
-    event: Mapping[str, Any],
-    pool: _Pool | None,
-    problems: Problems,
-    s: _Sample,
-    field: str,
-) -> list[tuple[Any, str]]:
-    """The raw messages a model event says its call received, each with its field."""
-    given = event.get("input")
-    refs = event.get("input_refs")
-    if refs is not None and not given:
-        if not isinstance(refs, list) or pool is None:
-            problems.fail(s.index, f"{field}.input_refs", "expected ranges into events_data")
-        out: list[tuple[Any, str]] = []
-        for k, pair in enumerate(refs):
-            ok = isinstance(pair, list) and len(pair) == 2
-            if not ok or not all(isinstance(v, int) and not isinstance(v, bool) for v in pair):
-                problems.fail(s.index, f"{field}.input_refs[{k}]", "expected [start, end]")
-            start, end = max(pair[0], 0), min(pair[1], len(pool.messages))
-            out.extend((pool.messages[j], f"{pool.at}[{j}]") for j in range(start, end))
-        return out
-    if not isinstance(given, list):
-        problems.fail(s.index, f"{field}.input", "expected a list of messages")
-    return [(m, f"{field}.input[{j}]") for j, m in enumerate(given)]
-
 
 # -- one sample ----------------------------------------------------------------------------
-
-
-def _compaction(
-    event: Mapping[str, Any], problems: Problems, index: int, field: str
-) -> dict[str, Any]:
-    """What a ``compaction`` event says about Inspect's own compaction."""
-    keys = ("type", "tokens_before", "tokens_after", "source")
-    return {key: json_value(event.get(key), problems, index, f"{field}.{key}") for key in keys}
 
 
 def _header_meta(log: Mapping[str, Any], where: str) -> dict[str, Any]:
@@ -574,39 +153,6 @@ def _sample_meta(
         meta["member"] = s.member
     meta["label"] = f"{header.get('task') or 'sample'}-{sample_id}-epoch-{epoch}"
     return meta
-
-
-def _list_of(value: Any, problems: Problems, index: int, field: str) -> list[Any]:
-    if value is None:
-        return []
-    if not isinstance(value, list):
-        problems.fail(index, field, "expected a list")
-    return value
-
-
-@dataclass(frozen=True, slots=True)
-class _Pool:
-    """The pooled messages a sample's model events refer to by ``input_refs``."""
-
-    messages: list[Any]
-    at: str
-    """The field they live in (``events_data.messages``, or ``message_pool``)."""
-
-
-def _pool(sample: Mapping[str, Any], problems: Problems, s: _Sample) -> _Pool | None:
-    """The sample's message pool: ``events_data.messages``, or the ``message_pool`` that logs
-    written before Inspect moved its pools into ``events_data`` (inspect_ai #3519) carry."""
-    data = sample.get("events_data")
-    if data is None:
-        legacy = sample.get("message_pool")
-        if legacy is None:
-            return None
-        at = f"{s.prefix}message_pool"
-        return _Pool(_list_of(legacy, problems, s.index, at), at)
-    if not isinstance(data, Mapping):
-        problems.fail(s.index, f"{s.prefix}events_data", "expected an object")
-    at = f"{s.prefix}events_data.messages"
-    return _Pool(_list_of(data.get("messages"), problems, s.index, at), at)
 
 
 def _sample_run(s: _Sample, header: dict[str, Any], where: str, strict: bool) -> Run:

@@ -1,0 +1,89 @@
+"""Reading files and folders for the file loaders: the files a folder holds, UTF-8 text and
+JSON, every fault a :class:`~footprint_lab.importers._problems.TranscriptError` naming the file.
+
+Layer: importers.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from footprint_lab.importers._problems import TranscriptError
+
+
+def files_in(path: str | Path, suffixes: Sequence[str], source: str) -> list[Path]:
+    """The files a folder loader reads: ``path`` itself when it is a file, else every file
+    directly in the folder ``path`` whose suffix is one of ``suffixes``, sorted by name.
+
+    Raises:
+        TranscriptError: ``path`` does not exist or cannot be listed, or the folder holds no
+            such file (naming the path and the suffixes looked for).
+    """
+    source_path = Path(path)
+    where = str(source_path)
+    looked_for = " or ".join(suffixes)
+    try:
+        if not source_path.is_dir():
+            source_path.stat()  # a missing path is named here, not as a file that won't read
+            return [source_path]
+        found = [p for p in source_path.iterdir() if p.suffix in suffixes and p.is_file()]
+    except OSError as exc:
+        raise TranscriptError(
+            source,
+            None,
+            "path",
+            f"cannot read: {exc.strerror or exc} (looking for a {looked_for} file or a folder "
+            "of them)",
+            path=where,
+        ) from None
+    if not found:
+        raise TranscriptError(
+            source, None, "path", f"no {looked_for} files in the folder", path=where
+        )
+    return sorted(found, key=lambda p: p.name)
+
+
+def read_text_file(path: str | Path, source: str) -> str:
+    """The UTF-8 text of ``path``, or :class:`TranscriptError` naming the file and the rule."""
+    where = str(path)
+    try:
+        data = Path(path).read_bytes()
+    except OSError as exc:
+        raise TranscriptError(
+            source, None, "file", f"cannot read: {exc.strerror}", path=where
+        ) from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise TranscriptError(
+            source, None, "file", f"not UTF-8 text (byte {exc.start})", path=where
+        ) from None
+
+
+def parse_json_text(text: str, source: str, where: str, field: str = "file") -> Any:
+    """``text`` as JSON, or :class:`TranscriptError` saying where it stopped being JSON."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise TranscriptError(
+            source,
+            None,
+            field,
+            f"not JSON at line {exc.lineno} column {exc.colno}: {exc.msg} (truncated or corrupt?)",
+            path=where,
+        ) from None
+    except RecursionError:
+        raise TranscriptError(source, None, field, "JSON nested too deep", path=where) from None
+    except ValueError as exc:  # e.g. an integer too long to convert
+        raise TranscriptError(
+            source, None, field, f"not readable JSON: {exc}", path=where
+        ) from None
+
+
+def read_json_file(path: str | Path, source: str) -> Any:
+    """The JSON value in the UTF-8 file ``path``; any fault is a :class:`TranscriptError`
+    naming the file (not UTF-8, not JSON, truncated, nested too deep)."""
+    return parse_json_text(read_text_file(path, source), source, str(path))

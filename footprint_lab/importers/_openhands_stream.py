@@ -1,0 +1,76 @@
+"""The OpenHands stream as converted: the agent history's events (what each renders as, and
+what a condensation among them forgets) and the OpenAI-shaped messages they became.
+
+Layer: importers. Filled by :mod:`._openhands_events` and :mod:`._openhands_render`, read by
+:mod:`._openhands_windows` to rebuild the windows OpenHands' condensers left.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from footprint_lab.usage import Usage
+
+
+@dataclass
+class _Condensation:
+    """What one condensation action forgets (besides itself), and its summary."""
+
+    ids: frozenset[int]
+    """Event ids it forgets by name."""
+    span: tuple[int, int] | None
+    """The first and last id of a range it forgets (never expanded: it may be huge)."""
+    summary: str | None
+    offset: int | None
+
+
+@dataclass
+class _Event:
+    """One event of the agent's history (the events the controller keeps)."""
+
+    id: int
+    items: list[int] = field(default_factory=list)
+    """Indices (in the converted list) of the messages this event renders as."""
+    user_message: bool = False
+    condensation: _Condensation | None = None
+    request: bool = False
+    system: bool = False
+
+
+@dataclass
+class _Stream:
+    """The converted stream: OpenAI-shaped messages, where each came from, usages, and the
+    agent history with each reply's place in it."""
+
+    wire: list[dict[str, Any]] = field(default_factory=list)
+    fields: list[tuple[int, str, dict[str, str]]] = field(default_factory=list)
+    """Per converted message: the event index, the field its keys live under, and overrides."""
+    usages: list[Usage | None] = field(default_factory=list)
+    replies: list[int] = field(default_factory=list)
+    """Per assistant message: how many history events came before the call."""
+    events: list[_Event] = field(default_factory=list)
+    groups: dict[str, int] = field(default_factory=dict)
+    model: str | None = None
+    read: int = 0
+    """How many events the history holds (a history of pairs: two a pair)."""
+    condensations: int = 0
+
+    def add(
+        self,
+        message: dict[str, Any],
+        index: int,
+        at: str,
+        event: _Event | None,
+        *,
+        usage: Usage | None = None,
+        overrides: dict[str, str] | None = None,
+    ) -> int:
+        if message["role"] == "assistant":
+            self.replies.append(len(self.events))
+            self.usages.append(usage)
+        self.wire.append(message)
+        self.fields.append((index, at, overrides or {}))
+        if event is not None:
+            event.items.append(len(self.wire) - 1)
+        return len(self.wire) - 1

@@ -1,0 +1,92 @@
+"""Grouping the spans of an OTLP file into runs: one per root agent span, or per trace.
+
+Layer: importers. Which spans are agent, chat and tool spans, and which spans belong to the run
+of which root ``invoke_agent`` span (a trace without one is one run when it has chat spans).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from footprint_lab.importers._otel_names import (
+    CHAT_OPERATIONS,
+    INPUT_MESSAGES,
+    LEGACY_CHOICE,
+    LEGACY_ROLES,
+    OUTPUT_MESSAGES,
+)
+from footprint_lab.importers._otel_spans import OtelSpan, _fail
+
+# -- grouping spans into runs -----------------------------------------------------------------
+
+
+def _is_agent(span: OtelSpan) -> bool:
+    op = span.operation
+    return op == "invoke_agent" or (op is None and span.name.startswith("invoke_agent"))
+
+
+def _is_chat(span: OtelSpan) -> bool:
+    op = span.operation
+    if op is not None:
+        return op in CHAT_OPERATIONS
+    if INPUT_MESSAGES in span.attributes or OUTPUT_MESSAGES in span.attributes:
+        return not span.name.startswith(("invoke_agent", "execute_tool"))
+    return any(e.name in LEGACY_ROLES or e.name == LEGACY_CHOICE for e in span.events)
+
+
+def _is_tool(span: OtelSpan) -> bool:
+    op = span.operation
+    return op == "execute_tool" or (op is None and span.name.startswith("execute_tool"))
+
+
+@dataclass
+class _Group:
+    """The spans of one run: its root agent span (None: a trace without one) and members."""
+
+    trace_id: str
+    head: OtelSpan | None
+    members: list[OtelSpan] = field(default_factory=list)
+
+
+def _groups(spans: Sequence[OtelSpan]) -> list[_Group]:
+    """One group per root agent span, plus one per trace for spans under no agent span."""
+    by_id: dict[tuple[str, str], OtelSpan] = {}
+    for span in spans:
+        key = (span.trace_id, span.span_id)
+        if key in by_id:
+            _fail(span.index, "spanId", f"repeats the span id of span {by_id[key].index}")
+        by_id[key] = span
+    root_of: dict[int, OtelSpan | None] = {}
+
+    def root_agent(span: OtelSpan) -> OtelSpan | None:
+        chain: list[OtelSpan] = []
+        seen: set[int] = set()
+        current: OtelSpan | None = span
+        found: OtelSpan | None = None
+        while current is not None:
+            if current.index in root_of:
+                found = root_of[current.index]
+                break
+            if current.index in seen:
+                _fail(span.index, "parentSpanId", "the spans' parents form a cycle")
+            seen.add(current.index)
+            chain.append(current)
+            parent = current.parent_id
+            current = None if parent is None else by_id.get((span.trace_id, parent))
+        # The outermost agent span of the chain (or the one found above it) is the root.
+        for member in reversed(chain):
+            if _is_agent(member) and found is None:
+                found = member
+            root_of[member.index] = found
+        return found
+
+    groups: dict[tuple[str, int | None], _Group] = {}
+    for span in spans:
+        head = root_agent(span)
+        slot = (span.trace_id, None if head is None else head.index)
+        group = groups.get(slot)
+        if group is None:
+            group = groups[slot] = _Group(span.trace_id, head)
+        group.members.append(span)
+    return [g for g in groups.values() if g.head is not None or any(_is_chat(s) for s in g.members)]
