@@ -248,6 +248,9 @@ class Ledger:
                     f"message already committed as {message.stage_id}; the ledger stores each "
                     "message once"
                 )
+            # Measured once, as it is committed: its size (which every window and every call
+            # counts) and its shape (which every window visit reads) are kept on the message.
+            message.shape  # noqa: B018 - computes and keeps both
             self._position[id(message)] = len(self._messages)
             self._messages.append(message)
             self._message_commit.append(commit_index)

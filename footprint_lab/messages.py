@@ -12,6 +12,10 @@ Two rules live here, because this is the one place messages are built:
   compact JSON (:func:`arguments_json`), plus each typed part (:class:`ContentPart`) at the
   length of its text or of its encoded data. ``window_chars``, every ``window_chars_*`` of a
   record, the notice ladder and ``CallRecord.chars`` all count with it.
+* **Shape.** :attr:`Message.shape` is what the window engine reads of a message, computed once:
+  one character for its role, calls and author (:data:`SHAPE_CODES`), its stage id, size, tool
+  name, call ids and answered id. The engine reads a window's shapes column by column and joins
+  the codes into one string, so turns, guards and pairs are string and list operations.
 * **Storable text.** Any text is storable: a lone surrogate (``os.listdir`` on a file name
   that is not UTF-8 gives ``'report-\\udcff.txt'``) is escaped on the way in to the visible
   text ``\\udcff`` (backslash-u-d-c-f-f), so hashing, saving, capture and replay never meet an
@@ -20,11 +24,10 @@ Two rules live here, because this is the one place messages are built:
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import json
-from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, ClassVar, Literal
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any, ClassVar, Generic, Literal, NamedTuple, TypeVar, overload
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -65,6 +68,53 @@ def storable_value(value: Any) -> Any:
     return value
 
 
+_T = TypeVar("_T")
+
+
+class computed_once(Generic[_T]):
+    """``functools.cached_property`` without its lock (Python 3.11 takes an ``RLock`` on every
+    first read, which costs more than what a message computes): the value lands in the
+    instance ``__dict__``, where every later read finds it at C speed. Messages are immutable,
+    so two threads computing the same value at once store equal values."""
+
+    def __init__(self, compute: Callable[[Any], _T]) -> None:
+        self.compute = compute
+        self.name = compute.__name__
+        self.__doc__ = compute.__doc__
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    @overload
+    def __get__(self, instance: None, owner: type | None = None) -> computed_once[_T]: ...
+    @overload
+    def __get__(self, instance: object, owner: type | None = None) -> _T: ...
+    def __get__(self, instance: object | None, owner: type | None = None) -> Any:
+        if instance is None:
+            return self
+        value = instance.__dict__[self.name] = self.compute(instance)
+        return value
+
+
+_Model = TypeVar("_Model", bound=BaseModel)
+
+
+def construct_trusted(cls: type[_Model], values: dict[str, Any]) -> _Model:
+    """An instance of the pydantic model ``cls`` holding ``values`` as they are, unvalidated.
+
+    Only for the library's hot paths, with values it has just computed from parts that were
+    validated when they were built (a refusal's turn index, a drop notice's text): pydantic's
+    ``model_construct`` costs more than validating such a small model, and validation there
+    would check what is already known. ``values`` must name every field of ``cls``.
+    """
+    instance = object.__new__(cls)
+    object.__setattr__(instance, "__dict__", values)
+    object.__setattr__(instance, "__pydantic_fields_set__", set(values))
+    object.__setattr__(instance, "__pydantic_extra__", None)
+    object.__setattr__(instance, "__pydantic_private__", None)
+    return instance
+
+
 def arguments_json(arguments: Any) -> str:
     """Tool-call arguments as compact JSON (no spaces, non-ASCII kept): how a call's arguments
     are sent and counted. Values JSON cannot encode are written as their ``str``."""
@@ -95,7 +145,7 @@ class PositionalModel(BaseModel):
 class ToolCall(PositionalModel):
     """One tool call an assistant message asks for."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, ignored_types=(computed_once,))
     __positional__ = ("id", "name", "arguments")
 
     id: str
@@ -115,7 +165,7 @@ class ToolCall(PositionalModel):
     def _storable_arguments(cls, value: dict[str, Any]) -> dict[str, Any]:
         return value if not value else storable_value(value)
 
-    @functools.cached_property
+    @computed_once
     def chars(self) -> int:
         """Characters this call costs on the wire: its name plus its compact-JSON arguments."""
         return len(self.name) + len(arguments_json(self.arguments))
@@ -163,11 +213,44 @@ class ContentPart(BaseModel):
 
 _SIZE_FIELDS = frozenset({"content", "tool_calls", "parts"})
 
+SHAPE_CODES: dict[str, str] = {
+    "s": "a system message",
+    "u": "a user message a person wrote (the only kind that can be the current request)",
+    "i": "a user message the library wrote (a drop notice, a compaction frame, an injection)",
+    "a": "an assistant message that makes no tool call",
+    "1": "an assistant message making 1 tool call (up to '9': 9 calls)",
+    "m": "an assistant message making more than 9 tool calls",
+    "t": "a tool result",
+    "p": "a tool result the library cleared in place (a cleared-result placeholder)",
+}
+"""What each :attr:`Message.shape_code` means."""
+
+
+class MessageShape(NamedTuple):
+    """What the window engine reads of one message (:attr:`Message.shape`): a window of them
+    is read column by column at C speed (``footprint_lab.window.shape``)."""
+
+    code: str
+    """One character for the role, the calls and the author (see :data:`SHAPE_CODES`)."""
+    stage_id: str | None
+    """The stage that committed the message."""
+    chars: int
+    """Its exact size (:func:`message_chars`)."""
+    tool_name: str | None
+    """On a tool result: the tool's name; None on every other message."""
+    call_ids: tuple[str, ...]
+    """The ids of the calls an assistant message makes, in order."""
+    answers: str | None
+    """On a tool result: the id of the call it answers; None on every other message."""
+
+
+_CALL_COUNT_CODES = "a123456789"
+
 
 class Message(BaseModel):
     """One message of a conversation, as the wire and the ledger see it."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, ignored_types=(computed_once,))
 
     role: Role
     """Who speaks: 'system', 'user', 'assistant' or 'tool'."""
@@ -216,17 +299,48 @@ class Message(BaseModel):
         """A tool result answering the call ``call_id`` of tool ``name``."""
         return cls(role="tool", content=content, tool_call_id=call_id, name=name, **kw)
 
-    @functools.cached_property
+    @computed_once
     def chars(self) -> int:
         """Exact characters of this message as a call sends it (see :func:`message_chars`);
         computed once per message object."""
         return message_chars(self)
 
+    @computed_once
+    def shape(self) -> MessageShape:
+        """What the window engine reads of this message, in one tuple (see
+        :class:`MessageShape`); computed once per message object."""
+        role = self.role
+        if role == "tool":
+            code = "p" if self.authored == "cleared-result" else "t"
+            return MessageShape(code, self.stage_id, self.chars, self.name, (), self.tool_call_id)
+        calls: tuple[str, ...] = ()
+        if role == "assistant":
+            calls = tuple(call.id for call in self.tool_calls)
+            code = _CALL_COUNT_CODES[len(calls)] if len(calls) < 10 else "m"
+        elif role == "user":
+            authored = self.authored is not None or (self.stage_id or "").startswith("window#")
+            code = "i" if authored else "u"
+        else:
+            code = "s"
+        return MessageShape(code, self.stage_id, self.chars, None, calls, None)
+
+    @property
+    def shape_code(self) -> str:
+        """One character for this message's shape (see :data:`SHAPE_CODES`)."""
+        return self.shape.code
+
+    @property
+    def call_ids(self) -> tuple[str, ...]:
+        """The ids of the calls this message makes, in order."""
+        return self.shape.call_ids
+
     def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> Message:
-        """A copy; its size is measured afresh when ``update`` changes what it counts."""
+        """A copy; its size and shape are measured afresh when ``update`` changes them."""
         copied = super().model_copy(update=update, deep=deep)
-        if update and not _SIZE_FIELDS.isdisjoint(update):
-            copied.__dict__.pop("chars", None)
+        if update:
+            copied.__dict__.pop("shape", None)
+            if not _SIZE_FIELDS.isdisjoint(update):
+                copied.__dict__.pop("chars", None)
         return copied
 
     def with_stage(self, stage_id: str) -> Message:

@@ -12,8 +12,7 @@ fault, an interrupt, a cancellation or a kill continues where it stopped, re-run
 step that did not finish. Tool results are committed one by one, each followed by a
 checkpoint, so a resume never runs a call twice once its result was committed. A
 context-length rejection compacts by force and re-delivers injections before the one retry.
-Pauses live in :mod:`footprint_lab.agent._pauses`; the sync driver in
-:mod:`footprint_lab.agent._driver`.
+Pauses live in :mod:`footprint_lab.agent._pauses`; the sync driver in ``_driver``.
 """
 
 from __future__ import annotations
@@ -46,6 +45,7 @@ from footprint_lab.window.boundary import Boundary
 from footprint_lab.window.errors import ContextLengthError, WindowConfigError
 from footprint_lab.window.records import WindowRecord
 from footprint_lab.window.result import WindowResult
+from footprint_lab.window.shape import Window
 
 if TYPE_CHECKING:
     from footprint_lab.agent.agent import Agent
@@ -68,6 +68,7 @@ class _Loop:
         self.iteration_record: WindowRecord | None = None
         self.rejection: ContextLengthError | None = None
         self.cancel_recorded = False
+        self.shaped: Window | None = None  # the last visit's window: the next reads what is new
         if previous is None:
             self.ledger = Ledger(agent.clock)
             self.run = Run(request="", ledger=self.ledger)
@@ -315,7 +316,8 @@ class _Loop:
             provider=agent.provider,
             model=agent.model,
         )
-        result = await aapply_boundary(strategy, self.window, boundary)
+        self.shaped = Window.of(self.window, reuse=self.shaped)
+        result = await aapply_boundary(strategy, self.shaped, boundary)
         # The stage id is taken once the visit decided: a visit that faulted or was cancelled
         # consumed none, so its re-run numbers every later stage as an uninterrupted run does.
         stage = self.ledger.begin_stage("window")

@@ -22,6 +22,10 @@ turn
     A wire boundary: a non-``tool`` message and the ``tool`` results that follow it. An
     assistant message with a parallel batch of calls and all its results is one turn.
     (:mod:`~footprint_lab.window.turns`)
+shape
+    What the engine reads of each message (role, calls, author, size, stage id), computed once
+    per message; a :class:`Window` holds a window's shapes as flat lists and one string, so a
+    visit reads turns, guards and spans at C speed. (:mod:`~footprint_lab.window.shape`)
 visit
     One run of a strategy at one boundary: it returns the new window and, when it engaged, a
     record. (:func:`apply_window`)
@@ -79,6 +83,7 @@ from footprint_lab.window.notice import (
 from footprint_lab.window.records import FoldedSpan, Observations, Pin, Refusal, WindowRecord
 from footprint_lab.window.refusals import RemovalPlan
 from footprint_lab.window.request import current_request_index
+from footprint_lab.window.shape import Window
 from footprint_lab.window.strategies import (
     StrategyInput,
     StrategyResult,
@@ -108,6 +113,7 @@ __all__ = [
     "StrategyResult",
     "SummaryResult",
     "Turn",
+    "Window",
     "WindowConfigError",
     "WindowRecord",
     "WindowResult",

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import inspect
+import operator
 from collections.abc import Awaitable, Iterable, Sequence
 from typing import Any, TypeVar
 
@@ -26,6 +27,7 @@ from footprint_lab.window.result import WindowResult
 from footprint_lab.window.strategies.base import StrategyInput, WindowStrategy
 
 T = TypeVar("T")
+_CHARS = operator.attrgetter("chars")
 
 __all__ = [
     "Boundary",
@@ -74,8 +76,8 @@ def check_keep_last_tool_results(value: Any) -> int:
 
 
 def _prepare(messages: Sequence[Message], boundary: Boundary) -> StrategyInput:
-    messages = tuple(messages)
     facts = scan(messages, boundary.request, boundary.paused_call_id)
+    messages = facts.window.messages
     prior = boundary.prior_records
     return StrategyInput(
         messages=messages,
@@ -147,23 +149,26 @@ def _finish(strategy: WindowStrategy, inp: StrategyInput, out: Any) -> WindowRes
                 message_index=found[0].message_index,
                 stage_id=found[0].stage_id,
             )
-    removed: Sequence[Message]
+    given = inp._guards.facts
+    assert given is not None
     if change.in_place:
-        removed = [inp.messages[i] for i in change.in_place]
+        removed_count = len(change.in_place)
+        removed_chars = sum(inp.messages[i].chars for i in change.in_place)
         inserted = [window[i] for i in change.in_place]
     else:
-        removed = inp.messages[change.start : change.end]
+        removed_count = change.end - change.start
+        removed_chars = given.window.span_chars(change.start, change.end)
         inserted = change.inserted
-    after = inp.window_chars - sum(m.chars for m in removed) + sum(m.chars for m in inserted)
+    after = inp.window_chars - removed_chars + sum(map(_CHARS, inserted))
     if (
         record.window_chars_before != inp.window_chars
         or record.window_chars_after != after
-        or record.removed_message_count != len(removed)
+        or record.removed_message_count != removed_count
     ):
         exact = {
             "window_chars_before": inp.window_chars,
             "window_chars_after": after,
-            "removed_message_count": len(removed),
+            "removed_message_count": removed_count,
         }
         record = record.model_copy(update=exact)
     return WindowResult(window, record, list(out.folded))

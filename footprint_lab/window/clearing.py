@@ -21,11 +21,12 @@ drop engine names it.
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 from footprint_lab.messages import Message
-from footprint_lab.window.notice import cleared_arguments, cleared_result
+from footprint_lab.window.notice import cleared_arguments, cleared_result, cleared_result_text
 from footprint_lab.window.records import Observations, Refusal, RefusalReason, refusal_of
 from footprint_lab.window.refusals import Guards, walk_start
 from footprint_lab.window.turns import Turn
@@ -104,11 +105,12 @@ def plan_clearing(
     refusals: list[Refusal] = []
     replacements: list[tuple[int, Message]] = []
     candidates: list[int] = []
+    texts: dict[str | None, str] = {}
 
     def refuse(reason: RefusalReason, k: int) -> None:
         refusals.append(refusal_of(reason, k, starts[k], messages[starts[k]].stage_id))
 
-    for k in range(keep_start):
+    for k in _turns_to_visit(guards, messages, starts, ends, keep_start, pinned):
         a, b = starts[k], ends[k]
         results = [i for i in range(a, b) if messages[i].role == "tool"]
         if not results:
@@ -130,10 +132,15 @@ def plan_clearing(
             if message.name in excluded:
                 kept.append("excluded-tool")
                 continue
-            placeholder = cleared_result(message, iteration=iteration, strategy=strategy)
-            if placeholder.chars >= message.chars:
+            text = texts.get(message.name)
+            if text is None:  # one text per tool and visit: it names the tool, not the call
+                text = texts[message.name] = cleared_result_text(
+                    tool_name=message.name, iteration=iteration, strategy=strategy
+                )
+            if len(text) >= message.chars:  # a placeholder's size is its text's
                 kept.append("replacement-not-smaller")
                 continue
+            placeholder = cleared_result(message, iteration=iteration, strategy=strategy, text=text)
             turn_replacements.append((i, placeholder))
             if message.tool_call_id is not None:
                 cleared_calls.add(message.tool_call_id)
@@ -153,3 +160,33 @@ def plan_clearing(
         refuse("inside-keep-window", k)
     refusals.sort(key=lambda r: r.turn_index)
     return ClearingPlan(keep, tuple(replacements), tuple(refusals), observations, tuple(candidates))
+
+
+def _turns_to_visit(
+    guards: Guards,
+    messages: Sequence[Message],
+    starts: list[int],
+    ends: list[int],
+    keep_start: int,
+    pinned: frozenset[int],
+) -> Sequence[int]:
+    """The turns before the keep window that the walk must look at: every one, or — when the
+    window's facts say every result sits in its call's turn — those holding a result not yet
+    cleared, and the refusing turns that hold any result. The others hold only placeholders
+    (or no result), and the walk would pass them without a word: in a long run under this
+    strategy that is almost every turn."""
+    facts = guards.facts
+    if facts is None or not facts.local or facts.window.messages is not messages:
+        return range(keep_start)
+    limit = starts[keep_start] if keep_start < len(starts) else len(messages)
+    codes = facts.window.codes
+    visit: set[int] = set()
+    i = codes.find("t", 0, limit)
+    while i >= 0:
+        turn = bisect.bisect_right(starts, i) - 1
+        visit.add(turn)
+        i = codes.find("t", ends[turn], limit)
+    refusing = {*facts.system_turns, *facts.open_turns, *pinned}
+    refusing.update(k for k in (facts.request_turn, facts.paused_turn) if k is not None)
+    visit.update(k for k in refusing if k < keep_start and ends[k] - starts[k] > 1)
+    return sorted(visit)

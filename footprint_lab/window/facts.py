@@ -3,28 +3,22 @@ checks both read them.
 
 Layer: window core (see the law in ``footprint_lab.window``). ``apply_window`` computes them
 from the window it was given, before the strategy runs and never from anything the strategy
-returns, so the checks may trust them. One pass over the turns finds what the guards would
-otherwise find turn by turn: which turns hold a call whose result has not arrived, which are
-system messages, which holds the paused call, and whether every result sits in its own
-call's turn (*local*: then a removal of whole turns can split no pair, and nothing outside a
-span needs a look).
+returns, so the checks may trust them. The window's own facts come from its
+:class:`~footprint_lab.window.shape.Window` (the turns, which turns hold a call whose result
+has not arrived, which are system messages, and whether every result sits in its own call's
+turn — *local*: then a removal of whole turns can split no pair, and nothing outside a span
+needs a look); this module adds what depends on the visit: the current request and the
+paused call.
 """
 
 from __future__ import annotations
 
-import operator
 from collections.abc import Sequence
-from itertools import compress, repeat
 from typing import NamedTuple
 
 from footprint_lab.messages import Message
-from footprint_lab.window.request import current_request_index
-from footprint_lab.window.turns import TurnTable, bound_turns, turn_of
-
-_ROLE = operator.attrgetter("role")
-_CHARS = operator.attrgetter("chars")
-_TOOL_CALLS = operator.attrgetter("tool_calls")
-_TOOL_CALL_ID = operator.attrgetter("tool_call_id")
+from footprint_lab.window.shape import Window
+from footprint_lab.window.turns import TurnTable
 
 
 class WindowFacts(NamedTuple):
@@ -33,6 +27,8 @@ class WindowFacts(NamedTuple):
     Immutable (a named tuple: built at every boundary, it costs a third of a frozen
     dataclass)."""
 
+    window: Window
+    """The window and its facts."""
     turns: TurnTable
     """The window's turns."""
     request_index: int | None
@@ -51,74 +47,47 @@ class WindowFacts(NamedTuple):
     """Turns that are a system message."""
     paused_turn: int | None
     """The turn holding the call a paused run waits on."""
-    roles: list[str]
-    """Each message's role, in window order (read by the pins without touching messages)."""
 
 
 def scan(
     messages: Sequence[Message], request: str | None, paused_call_id: str | None
 ) -> WindowFacts:
-    """The facts of ``messages`` (one pass over the roles, one over the turns)."""
-    n = len(messages)
-    roles = list(map(_ROLE, messages))
-    starts = list(compress(range(n), map(operator.ne, roles, repeat("tool"))))
-    if n and (not starts or starts[0] != 0):
-        starts.insert(0, 0)  # a leading tool message starts its own turn
-    ends = [*starts[1:], n] if starts else []
-    turns = TurnTable(starts, ends)
-    open_turns: set[int] = set()
-    system_turns: set[int] = set()
+    """The facts of ``messages`` at one visit (a :class:`Window` is used as it stands)."""
+    window = messages if isinstance(messages, Window) else Window(messages)
+    request_index = request_index_of(window, request)
     paused_turn: int | None = None
-    local = True
-    # Attribute lists built at C speed; the loop below indexes them once per turn.
-    calls_of = list(map(_TOOL_CALLS, messages))
-    answers = list(map(_TOOL_CALL_ID, messages))
-    for k, a in enumerate(starts):
-        b = ends[k]
-        calls = calls_of[a]
-        if not calls:
-            if b - a > 1:
-                local = False  # results after a message that made no call
-            elif roles[a] == "system":
-                system_turns.add(k)
-            continue
-        if paused_call_id is not None and paused_turn is None:
-            for call in calls:
-                if call.id == paused_call_id:
-                    paused_turn = k
-        if b - a == 2 and len(calls) == 1:  # the common turn: one call, its one result
-            if answers[a + 1] != calls[0].id:
-                local = False
-                open_turns.add(k)
-            continue
-        expected = [call.id for call in calls]
-        got = answers[a + 1 : b]
-        if got == expected:  # a batch answered in call order, as the agent commits it
-            continue
-        ids = set(expected)
-        answered = {call_id for call_id in got if call_id in ids}
-        if len(answered) < len(got):
-            local = False  # a result that answers no call of this turn's head
-        if len(answered) < len(ids):
-            open_turns.add(k)
-    request_index = _request_index(messages, roles, request)
+    if paused_call_id is not None:
+        msgs = window.messages
+        for k, a in enumerate(window.starts):
+            if paused_call_id in msgs[a].call_ids:
+                paused_turn = k
+                break
     return WindowFacts(
-        turns=turns,
+        window=window,
+        turns=TurnTable(window.starts, window.ends),
         request_index=request_index,
-        request_turn=None if request_index is None else turn_of(turns, request_index),
-        chars=sum(map(_CHARS, messages)),
-        local=local,
-        bound=None if local else bound_turns(messages, turns),
-        open_turns=frozenset(open_turns),
-        system_turns=frozenset(system_turns),
+        request_turn=None if request_index is None else window.turn_of(request_index),
+        chars=window.cum[-1],
+        local=window.local,
+        bound=window.bound,
+        open_turns=window.open_turns,
+        system_turns=window.system_turns,
         paused_turn=paused_turn,
-        roles=roles,
     )
 
 
-def _request_index(
-    messages: Sequence[Message], roles: list[str], request: str | None
-) -> int | None:
-    """:func:`current_request_index`, visiting only the user messages (found from ``roles``)."""
-    users = list(compress(range(len(roles)), map(operator.eq, roles, repeat("user"))))
-    return current_request_index(messages, request, users)
+def request_index_of(window: Window, request: str | None) -> int | None:
+    """:func:`~footprint_lab.window.request.current_request_index` read from the window's
+    codes: only a user message a person wrote (code ``u``) can be the request."""
+    codes, msgs = window.codes, window.messages
+    i = codes.rfind("u")
+    if i < 0:
+        return None
+    if request is None:
+        return i
+    fallback = i
+    while i >= 0:
+        if msgs[i].content == request:
+            return i
+        i = codes.rfind("u", 0, i)
+    return fallback

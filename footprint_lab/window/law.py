@@ -35,6 +35,7 @@ from footprint_lab.messages import STAND_IN_KINDS, Message
 from footprint_lab.window.errors import WindowStrategyError
 from footprint_lab.window.facts import WindowFacts
 from footprint_lab.window.records import WindowRecord
+from footprint_lab.window.shape import Window
 
 LAW_RULES: tuple[str, ...] = (
     "lost-current-request",
@@ -53,6 +54,7 @@ LAW_RULES: tuple[str, ...] = (
 first: :func:`breaches` lists what it finds in this order, so an error names the worst."""
 
 _RANK = {rule: rank for rank, rule in enumerate(LAW_RULES)}
+_WALKED = 8  # kept messages matched one by one before change_of switches to a C-level pass
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,10 +110,14 @@ def change_of(given: Sequence[Message], returned: Sequence[Message]) -> Change:
     identity from both ends (a message copied is a message rewritten)."""
     n, m = len(given), len(returned)
     limit = min(n, m)
-    # The kept prefix is short in a running loop (the request, maybe a notice): walk it.
+    # The kept prefix is short in a running loop (the request, maybe a notice): walk it; a
+    # long one (a clearing deep in a long window) is matched in one C-level pass.
     prefix = 0
-    while prefix < limit and given[prefix] is returned[prefix]:
+    while prefix < limit and prefix < _WALKED and given[prefix] is returned[prefix]:
         prefix += 1
+    if prefix == _WALKED < limit:
+        rest = map(operator.is_not, itertools.islice(given, prefix, limit), returned[prefix:limit])
+        prefix = next(itertools.compress(itertools.count(prefix), rest), limit)
     if prefix == n == m:
         return Change(n, n, [])
     tail_limit = limit - prefix
@@ -191,8 +197,9 @@ def breaches(
         _check_in_place(out, given, returned, record, change.in_place, request_index, facts)
         return _ranked(out)
     removed = given[start:end]
+    window = facts.window if facts is not None and facts.window.messages is given else None
     if inserted:
-        _check_stand_ins(out, given, removed, inserted, start)
+        _check_stand_ins(out, given, removed, inserted, start, window)
     if not removed:
         return _ranked(out)
 
@@ -233,7 +240,8 @@ def breaches(
                 )
             )
 
-    _check_names(out, given, removed, range(start, end), record)
+    left = window.span_stage_ids(start, end) if window is not None else None
+    _check_names(out, given, removed, range(start, end), record, left)
     return _ranked(out)
 
 
@@ -300,12 +308,16 @@ def _check_names(
     removed: Sequence[Message],
     positions: Sequence[int],
     record: WindowRecord,
+    left: list[str] | None = None,
 ) -> None:
     """Everything that left (``removed``, at ``positions`` of the given window) is named in
-    ``removed_stage_ids``, and nothing else is."""
-    left_stages = dict.fromkeys(map(_stage_of, removed))
-    left_stages.pop(None, None)
+    ``removed_stage_ids``, and nothing else is. ``left``: the stage ids of ``removed``, each
+    once, in order, when the window's facts already have them."""
     named = record.removed_stage_ids
+    if left is not None and named == left:
+        return  # the engine's own naming: the same ids in the same order
+    left_stages = dict.fromkeys(map(_stage_of, removed) if left is None else left)
+    left_stages.pop(None, None)
     if len(named) != len(left_stages) or any(sid not in left_stages for sid in named):
         named_set = set(named)
         unnamed = [sid for sid in left_stages if sid not in named_set]
@@ -433,11 +445,12 @@ def _check_stand_ins(
     removed: Sequence[Message],
     inserted: Sequence[Message],
     start: int,
+    window: Window | None = None,
 ) -> None:
     """Only the library's own stand-ins, and only in place of something that left."""
     for offset, message in enumerate(inserted):
         at = start + offset
-        if _holds(given, message):
+        if _holds(given, message, window):
             detail = (
                 "what left is not one contiguous span: a message kept between removed ones"
                 if _holds(removed, message)
@@ -458,8 +471,17 @@ def _check_stand_ins(
 _stage_of = operator.attrgetter("stage_id")
 
 
-def _holds(window: Sequence[Message], message: Message) -> bool:
-    """Whether ``message`` (this very object) stands in ``window`` — one C-level pass."""
+def _holds(window: Sequence[Message], message: Message, facts: Window | None = None) -> bool:
+    """Whether ``message`` (this very object) stands in ``window`` — one C-level pass, or,
+    with the window's facts, a look at the positions whose shape code is the message's."""
+    if facts is not None and facts.codes.count(message.shape_code) < 64:
+        codes, messages, code = facts.codes, facts.messages, message.shape_code
+        i = codes.find(code)
+        while i >= 0:
+            if messages[i] is message:
+                return True
+            i = codes.find(code, i + 1)
+        return False
     return any(map(functools.partial(operator.is_, message), window))
 
 

@@ -19,7 +19,13 @@ from __future__ import annotations
 import re
 from collections.abc import Collection, Sequence
 
-from footprint_lab.messages import STAND_IN_KINDS, Message, ToolCall
+from footprint_lab.messages import (
+    STAND_IN_KINDS,
+    Message,
+    ToolCall,
+    construct_trusted,
+    storable_text,
+)
 
 DROP_NOTICE_PREFIX = "[dropped history — "
 """Every drop notice starts with this."""
@@ -139,7 +145,30 @@ def drop_notice_text(
 
 def notice_message(text: str) -> Message:
     """The drop notice carrying ``text`` (``authored='drop-notice'``: known by provenance)."""
-    return Message(role="user", content=text, authored="drop-notice")
+    return _library_message("user", storable_text(text), "drop-notice")
+
+
+def _library_message(
+    role: str,
+    text: str,
+    authored: str,
+    tool_call_id: str | None = None,
+    name: str | None = None,
+) -> Message:
+    """A message the library writes, built from parts already validated (storable text made of
+    filtered names and numbers, an original's call id and tool name): no second validation on
+    the hot path."""
+    fields: dict[str, object] = {
+        "role": role,
+        "content": text,
+        "tool_calls": [],
+        "tool_call_id": tool_call_id,
+        "name": name,
+        "stage_id": None,
+        "authored": authored,
+        "parts": [],
+    }
+    return construct_trusted(Message, fields)
 
 
 def drop_notice(
@@ -180,25 +209,22 @@ def cleared_result_text(*, tool_name: str | None, iteration: int, strategy: str)
     re-sent in place of every result it clears."""
     names = plain_tool_names([tool_name] if tool_name else [])
     tool = f"output of '{names[0]}'" if names else "tool output"
-    return (
+    return storable_text(
         f"{CLEARED_RESULT_PREFIX}{tool} cleared at iteration {iteration} by "
         f"'{plain_name(strategy)}'. Call the tool again if you need it; do not reconstruct it "
         "from memory. The original is in the commit log.]"
     )
 
 
-def cleared_result(original: Message, *, iteration: int, strategy: str) -> Message:
+def cleared_result(
+    original: Message, *, iteration: int, strategy: str, text: str | None = None
+) -> Message:
     """The placeholder for the tool result ``original``: same role, call id and tool name (so
-    no pair is split), its content replaced (``authored='cleared-result'``)."""
-    return Message(
-        role="tool",
-        content=cleared_result_text(
-            tool_name=original.name, iteration=iteration, strategy=strategy
-        ),
-        tool_call_id=original.tool_call_id,
-        name=original.name,
-        authored="cleared-result",
-    )
+    no pair is split), its content replaced (``authored='cleared-result'``). ``text``: its
+    :func:`cleared_result_text`, when the caller already has it (one per tool and visit)."""
+    if text is None:
+        text = cleared_result_text(tool_name=original.name, iteration=iteration, strategy=strategy)
+    return _library_message("tool", text, "cleared-result", original.tool_call_id, original.name)
 
 
 def cleared_arguments(original: Message, call_ids: Collection[str]) -> Message:

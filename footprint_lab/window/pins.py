@@ -12,6 +12,7 @@ nothing; at most ``limit`` slots are admitted and the names that found no slot a
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Sequence
 
 from footprint_lab.messages import Message
@@ -23,6 +24,7 @@ from footprint_lab.window.records import (
     observations_of,
     pin_of,
 )
+from footprint_lab.window.shape import Window
 from footprint_lab.window.turns import Turn, TurnTable
 
 
@@ -44,6 +46,7 @@ def choose_pins(
     keep_start_turn: int,
     limit: int,
     stand_down: bool,
+    window: Window | None = None,
 ) -> tuple[frozenset[int], Observations | None]:
     """Pick the turns the pins hold.
 
@@ -54,6 +57,8 @@ def choose_pins(
         keep_start_turn: First turn of the keep window; pins from there on cost nothing.
         limit: ``keep_last_tool_results``; 0 turns pins off.
         stand_down: Release all pins for this visit.
+        window: ``messages`` as a :class:`Window` (then each tool's latest result is a lookup,
+            not a walk back through the window).
 
     Returns:
         The pinned turn indices outside the keep window, and the observations to record
@@ -66,6 +71,8 @@ def choose_pins(
     table = TurnTable.of(turns)
     starts, ends = table.starts, table.ends
     first_pinnable = 0 if request_turn is None else request_turn + 1
+    if window is not None:
+        return _pins_from_latest(window, starts, first_pinnable, keep_start_turn, limit)
     seen: set[str] = set()
     pinned_turns: set[int] = set()
     pins: list[Pin] = []
@@ -95,6 +102,38 @@ def choose_pins(
             )
         else:
             yielded += len(latest_here)
+    if not pins and not yielded:
+        return frozenset(), no_pins(limit)
+    return frozenset(pinned_turns), observations_of(tuple(pins), yielded, limit)
+
+
+def _pins_from_latest(
+    window: Window, starts: list[int], first_pinnable: int, keep_start_turn: int, limit: int
+) -> tuple[frozenset[int], Observations | None]:
+    """:func:`choose_pins` from each tool's latest result: the walk back through the turns
+    pins, newest first, the turn holding a tool's latest result, so grouping the latest
+    results by turn gives the same pins without the walk."""
+    first_message = starts[first_pinnable] if first_pinnable < len(starts) else len(window)
+    by_turn: dict[int, list[tuple[int, str]]] = {}
+    for name, index in window.last_results().items():
+        if index >= first_message:
+            by_turn.setdefault(bisect.bisect_right(starts, index) - 1, []).append((index, name))
+    messages = window.messages
+    pinned_turns: set[int] = set()
+    pins: list[Pin] = []
+    yielded = 0
+    for turn in sorted(by_turn, reverse=True):
+        if turn >= keep_start_turn:
+            continue  # already kept by the keep window: costs no slot
+        here = by_turn[turn]
+        if len(pinned_turns) < limit:
+            pinned_turns.add(turn)
+            here.sort()
+            pins.extend(
+                pin_of(name, turn, messages[i].chars, messages[i].stage_id) for i, name in here
+            )
+        else:
+            yielded += len(here)
     if not pins and not yielded:
         return frozenset(), no_pins(limit)
     return frozenset(pinned_turns), observations_of(tuple(pins), yielded, limit)

@@ -11,7 +11,7 @@ from typing import Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from footprint_lab.messages import Message, PositionalModel
+from footprint_lab.messages import Message, PositionalModel, construct_trusted
 
 RefusalReason = Literal[
     "current-request",
@@ -56,9 +56,13 @@ def refusal_of(
 ) -> Refusal:
     """A refusal, shared: the same refusal recurs at boundary after boundary, and refusals are
     immutable, so one object serves every record that names it."""
-    return Refusal(
-        reason=reason, turn_index=turn_index, message_index=message_index, stage_id=stage_id
-    )
+    fields = {
+        "reason": reason,
+        "turn_index": turn_index,
+        "message_index": message_index,
+        "stage_id": stage_id,
+    }
+    return construct_trusted(Refusal, fields)
 
 
 class Pin(PositionalModel):
@@ -95,7 +99,13 @@ class Observations(BaseModel):
 @functools.lru_cache(maxsize=4096)
 def pin_of(tool_name: str, turn_index: int, chars: int, stage_id: str | None = None) -> Pin:
     """A pin, shared between records (the same pin recurs at boundary after boundary)."""
-    return Pin(tool_name=tool_name, turn_index=turn_index, chars=chars, stage_id=stage_id)
+    fields = {
+        "tool_name": tool_name,
+        "turn_index": turn_index,
+        "chars": chars,
+        "stage_id": stage_id,
+    }
+    return construct_trusted(Pin, fields)
 
 
 @functools.lru_cache(maxsize=1024)

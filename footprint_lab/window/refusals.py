@@ -25,6 +25,7 @@ from footprint_lab.window.facts import WindowFacts
 from footprint_lab.window.notice import is_notice_or_frame
 from footprint_lab.window.pins import choose_pins
 from footprint_lab.window.records import Observations, Refusal, RefusalReason, refusal_of
+from footprint_lab.window.shape import Window
 from footprint_lab.window.turns import Turn, TurnTable, bound_turns, turn_of
 
 
@@ -135,7 +136,15 @@ def walk_start(
     table = TurnTable.of(turns)
     keep = max(0, keep_recent_turns)
     keep_start = max(0, len(table.starts) - keep)
-    request_turn = None if guards.request_index is None else turn_of(table, guards.request_index)
+    facts = guards.facts
+    if facts is not None and facts.window.messages is messages:
+        window: Window | None = facts.window
+        request_turn = facts.request_turn
+    else:
+        window = None
+        request_turn = (
+            None if guards.request_index is None else turn_of(table, guards.request_index)
+        )
     pinned, observations = choose_pins(
         messages,
         table,
@@ -143,6 +152,7 @@ def walk_start(
         keep_start_turn=keep_start,
         limit=keep_last_tool_results,
         stand_down=stand_down,
+        window=window,
     )
     return table, keep, keep_start, pinned, observations
 
@@ -183,8 +193,11 @@ def plan_removal(
         messages, turns, keep_recent_turns, guards, keep_last_tool_results, stand_down
     )
     starts, ends = table.starts, table.ends
-    n_turns = len(starts)
     stand_in = is_existing_summary or is_notice_or_frame
+    facts = guards.facts
+    if facts is not None and facts.local and facts.turns.starts is starts:
+        walked = _walk_local(messages, starts, ends, keep_start, guards, pinned, stand_in)
+        return _plan(table, keep, walked[0], walked[1], observations, walked[2], pinned)
     group_end = bound_turns(messages, table) if bound == "unknown" else bound
     reason_at = guards.reason_at
     refusals: list[Refusal] = []
@@ -225,26 +238,98 @@ def plan_removal(
                 _step_over(refusals, messages, first, keep_start, starts)
             else:
                 span = (first, keep_start)
-    for member in range(keep_start, n_turns):
-        refusals.append(
-            refusal_of(
-                "inside-keep-window", member, starts[member], messages[starts[member]].stage_id
-            )
-        )
+    _name_keep_window(refusals, messages, starts, keep_start)
     if not stepped:  # a step-over names its turns after the refusal that ended the span
         refusals.sort(key=_turn_index)
+    return _plan(table, keep, span, refusals, observations, at_front, pinned)
+
+
+def _plan(
+    table: TurnTable,
+    keep: int,
+    span: tuple[int, int] | None,
+    refusals: list[Refusal],
+    observations: Observations | None,
+    at_front: bool,
+    pinned: frozenset[int],
+) -> RemovalPlan:
     if span is None:
         return RemovalPlan(table, keep, None, None, tuple(refusals), observations, False, pinned)
+    messages_span = (table.starts[span[0]], table.ends[span[1] - 1])
     return RemovalPlan(
-        table,
-        keep,
-        span,
-        (starts[span[0]], ends[span[1] - 1]),
-        tuple(refusals),
-        observations,
-        at_front,
-        pinned,
+        table, keep, span, messages_span, tuple(refusals), observations, at_front, pinned
     )
+
+
+def _name_keep_window(
+    refusals: list[Refusal], messages: Sequence[Message], starts: list[int], keep_start: int
+) -> None:
+    """Name every turn of the keep window ``inside-keep-window``."""
+    for member in range(keep_start, len(starts)):
+        head = starts[member]
+        refusals.append(refusal_of("inside-keep-window", member, head, messages[head].stage_id))
+
+
+def _walk_local(
+    messages: Sequence[Message],
+    starts: list[int],
+    ends: list[int],
+    keep_start: int,
+    guards: Guards,
+    pinned: frozenset[int],
+    stand_in: Callable[[Message], bool],
+) -> tuple[tuple[int, int] | None, list[Refusal], bool]:
+    """:func:`plan_removal`'s walk over a window whose results all sit in their calls' turns.
+
+    There every refusal is known before the walk: the request's turn, the system turns, the
+    paused turn, the turns with an unresolved call and the pinned ones (first match wins, as
+    in :meth:`Guards.reason_at`). The walk then visits only those, oldest first, and the turns
+    between two of them are removable: the same span, refusals and order as a walk of every
+    turn, at a cost that does not grow with the window.
+    """
+    facts = guards.facts
+    assert facts is not None
+    refused: dict[int, RefusalReason] = dict.fromkeys(pinned, "last-tool-result")
+    refused.update(dict.fromkeys(facts.open_turns, "unresolved-tool-call"))
+    if facts.paused_turn is not None:
+        refused[facts.paused_turn] = "pending-check-in" if guards.paused_check_in else "paused-tool"
+    refused.update(dict.fromkeys(facts.system_turns, "system-envelope"))
+    if facts.request_turn is not None:
+        refused[facts.request_turn] = "current-request"
+    refusals: list[Refusal] = []
+    at_front = True  # every refusal so far is a kept request / system envelope at the head
+    stepped = True
+    first: int | None = None
+    span: tuple[int, int] | None = None
+    position = 0
+    for k in sorted(turn for turn in refused if turn < keep_start):
+        if position < k and first is None:
+            first = position
+        reason = refused[k]
+        refusals.append(refusal_of(reason, k, starts[k], messages[starts[k]].stage_id))
+        if first is not None:
+            span = (first, k)
+            if not _only_stand_ins(messages, starts[first], ends[k - 1], stand_in):
+                break
+            _step_over(refusals, messages, first, k, starts)
+            stepped = at_front = False
+            first = span = None
+        elif reason not in ("current-request", "system-envelope"):
+            at_front = False
+        position = k + 1
+    else:
+        if position < keep_start and first is None:
+            first = position
+        if first is not None:
+            if _only_stand_ins(messages, starts[first], ends[keep_start - 1], stand_in):
+                _step_over(refusals, messages, first, keep_start, starts)
+                stepped = False
+            else:
+                span = (first, keep_start)
+    _name_keep_window(refusals, messages, starts, keep_start)
+    if not stepped:
+        refusals.sort(key=_turn_index)
+    return span, refusals, at_front
 
 
 def _turn_index(refusal: Refusal) -> int:

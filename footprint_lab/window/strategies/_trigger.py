@@ -186,4 +186,4 @@ def too_small(inp: StrategyInput, plan: RemovalPlan, clear_at_least_chars: int) 
     if not clear_at_least_chars or plan.span is None or inp.forced:
         return False
     start, end = plan.span
-    return sum(m.chars for m in inp.messages[start:end]) < clear_at_least_chars
+    return inp.span_chars(start, end) < clear_at_least_chars

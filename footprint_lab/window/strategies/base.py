@@ -11,6 +11,7 @@ import hashlib
 import operator
 from collections.abc import Awaitable, Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field
+from itertools import chain
 from typing import Any, Protocol, runtime_checkable
 
 from footprint_lab.messages import Message, content_hash
@@ -19,6 +20,7 @@ from footprint_lab.window.notice import drop_notice_text, notice_message, plain_
 from footprint_lab.window.records import FoldedSpan, WindowRecord, refusal_of
 from footprint_lab.window.refusals import Guards, RemovalPlan, plan_removal
 from footprint_lab.window.result import WindowResult
+from footprint_lab.window.shape import Window
 from footprint_lab.window.turns import Turn, TurnTable
 
 _STAGE_ID = operator.attrgetter("stage_id")
@@ -186,10 +188,35 @@ class StrategyInput:
         )
         return WindowResult(window, record, verified=True)
 
+    @property
+    def _window(self) -> Window | None:
+        """The given window's facts (computed by ``apply_window``), when they describe
+        ``messages``."""
+        facts = self._guards.facts
+        if facts is not None and facts.window.messages is self.messages:
+            return facts.window
+        return None
+
+    def span_chars(self, start: int, end: int) -> int:
+        """Exact characters of messages ``[start, end)`` of the window."""
+        window = self._window
+        if window is not None:
+            return window.span_chars(start, end)
+        return sum(map(_CHARS, self.messages[start:end]))
+
     def removal_facts(self, indices: Iterable[int]) -> RemovalFacts:
         """Turn window indices into the stage ids that wrote them and what they held."""
+        window = self._window
         if isinstance(indices, range) and indices.step == 1:
-            picked = list(self.messages[indices.start : indices.stop])
+            start, stop = indices.start, max(indices.start, indices.stop)
+            if window is not None:
+                return RemovalFacts(
+                    window.span_stage_ids(start, stop),
+                    stop - start,
+                    window.span_chars(start, stop),
+                    window.span_tool_names(start, stop),
+                )
+            picked = list(self.messages[start:stop])
         else:
             picked = [self.messages[i] for i in indices]
         # attrgetter maps run at C speed: a cold trim names thousands of messages.
@@ -255,10 +282,18 @@ class StrategyInput:
         its messages (their content hash when a message has no stage id)."""
         if plan.span is None:
             return None
-        parts = [
-            f"{m.stage_id}:{m.role}:{len(m.content)}" if m.stage_id else content_hash(m)
-            for m in self.messages[plan.span[0] : plan.span[1]]
-        ]
+        start, end = plan.span
+        window = self._window
+        if window is not None and None not in window.stage_ids[start:end]:
+            # Every message stamped: the stage ids (each once), the count and the size say
+            # which span this is, read from the window's facts.
+            parts = [f"{end - start}:{window.span_chars(start, end)}"]
+            parts += window.span_stage_ids(start, end)
+        else:
+            parts = [
+                f"{m.stage_id}:{m.role}:{m.chars}" if m.stage_id else content_hash(m)
+                for m in self.messages[start:end]
+            ]
         return hashlib.sha256("|".join(parts).encode()).hexdigest()[:16]
 
     def _splice(
@@ -282,7 +317,7 @@ class StrategyInput:
             plan,
             removed_stage_ids=removed.stage_ids,
             removed_message_count=removed.count,
-            window_chars_after=self.window_chars - removed.chars + sum(m.chars for m in middle),
+            window_chars_after=self.window_chars - removed.chars + sum(map(_CHARS, middle)),
             dropped_observations=removed.tool_names,
             turns_after=len(self.turns) - span_turn_count + len(middle),
             notice=notice_kind,
@@ -323,7 +358,7 @@ class StrategyInput:
                 notice = notice_message(text)
                 return self._splice(strategy, plan, notice, kind, removed, **facts)
         new_head = next(
-            (m for m in [*self.messages[:start], *self.messages[end:]] if m.role != "system"),
+            (m for m in chain(self.messages[:start], self.messages[end:]) if m.role != "system"),
             None,
         )
         if new_head is not None and new_head.role != "user":

@@ -162,7 +162,8 @@ class SummarizeOldest:
         frame = compaction_frame(
             count=len(span), iteration=input.iteration, strategy=self.name, summary=summary.text
         )
-        if frame.chars >= sum(m.chars for m in span):
+        assert plan.span is not None
+        if frame.chars >= input.span_chars(*plan.span):
             return input.refuse_span(
                 self.name,
                 plan,
