@@ -147,8 +147,7 @@ def change_of(given: Sequence[Message], returned: Sequence[Message]) -> Change:
 
 
 def _same_shape(original: Message, stand_in: Message) -> bool:
-    """Whether a placeholder keeps what pairs and the wire read: role, call id, tool name and
-    its calls' ids and names."""
+    """Whether a placeholder keeps role, call id, tool name and its calls' ids and names."""
     return (
         original.role == stand_in.role
         and original.tool_call_id == stand_in.tool_call_id
@@ -448,8 +447,7 @@ def _check_stand_ins(
     window: Window | None = None,
 ) -> None:
     """Only the library's own stand-ins, and only in place of something that left."""
-    for offset, message in enumerate(inserted):
-        at = start + offset
+    for at, message in enumerate(inserted, start):
         if _holds(given, message, window):
             detail = (
                 "what left is not one contiguous span: a message kept between removed ones"
@@ -472,16 +470,9 @@ _stage_of = operator.attrgetter("stage_id")
 
 
 def _holds(window: Sequence[Message], message: Message, facts: Window | None = None) -> bool:
-    """Whether ``message`` (this very object) stands in ``window`` — one C-level pass, or,
-    with the window's facts, a look at the positions whose shape code is the message's."""
-    if facts is not None and facts.codes.count(message.shape_code) < 64:
-        codes, messages, code = facts.codes, facts.messages, message.shape_code
-        i = codes.find(code)
-        while i >= 0:
-            if messages[i] is message:
-                return True
-            i = codes.find(code, i + 1)
-        return False
+    """Whether ``message`` (this very object) stands in ``window`` (``facts``: its facts)."""
+    if facts is not None:
+        return facts.holds(message)
     return any(map(functools.partial(operator.is_, message), window))
 
 

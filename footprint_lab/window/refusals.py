@@ -16,7 +16,7 @@ place of history is stepped over too (``only-existing-summary``).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -195,53 +195,104 @@ def plan_removal(
     starts, ends = table.starts, table.ends
     stand_in = is_existing_summary or is_notice_or_frame
     facts = guards.facts
+    refused: Iterable[tuple[int, int, RefusalReason]]
     if facts is not None and facts.local and facts.turns.starts is starts:
-        walked = _walk_local(messages, starts, ends, keep_start, guards, pinned, stand_in)
-        return _plan(table, keep, walked[0], walked[1], observations, walked[2], pinned)
-    group_end = bound_turns(messages, table) if bound == "unknown" else bound
-    reason_at = guards.reason_at
+        refused = _refusing_turns(guards, pinned, keep_start)
+    else:
+        group_end = bound_turns(messages, table) if bound == "unknown" else bound
+        refused = _refusing_groups(table, keep_start, guards, pinned, group_end)
+    span, refusals, at_front = _walk(refused, messages, starts, ends, keep_start, stand_in)
+    return _plan(table, keep, span, refusals, observations, at_front, pinned)
+
+
+def _refusing_groups(
+    table: TurnTable,
+    keep_start: int,
+    guards: Guards,
+    pinned: frozenset[int],
+    group_end: list[int] | None,
+) -> Iterator[tuple[int, int, RefusalReason]]:
+    """Every group of turns before the keep window that refuses, oldest first: ``(first turn,
+    last turn, reason)`` (a group is one turn unless a displaced result binds turns)."""
+    starts, ends = table.starts, table.ends
+    k = 0
+    while k < keep_start:
+        if group_end is None:
+            last = k
+            reason = guards.reason_at(k, starts[k], ends[k], pinned)
+        else:
+            last = group_end[k]
+            reason = _group_reason(table, k, last, keep_start, guards, pinned)
+        if reason is not None:
+            yield k, last, reason
+        k = last + 1
+
+
+def _refusing_turns(
+    guards: Guards, pinned: frozenset[int], keep_start: int
+) -> list[tuple[int, int, RefusalReason]]:
+    """:func:`_refusing_groups` of a window whose results all sit in their calls' turns: there
+    every refusal is known before the walk — the request's turn, the system turns, the paused
+    turn, the turns with an unresolved call and the pinned ones (first match wins, as in
+    :meth:`Guards.reason_at`) — so the walk visits only those, at a cost that does not grow
+    with the window."""
+    facts = guards.facts
+    assert facts is not None
+    refused: dict[int, RefusalReason] = dict.fromkeys(pinned, "last-tool-result")
+    refused.update(dict.fromkeys(facts.open_turns, "unresolved-tool-call"))
+    if facts.paused_turn is not None:
+        refused[facts.paused_turn] = "pending-check-in" if guards.paused_check_in else "paused-tool"
+    refused.update(dict.fromkeys(facts.system_turns, "system-envelope"))
+    if facts.request_turn is not None:
+        refused[facts.request_turn] = "current-request"
+    return [(k, k, refused[k]) for k in sorted(refused) if k < keep_start]
+
+
+def _walk(
+    refused: Iterable[tuple[int, int, RefusalReason]],
+    messages: Sequence[Message],
+    starts: list[int],
+    ends: list[int],
+    keep_start: int,
+    stand_in: Callable[[Message], bool],
+) -> tuple[tuple[int, int] | None, list[Refusal], bool]:
+    """The walk of :func:`plan_removal` over the refusing groups, oldest first: the turns
+    between two of them may leave. Returns the span, the refusals and ``at_front``."""
     refusals: list[Refusal] = []
     at_front = True  # every refusal so far is a kept request / system envelope at the head
     stepped = True  # no step-over yet: the refusals are in walk order as they stand
     first: int | None = None
     span: tuple[int, int] | None = None
-    k = 0
-    while k < keep_start:
-        if group_end is None:
-            last = k
-            reason = reason_at(k, starts[k], ends[k], pinned)
-        else:
-            last = group_end[k]
-            reason = _group_reason(table, k, last, keep_start, guards, pinned)
-        if reason is not None:
-            for member in range(k, min(last + 1, keep_start)):
-                refusals.append(
-                    refusal_of(reason, member, starts[member], messages[starts[member]].stage_id)
-                )
-            if first is not None:
-                span = (first, k)
-                if not _only_stand_ins(messages, starts[first], ends[k - 1], stand_in):
-                    break
-                _step_over(refusals, messages, first, k, starts)
-                stepped = at_front = False
-                first = span = None
-            elif reason not in ("current-request", "system-envelope"):
-                at_front = False
-            k = last + 1
-            continue
-        if first is None:
-            first = k
-        k = last + 1
+    position = 0  # the first turn the walk has not passed
+    for k, last, reason in refused:
+        if position < k and first is None:
+            first = position
+        for member in range(k, min(last + 1, keep_start)):
+            head = starts[member]
+            refusals.append(refusal_of(reason, member, head, messages[head].stage_id))
+        if first is not None:
+            span = (first, k)
+            if not _only_stand_ins(messages, starts[first], ends[k - 1], stand_in):
+                break
+            _step_over(refusals, messages, first, k, starts)
+            stepped = at_front = False
+            first = span = None
+        elif reason not in ("current-request", "system-envelope"):
+            at_front = False
+        position = last + 1
     else:
+        if position < keep_start and first is None:
+            first = position
         if first is not None:
             if _only_stand_ins(messages, starts[first], ends[keep_start - 1], stand_in):
                 _step_over(refusals, messages, first, keep_start, starts)
+                stepped = False
             else:
                 span = (first, keep_start)
     _name_keep_window(refusals, messages, starts, keep_start)
     if not stepped:  # a step-over names its turns after the refusal that ended the span
         refusals.sort(key=_turn_index)
-    return _plan(table, keep, span, refusals, observations, at_front, pinned)
+    return span, refusals, at_front
 
 
 def _plan(
@@ -268,68 +319,6 @@ def _name_keep_window(
     for member in range(keep_start, len(starts)):
         head = starts[member]
         refusals.append(refusal_of("inside-keep-window", member, head, messages[head].stage_id))
-
-
-def _walk_local(
-    messages: Sequence[Message],
-    starts: list[int],
-    ends: list[int],
-    keep_start: int,
-    guards: Guards,
-    pinned: frozenset[int],
-    stand_in: Callable[[Message], bool],
-) -> tuple[tuple[int, int] | None, list[Refusal], bool]:
-    """:func:`plan_removal`'s walk over a window whose results all sit in their calls' turns.
-
-    There every refusal is known before the walk: the request's turn, the system turns, the
-    paused turn, the turns with an unresolved call and the pinned ones (first match wins, as
-    in :meth:`Guards.reason_at`). The walk then visits only those, oldest first, and the turns
-    between two of them are removable: the same span, refusals and order as a walk of every
-    turn, at a cost that does not grow with the window.
-    """
-    facts = guards.facts
-    assert facts is not None
-    refused: dict[int, RefusalReason] = dict.fromkeys(pinned, "last-tool-result")
-    refused.update(dict.fromkeys(facts.open_turns, "unresolved-tool-call"))
-    if facts.paused_turn is not None:
-        refused[facts.paused_turn] = "pending-check-in" if guards.paused_check_in else "paused-tool"
-    refused.update(dict.fromkeys(facts.system_turns, "system-envelope"))
-    if facts.request_turn is not None:
-        refused[facts.request_turn] = "current-request"
-    refusals: list[Refusal] = []
-    at_front = True  # every refusal so far is a kept request / system envelope at the head
-    stepped = True
-    first: int | None = None
-    span: tuple[int, int] | None = None
-    position = 0
-    for k in sorted(turn for turn in refused if turn < keep_start):
-        if position < k and first is None:
-            first = position
-        reason = refused[k]
-        refusals.append(refusal_of(reason, k, starts[k], messages[starts[k]].stage_id))
-        if first is not None:
-            span = (first, k)
-            if not _only_stand_ins(messages, starts[first], ends[k - 1], stand_in):
-                break
-            _step_over(refusals, messages, first, k, starts)
-            stepped = at_front = False
-            first = span = None
-        elif reason not in ("current-request", "system-envelope"):
-            at_front = False
-        position = k + 1
-    else:
-        if position < keep_start and first is None:
-            first = position
-        if first is not None:
-            if _only_stand_ins(messages, starts[first], ends[keep_start - 1], stand_in):
-                _step_over(refusals, messages, first, keep_start, starts)
-                stepped = False
-            else:
-                span = (first, keep_start)
-    _name_keep_window(refusals, messages, starts, keep_start)
-    if not stepped:
-        refusals.sort(key=_turn_index)
-    return span, refusals, at_front
 
 
 def _turn_index(refusal: Refusal) -> int:

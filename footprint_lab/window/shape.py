@@ -27,7 +27,7 @@ import bisect
 import operator
 import re
 from collections.abc import Iterable, Iterator, Sequence
-from itertools import accumulate, chain, compress, count
+from itertools import accumulate, chain, compress, count, repeat
 from typing import overload
 
 from footprint_lab.messages import Message
@@ -38,6 +38,7 @@ __all__ = ["Window"]
 _SHAPE = operator.attrgetter("shape")
 _FEW_TOOLS = 64  # above this many tools, a span's tool names are one pass over the span
 _SHORT_SPAN = 256  # up to this many messages, a span is read directly
+_FEW_POSITIONS = 64  # up to this many messages of one shape code, each is looked at
 _WORTH_REUSING = 64  # below this many shared messages, a window is read whole
 
 # Every turn complete and in order: each head making k calls (k < 10) is followed by exactly k
@@ -211,6 +212,19 @@ class Window(Sequence[Message]):
                     latest[name] = i if i < cut else cut - 1 - names[cut - 1 :: -1].index(name)
             joined._first_results, joined._last_results = firsts, latest
         return joined
+
+    def holds(self, message: Message) -> bool:
+        """Whether ``message`` (this very object) stands in the window: a look at the few
+        positions with its shape code, else one C-level pass."""
+        code = message.shape_code
+        if self.codes.count(code) < _FEW_POSITIONS:
+            i = self.codes.find(code)
+            while i >= 0:
+                if self.messages[i] is message:
+                    return True
+                i = self.codes.find(code, i + 1)
+            return False
+        return any(map(operator.is_, self.messages, repeat(message)))
 
     # -- facts of spans -------------------------------------------------------------------
 
