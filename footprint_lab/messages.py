@@ -99,7 +99,7 @@ class computed_once(Generic[_T]):
 _Model = TypeVar("_Model", bound=BaseModel)
 
 
-def construct_trusted(cls: type[_Model], values: dict[str, Any]) -> _Model:
+def construct_trusted(cls: type[_Model], /, **values: Any) -> _Model:
     """An instance of the pydantic model ``cls`` holding ``values`` as they are, unvalidated.
 
     Only for the library's hot paths, with values it has just computed from parts that were

@@ -158,17 +158,17 @@ def _library_message(
     """A message the library writes, built from parts already validated (storable text made of
     filtered names and numbers, an original's call id and tool name): no second validation on
     the hot path."""
-    fields: dict[str, object] = {
-        "role": role,
-        "content": text,
-        "tool_calls": [],
-        "tool_call_id": tool_call_id,
-        "name": name,
-        "stage_id": None,
-        "authored": authored,
-        "parts": [],
-    }
-    return construct_trusted(Message, fields)
+    return construct_trusted(
+        Message,
+        role=role,
+        content=text,
+        tool_calls=[],
+        tool_call_id=tool_call_id,
+        name=name,
+        stage_id=None,
+        authored=authored,
+        parts=[],
+    )
 
 
 def drop_notice(

@@ -56,13 +56,13 @@ def refusal_of(
 ) -> Refusal:
     """A refusal, shared: the same refusal recurs at boundary after boundary, and refusals are
     immutable, so one object serves every record that names it."""
-    fields = {
-        "reason": reason,
-        "turn_index": turn_index,
-        "message_index": message_index,
-        "stage_id": stage_id,
-    }
-    return construct_trusted(Refusal, fields)
+    return construct_trusted(
+        Refusal,
+        reason=reason,
+        turn_index=turn_index,
+        message_index=message_index,
+        stage_id=stage_id,
+    )
 
 
 class Pin(PositionalModel):
@@ -99,13 +99,9 @@ class Observations(BaseModel):
 @functools.lru_cache(maxsize=4096)
 def pin_of(tool_name: str, turn_index: int, chars: int, stage_id: str | None = None) -> Pin:
     """A pin, shared between records (the same pin recurs at boundary after boundary)."""
-    fields = {
-        "tool_name": tool_name,
-        "turn_index": turn_index,
-        "chars": chars,
-        "stage_id": stage_id,
-    }
-    return construct_trusted(Pin, fields)
+    return construct_trusted(
+        Pin, tool_name=tool_name, turn_index=turn_index, chars=chars, stage_id=stage_id
+    )
 
 
 @functools.lru_cache(maxsize=1024)
