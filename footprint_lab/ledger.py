@@ -20,12 +20,15 @@ from __future__ import annotations
 
 import bisect
 import itertools
+import operator
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from footprint_lab.messages import Message
+
+_ONES = itertools.repeat(1)  # an endless 1, for C-level "one past" maps
 
 HISTORY = "history"
 WINDOW = "window"
@@ -260,19 +263,33 @@ class Ledger:
 
     def set_window(self, stage_id: str, window: Sequence[Message]) -> None:
         """Commit the window, as runs of positions of already-committed messages."""
-        runs: list[tuple[int, int]] = []
-        for message in window:
-            pos = self._position.get(id(message))
-            if pos is None:
-                raise ValueError(
-                    "window holds a message the ledger never committed "
-                    f"({message.role}: {message.content[:40]!r}); append it first"
-                )
-            if runs and runs[-1][1] == pos:
-                runs[-1] = (runs[-1][0], pos + 1)
-            else:
-                runs.append((pos, pos + 1))
-        self._commit(stage_id, WINDOW, tuple(runs))
+        at = list(map(self._position.get, map(id, window), itertools.repeat(-1)))
+        if -1 in at:
+            message = window[at.index(-1)]
+            raise ValueError(
+                "window holds a message the ledger never committed "
+                f"({message.role}: {message.content[:40]!r}); append it first"
+            )
+        # A run breaks where a position is not one past the one before it (C-level passes: a
+        # long window under a clearing strategy is committed at every visit).
+        breaks = [
+            0,
+            *itertools.compress(
+                range(1, len(at)), map(operator.ne, at[1:], map(operator.add, at, _ONES))
+            ),
+        ]
+        lasts = [b - 1 for b in breaks[1:]] + [len(at) - 1]
+        runs = zip(
+            map(at.__getitem__, breaks),
+            map(operator.add, map(at.__getitem__, lasts), _ONES),
+            strict=True,
+        )
+        self._commit(stage_id, WINDOW, tuple(runs) if at else ())
+
+    def positions(self, messages: Iterable[Message]) -> list[int | None]:
+        """Where each committed message object sits in the message store (None for one the
+        ledger never committed), in one C-level pass."""
+        return list(map(self._position.get, map(id, messages)))
 
     def put(self, stage_id: str, key: str, value: Any) -> None:
         """Commit an ordinary key/value write."""

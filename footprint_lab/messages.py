@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import operator
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, ClassVar, Generic, Literal, NamedTuple, TypeVar, overload
 
@@ -245,6 +246,7 @@ class MessageShape(NamedTuple):
 
 
 _CALL_COUNT_CODES = "a123456789"
+_CHARS = operator.attrgetter("chars")
 
 
 class Message(BaseModel):
@@ -364,7 +366,7 @@ def window_chars(messages: Sequence[Message]) -> int:
 
     Tokens are never estimated here.
     """
-    return sum(m.chars for m in messages)
+    return sum(map(_CHARS, messages))
 
 
 def content_hash(message: Message) -> str:

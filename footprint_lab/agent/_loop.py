@@ -460,9 +460,13 @@ class _Loop:
         done = set(answered)
         calls = [c for c in assistant.tool_calls if c.id not in done]
         # A batch resumed mid-way goes on under the stage its first results were committed in.
-        stage = next(
-            (m.stage_id for m in self.window if m.role == "tool" and m.tool_call_id in done),
-            None,
+        stage = (
+            next(
+                (m.stage_id for m in self.window if m.role == "tool" and m.tool_call_id in done),
+                None,
+            )
+            if done
+            else None
         )
         tools = self.agent.tools
         human = [c for c in calls if c.name in tools and tools[c.name].kind != "auto"]

@@ -10,8 +10,10 @@ library-authored messages and the new window to the ledger, the record, folded s
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import compress, repeat
 
 from footprint_lab.agent.run import Run
 from footprint_lab.events import BudgetPressure, Compaction, ContextEvicted, Recorder
@@ -49,13 +51,12 @@ def commit_visit(
     record = result.record
     assert record is not None, "only a visit that filed a record is committed"
     window = list(result.window)
-    fresh = [m for m in window if ledger.position(m) is None]
+    # C-level passes: a clearing strategy's window keeps every turn, so it is long.
+    fresh = list(compress(window, map(operator.is_, ledger.positions(window), repeat(None))))
     if fresh:
         stamped = dict(zip(map(id, fresh), ledger.append(stage, fresh), strict=True))
-        window = [stamped.get(id(m), m) for m in window]
-    changed = len(window) != len(before) or any(
-        a is not b for a, b in zip(window, before, strict=False)
-    )
+        window = list(map(stamped.get, map(id, window), window))
+    changed = len(window) != len(before) or any(map(operator.is_not, window, before))
     if changed:
         ledger.set_window(stage, window)
     # The record names its own commit, so the lab never has to pair records with commits.
@@ -66,10 +67,8 @@ def commit_visit(
         frame_stage = window[span.frame_index].stage_id
         run.folded.append(span.model_copy(update={"frame_stage_id": frame_stage}))
     now = ledger.now()
-    kept = {id(m) for m in window}
-    for message in before:
-        if id(message) in kept:
-            continue
+    kept = set(map(id, window))
+    for message in compress(before, map(operator.not_, map(kept.__contains__, map(id, before)))):
         committed = ledger.committed_at_ms(message)
         recorder.emit(
             ContextEvicted(

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from footprint_lab._gc import gc_paused
 from footprint_lab.agent.checkpoint import Checkpoint, run_from_checkpoint
 from footprint_lab.agent.run import Run
 from footprint_lab.evidence import (
@@ -181,8 +182,10 @@ def measure_config(
     ]
 
 
+@gc_paused
 def job(job: tuple[Sequence[str], EvidenceConfig, int, Pricing]) -> list[dict[str, Any]]:
-    """One configuration over every run, in a worker (runs arrive as checkpoints)."""
+    """One configuration over every run, in a worker (runs arrive as checkpoints); the
+    collector waits, as it does inline: the job allocates much and frees it all at its end."""
     shipped, config, min_chars, pricing = job
     runs = [run_from_checkpoint(Checkpoint.model_validate_json(text)) for text in shipped]
     return measure_config(runs, config, min_chars, pricing)
