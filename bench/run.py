@@ -12,7 +12,18 @@ import platform
 import sys
 from pathlib import Path
 
-from bench import boundary, evidence, lab_cost, loop, memory, peers, policy_costs, scale
+from bench import (
+    boundary,
+    context_editing,
+    evidence,
+    grids,
+    lab_cost,
+    loop,
+    memory,
+    peers,
+    policy_costs,
+    scale,
+)
 
 HERE = Path(__file__).resolve().parent
 
@@ -28,7 +39,9 @@ def main(argv: list[str] | None = None) -> int:
         (
             "boundary",
             lambda: boundary.run(
-                (100, 1_000) if tiny else (1_000, 10_000, 100_000), 3 if tiny else 7
+                (100, 1_000) if tiny else (1_000, 10_000, 100_000),
+                3 if tiny else 7,
+                None if tiny else 1_000_000,
             ),
         ),
         (
@@ -37,7 +50,14 @@ def main(argv: list[str] | None = None) -> int:
                 (200, 1_000) if tiny else (1_000, 10_000), 3 if tiny else 7, 60 if tiny else 300
             ),
         ),
-        ("loop", lambda: loop.run((50,) if tiny else (1_000, 10_000))),
+        (
+            "loop",
+            lambda: loop.run(
+                (50,) if tiny else (1_000, 10_000),
+                None if tiny else 100_000,
+                (50,) if tiny else (1_000, 4_000),
+            ),
+        ),
         ("memory", lambda: memory.run(100 if tiny else 5_000, 2_048)),
         ("lab", lambda: lab_cost.run(200 if tiny else 10_000, 1 if tiny else 3)),
         (
@@ -50,6 +70,21 @@ def main(argv: list[str] | None = None) -> int:
         (
             "policy costs",
             lambda: policy_costs.run((1, 2) if tiny else (1, 2, 4, 6), 3 if tiny else None),
+        ),
+        (
+            "context editing",
+            lambda: context_editing.run(
+                (200, 1_000) if tiny else (1_000, 10_000), 3 if tiny else 7, 60 if tiny else 300
+            ),
+        ),
+        (
+            "grids",
+            lambda: grids.run(
+                10 if tiny else 200,
+                (1,) if tiny else tuple(range(1, 9)),
+                (0, 2) if tiny else (0, 1, 2, 3),
+                1 if tiny else 2,
+            ),
         ),
     ]
     for name, step in steps:

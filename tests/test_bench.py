@@ -28,6 +28,8 @@ def test_bench_runs_on_tiny_sizes_and_writes_every_section(tmp_path: Path) -> No
         "Lab cost",
         "Evidence on real runs",
         "Evidence at scale",
+        "Peers on their own ground: clearing tool results",
+        "Grids that scale out",
     ):
         assert f". {title}" in text
     assert "footprint_lab invalid outputs: 0" in text
