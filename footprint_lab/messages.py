@@ -109,11 +109,18 @@ def construct_trusted(cls: type[_Model], /, **values: Any) -> _Model:
     would check what is already known. ``values`` must name every field of ``cls``.
     """
     instance = object.__new__(cls)
-    object.__setattr__(instance, "__dict__", values)
-    object.__setattr__(instance, "__pydantic_fields_set__", set(values))
-    object.__setattr__(instance, "__pydantic_extra__", None)
-    object.__setattr__(instance, "__pydantic_private__", None)
+    instance.__dict__.update(values)
+    _SET_FIELDS_SET(instance, set(values))
+    _SET_EXTRA(instance, None)
+    _SET_PRIVATE(instance, None)
     return instance
+
+
+# The slots every pydantic model instance carries, set directly (a frozen model refuses
+# ordinary attribute assignment).
+_SET_FIELDS_SET = BaseModel.__dict__["__pydantic_fields_set__"].__set__
+_SET_EXTRA = BaseModel.__dict__["__pydantic_extra__"].__set__
+_SET_PRIVATE = BaseModel.__dict__["__pydantic_private__"].__set__
 
 
 def arguments_json(arguments: Any) -> str:

@@ -315,9 +315,10 @@ class _Loop:
             tool_names=agent.tool_roster,
             provider=agent.provider,
             model=agent.model,
+            reuse=self.shaped,
         )
-        self.shaped = Window.of(self.window, reuse=self.shaped)
-        result = await aapply_boundary(strategy, self.shaped, boundary)
+        result = await aapply_boundary(strategy, self.window, boundary)
+        self.shaped = result.given
         # The stage id is taken once the visit decided: a visit that faulted or was cancelled
         # consumed none, so its re-run numbers every later stage as an uninterrupted run does.
         stage = self.ledger.begin_stage("window")
@@ -460,14 +461,8 @@ class _Loop:
         done = set(answered)
         calls = [c for c in assistant.tool_calls if c.id not in done]
         # A batch resumed mid-way goes on under the stage its first results were committed in.
-        stage = (
-            next(
-                (m.stage_id for m in self.window if m.role == "tool" and m.tool_call_id in done),
-                None,
-            )
-            if done
-            else None
-        )
+        results = (m for m in self.window if m.role == "tool" and m.tool_call_id in done)
+        stage = next((m.stage_id for m in results), None) if done else None
         tools = self.agent.tools
         human = [c for c in calls if c.name in tools and tools[c.name].kind != "auto"]
         auto = [c for c in calls if c not in human]

@@ -76,7 +76,7 @@ def check_keep_last_tool_results(value: Any) -> int:
 
 
 def _prepare(messages: Sequence[Message], boundary: Boundary) -> StrategyInput:
-    facts = scan(messages, boundary.request, boundary.paused_call_id)
+    facts = scan(messages, boundary.request, boundary.paused_call_id, boundary.reuse)
     messages = facts.window.messages
     prior = boundary.prior_records
     return StrategyInput(
@@ -118,8 +118,10 @@ def _finish(strategy: WindowStrategy, inp: StrategyInput, out: Any) -> WindowRes
     breach raises :class:`WindowStrategyError`; an audited foreign policy (``audit(...)``),
     whose breaches are the point, files them as ``violations`` instead — it must.
     """
+    given = inp._guards.facts
+    assert given is not None
     if out is None:
-        return WindowResult(list(inp.messages), None)
+        return WindowResult(list(inp.messages), None, given=given.window)
     if not isinstance(out, WindowResult) or not isinstance(out.record, WindowRecord):
         raise WindowStrategyError(
             f"strategy {strategy.name!r} returned {type(out).__name__}; plan() must return "
@@ -149,8 +151,6 @@ def _finish(strategy: WindowStrategy, inp: StrategyInput, out: Any) -> WindowRes
                 message_index=found[0].message_index,
                 stage_id=found[0].stage_id,
             )
-    given = inp._guards.facts
-    assert given is not None
     if change.in_place:
         removed_count = len(change.in_place)
         removed_chars = sum(inp.messages[i].chars for i in change.in_place)
@@ -171,7 +171,7 @@ def _finish(strategy: WindowStrategy, inp: StrategyInput, out: Any) -> WindowRes
             "removed_message_count": removed_count,
         }
         record = record.model_copy(update=exact)
-    return WindowResult(window, record, list(out.folded))
+    return WindowResult(window, record, list(out.folded), given=given.window)
 
 
 def apply_boundary(

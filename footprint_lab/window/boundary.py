@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from footprint_lab.window.records import WindowRecord
+from footprint_lab.window.shape import Window
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -49,3 +50,6 @@ class Boundary:
     """The provider itself, opaque to the core (a ``compact(ctx)`` policy receives it)."""
     model: str | None = None
     """The model the run calls."""
+    reuse: Window | None = None
+    """The last visit's window (``WindowResult.given``): the facts of the turns both windows
+    share are kept, so a visit in a running loop reads only what changed."""

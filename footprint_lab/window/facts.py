@@ -50,10 +50,14 @@ class WindowFacts(NamedTuple):
 
 
 def scan(
-    messages: Sequence[Message], request: str | None, paused_call_id: str | None
+    messages: Sequence[Message],
+    request: str | None,
+    paused_call_id: str | None,
+    reuse: Window | None = None,
 ) -> WindowFacts:
-    """The facts of ``messages`` at one visit (a :class:`Window` is used as it stands)."""
-    window = messages if isinstance(messages, Window) else Window(messages)
+    """The facts of ``messages`` at one visit (a :class:`Window` is used as it stands; the
+    facts of ``reuse``, an earlier visit's window, are kept for the turns both share)."""
+    window = Window.of(messages, reuse=reuse)
     request_index = request_index_of(window, request)
     paused_turn: int | None = None
     if paused_call_id is not None:

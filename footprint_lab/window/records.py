@@ -50,12 +50,10 @@ class Refusal(PositionalModel):
     """The stage that committed that first message (None when it carries no stage id)."""
 
 
-@functools.lru_cache(maxsize=4096)
-def refusal_of(
+def fresh_refusal(
     reason: RefusalReason, turn_index: int, message_index: int, stage_id: str | None = None
 ) -> Refusal:
-    """A refusal, shared: the same refusal recurs at boundary after boundary, and refusals are
-    immutable, so one object serves every record that names it."""
+    """A refusal built from values the engine computed (not validated again, not shared)."""
     return construct_trusted(
         Refusal,
         reason=reason,
@@ -63,6 +61,15 @@ def refusal_of(
         message_index=message_index,
         stage_id=stage_id,
     )
+
+
+@functools.lru_cache(maxsize=4096)
+def refusal_of(
+    reason: RefusalReason, turn_index: int, message_index: int, stage_id: str | None = None
+) -> Refusal:
+    """A refusal, shared: the same refusal recurs at boundary after boundary, and refusals are
+    immutable, so one object serves every record that names it."""
+    return fresh_refusal(reason, turn_index, message_index, stage_id)
 
 
 class Pin(PositionalModel):

@@ -24,7 +24,13 @@ from footprint_lab.messages import Message
 from footprint_lab.window.facts import WindowFacts
 from footprint_lab.window.notice import is_notice_or_frame
 from footprint_lab.window.pins import choose_pins
-from footprint_lab.window.records import Observations, Refusal, RefusalReason, refusal_of
+from footprint_lab.window.records import (
+    Observations,
+    Refusal,
+    RefusalReason,
+    fresh_refusal,
+    refusal_of,
+)
 from footprint_lab.window.shape import Window
 from footprint_lab.window.turns import Turn, TurnTable, bound_turns, turn_of
 
@@ -315,10 +321,11 @@ def _plan(
 def _name_keep_window(
     refusals: list[Refusal], messages: Sequence[Message], starts: list[int], keep_start: int
 ) -> None:
-    """Name every turn of the keep window ``inside-keep-window``."""
+    """Name every turn of the keep window ``inside-keep-window`` (built afresh, not shared: in
+    a running loop the keep window's turns shift at every visit, so a cache would only churn)."""
     for member in range(keep_start, len(starts)):
         head = starts[member]
-        refusals.append(refusal_of("inside-keep-window", member, head, messages[head].stage_id))
+        refusals.append(fresh_refusal("inside-keep-window", member, head, messages[head].stage_id))
 
 
 def _turn_index(refusal: Refusal) -> int:

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 
 from footprint_lab.messages import Message
 from footprint_lab.window.records import FoldedSpan, WindowRecord
+from footprint_lab.window.shape import Window
 
 
 @dataclass(frozen=True, slots=True)
@@ -19,6 +20,9 @@ class WindowResult:
     """The visit's record; None when the strategy did not engage."""
     folded: list[FoldedSpan] = field(default_factory=list)
     """Spans a compaction frame now stands for (summarize-oldest)."""
+    given: Window | None = field(default=None, repr=False, compare=False)
+    """The window the visit was given, with its facts (hand it to the next visit as
+    ``Boundary.reuse``)."""
     verified: bool = field(default=False, repr=False, compare=False)
     """Kept for compatibility and ignored: ``apply_window`` checks every result against the
     law, however it was built; no flag skips a check."""
