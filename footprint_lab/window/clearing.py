@@ -110,9 +110,14 @@ def plan_clearing(
     def refuse(reason: RefusalReason, k: int) -> None:
         refusals.append(refusal_of(reason, k, starts[k], messages[starts[k]].stage_id))
 
+    facts = guards.facts
+    codes = facts.window.codes if facts is not None and facts.window.messages is messages else None
     for k in _turns_to_visit(guards, messages, starts, ends, keep_start, pinned):
         a, b = starts[k], ends[k]
-        results = [i for i in range(a, b) if messages[i].role == "tool"]
+        if codes is not None:  # read from the codes: a result is t, or p once cleared
+            results = [i for i in range(a, b) if codes[i] in "tp"]
+        else:
+            results = [i for i in range(a, b) if messages[i].role == "tool"]
         if not results:
             continue  # nothing of this turn could be cleared
         reason = guards.reason_at(k, a, b, pinned)
@@ -186,7 +191,8 @@ def _turns_to_visit(
         turn = bisect.bisect_right(starts, i) - 1
         visit.add(turn)
         i = codes.find("t", ends[turn], limit)
-    refusing = {*facts.system_turns, *facts.open_turns, *pinned}
-    refusing.update(k for k in (facts.request_turn, facts.paused_turn) if k is not None)
+    refusing = {*facts.system_turns, *facts.open_turns, *facts.paused_turns, *pinned}
+    if facts.request_turn is not None:
+        refusing.add(facts.request_turn)
     visit.update(k for k in refusing if k < keep_start and ends[k] - starts[k] > 1)
     return sorted(visit)

@@ -45,8 +45,8 @@ class WindowFacts(NamedTuple):
     """Turns whose head has a call with no result in the turn (meaningful when ``local``)."""
     system_turns: frozenset[int]
     """Turns that are a system message."""
-    paused_turn: int | None
-    """The turn holding the call a paused run waits on."""
+    paused_turns: frozenset[int]
+    """The turns holding a call with the id a paused run waits on (ids may be reused)."""
 
 
 def scan(
@@ -59,13 +59,12 @@ def scan(
     facts of ``reuse``, an earlier visit's window, are kept for the turns both share)."""
     window = Window.of(messages, reuse=reuse)
     request_index = request_index_of(window, request)
-    paused_turn: int | None = None
+    paused_turns: frozenset[int] = frozenset()
     if paused_call_id is not None:
         msgs = window.messages
-        for k, a in enumerate(window.starts):
-            if paused_call_id in msgs[a].call_ids:
-                paused_turn = k
-                break
+        paused_turns = frozenset(
+            k for k, a in enumerate(window.starts) if paused_call_id in msgs[a].call_ids
+        )
     return WindowFacts(
         window=window,
         turns=TurnTable(window.starts, window.ends),
@@ -76,7 +75,7 @@ def scan(
         bound=window.bound,
         open_turns=window.open_turns,
         system_turns=window.system_turns,
-        paused_turn=paused_turn,
+        paused_turns=paused_turns,
     )
 
 

@@ -363,9 +363,9 @@ def _check_turns(
                 starts[turn],
                 f"the call(s) {open_ids} have no result yet and left",
             )
-    paused = facts.paused_turn
-    if paused is not None and first <= paused < last:
-        _add(out, given, "paused-call-left", starts[paused], "the paused call left")
+    for paused in sorted(facts.paused_turns):
+        if first <= paused < last:
+            _add(out, given, "paused-call-left", starts[paused], "the paused call left")
 
 
 def _check_messages(

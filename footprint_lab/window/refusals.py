@@ -68,7 +68,7 @@ class Guards:
                 return "current-request"
             if index in facts.system_turns:
                 return "system-envelope"
-            if index == facts.paused_turn:
+            if index in facts.paused_turns:
                 return "pending-check-in" if self.paused_check_in else "paused-tool"
             if index in facts.open_turns:
                 return "unresolved-tool-call"
@@ -246,8 +246,8 @@ def _refusing_turns(
     assert facts is not None
     refused: dict[int, RefusalReason] = dict.fromkeys(pinned, "last-tool-result")
     refused.update(dict.fromkeys(facts.open_turns, "unresolved-tool-call"))
-    if facts.paused_turn is not None:
-        refused[facts.paused_turn] = "pending-check-in" if guards.paused_check_in else "paused-tool"
+    paused: RefusalReason = "pending-check-in" if guards.paused_check_in else "paused-tool"
+    refused.update(dict.fromkeys(facts.paused_turns, paused))
     refused.update(dict.fromkeys(facts.system_turns, "system-envelope"))
     if facts.request_turn is not None:
         refused[facts.request_turn] = "current-request"

@@ -260,6 +260,16 @@ class Window(Sequence[Message]):
         seen.pop(None, None)
         return list(seen)  # type: ignore[arg-type]
 
+    def all_stamped(self, start: int, end: int) -> bool:
+        """Whether every message of ``[start, end)`` carries a stage id."""
+        if end - start > _SHORT_SPAN:
+            run_starts, run_ids, _, has_none = self._stage_runs()
+            if not has_none:
+                return True
+            lo = bisect.bisect_right(run_starts, start) - 1
+            return None not in run_ids[lo : bisect.bisect_left(run_starts, end)]
+        return None not in self.stage_ids[start:end]
+
     def span_tool_names(self, start: int, end: int) -> list[str]:
         """The tools whose results are among messages ``[start, end)``, each once, in order of
         their first result there."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import pytest
 
@@ -11,6 +12,7 @@ from footprint_lab import (
     Message,
     SummaryResult,
     WindowConfigError,
+    WindowRecord,
     apply_window,
     is_compaction_frame,
     sliding_window,
@@ -355,3 +357,33 @@ def test_existing_summary_before_a_new_request_is_stepped_over_not_a_dead_end() 
     assert record.removed_stage_ids == ["call-llm#5", "tool-calls#6", "call-llm#7", "tool-calls#8"]
     assert out.window[0] is frame and out.window[1].content == "req"
     assert is_compaction_frame(out.window[2])
+
+
+def test_the_latch_is_found_in_a_growing_list_of_records_as_in_a_new_one() -> None:
+    """A running loop hands every visit the same growing list of records: a latch filed at any
+    point of it is found, and a list that is not the one read before is read whole."""
+    calls_made: list[int] = []
+
+    def verbose(span: Sequence[Message]) -> str:
+        calls_made.append(1)
+        return "v" * 10_000
+
+    strategy = summarize_oldest(10, verbose, keep_recent_turns=1)
+    window = _loop(3)
+    kw: dict[str, Any] = {"request": "req", "measured_input_tokens": 50}
+    kw["keep_last_tool_results"] = 0
+    records: list[WindowRecord] = []
+    first = apply_window(strategy, window, iteration=4, prior_records=records, **kw)
+    assert first.record is not None and len(calls_made) == 1
+    records.append(first.record)
+    for i in range(5):  # unrelated records after the latch, the same list growing
+        other = apply_window(
+            sliding_window(1), _loop(2), iteration=5 + i, prior_records=records, request="req"
+        )
+        assert other.record is not None
+        records.append(other.record)
+        again = apply_window(strategy, window, iteration=5 + i, prior_records=records, **kw)
+        assert again.record is not None and again.record.summarizer_skipped is True
+    fresh = apply_window(strategy, window, iteration=20, prior_records=list(records[1:]), **kw)
+    assert fresh.record is not None and fresh.record.summarizer_skipped is False
+    assert len(calls_made) == 2  # only the list without the latch called the summarizer

@@ -179,13 +179,12 @@ class StrategyInput:
         tools = list(dict.fromkeys(m.name for m in originals if m.role == "tool" and m.name))
         record = self.record(
             strategy,
-            removed_stage_ids=stage_ids,
-            cleared_stage_ids=stage_ids,
             removed_message_count=len(originals),
             window_chars_after=self.window_chars - saved,
             dropped_observations=tools,
             **base,
         )
+        _name_trusted(record, removed_stage_ids=stage_ids, cleared_stage_ids=stage_ids)
         return WindowResult(window, record, verified=True)
 
     @property
@@ -284,11 +283,13 @@ class StrategyInput:
             return None
         start, end = plan.span
         window = self._window
-        if window is not None and None not in window.stage_ids[start:end]:
-            # Every message stamped: the stage ids (each once), the count and the size say
-            # which span this is, read from the window's facts.
-            parts = [f"{end - start}:{window.span_chars(start, end)}"]
-            parts += window.span_stage_ids(start, end)
+        if window is not None and window.all_stamped(start, end):
+            # Every message stamped: its first and last stage, how many stages, messages and
+            # characters say which span of the run this is (stages are committed once, in
+            # order), read from the window's facts without reading the span.
+            ids = window.span_stage_ids(start, end)
+            parts = [str(end - start), str(window.span_chars(start, end)), str(len(ids))]
+            parts += [ids[0], ids[-1]]
         else:
             parts = [
                 f"{m.stage_id}:{m.role}:{m.chars}" if m.stage_id else content_hash(m)
@@ -315,7 +316,6 @@ class StrategyInput:
         record = self.record(
             strategy,
             plan,
-            removed_stage_ids=removed.stage_ids,
             removed_message_count=removed.count,
             window_chars_after=self.window_chars - removed.chars + sum(map(_CHARS, middle)),
             dropped_observations=removed.tool_names,
@@ -323,6 +323,7 @@ class StrategyInput:
             notice=notice_kind,
             **facts,
         )
+        _name_trusted(record, removed_stage_ids=removed.stage_ids)
         return WindowResult(window, record, verified=True)
 
     def drop(self, strategy: str, plan: RemovalPlan, **facts: Any) -> StrategyResult:
@@ -388,3 +389,12 @@ class StrategyInput:
             originals=list(self.messages[start:end]) if retain_originals else [],
         )
         return WindowResult(result.window, result.record, [folded], verified=True)
+
+
+def _name_trusted(record: WindowRecord, **stage_ids: list[str]) -> None:
+    """Put into a record the engine just built the stage ids it read from the window (each a
+    ``str`` validated when its message was built): validating a cold trim's tens of thousands
+    of ids again would cost more than finding them. The law still checks them against the
+    window."""
+    record.__dict__.update(stage_ids)
+    record.__pydantic_fields_set__.update(stage_ids)

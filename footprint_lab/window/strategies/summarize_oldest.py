@@ -12,8 +12,9 @@ candidate is a previous frame).
 from __future__ import annotations
 
 import inspect
+import threading
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from pydantic import BaseModel
@@ -21,6 +22,7 @@ from pydantic import BaseModel
 from footprint_lab.messages import Message
 from footprint_lab.window.errors import WindowConfigError
 from footprint_lab.window.notice import compaction_frame
+from footprint_lab.window.records import WindowRecord
 from footprint_lab.window.refusals import RemovalPlan
 from footprint_lab.window.strategies._trigger import (
     TokenTrigger,
@@ -76,10 +78,47 @@ def summary_problem(produced: object) -> str | None:
 
 
 def _span_latched(inp: StrategyInput, key: str | None) -> bool:
-    return key is not None and any(
-        r.span_key == key and "replacement-not-smaller" in r.refusal_reasons()
-        for r in inp.prior_records
-    )
+    """Whether an earlier record latched this span (its frame was not smaller)."""
+    if key is None:
+        return False
+    index = getattr(_LATCHES, "index", None)
+    if index is None:
+        index = _LATCHES.index = _LatchIndex()
+    return key in index.keys_of(inp.prior_records)
+
+
+@dataclass
+class _LatchIndex:
+    """The latched span keys of a run's records, read once: a running loop hands every visit
+    the same growing list of records (records are only ever appended), so the index reads the
+    records added since the last visit instead of every record at every visit, which would
+    grow with the run. One per thread; an unknown list is read whole."""
+
+    list_id: int = 0
+    """``id`` of the records list last read."""
+    read: int = 0
+    """How many of its records were read."""
+    last: WindowRecord | None = None
+    """The last record read: the list is the same list, grown, only if it still holds it."""
+    keys: set[str] = field(default_factory=set)
+    """The latched keys among them."""
+
+    def keys_of(self, records: Sequence[WindowRecord]) -> set[str]:
+        """The latched span keys of ``records``."""
+        n = len(records)
+        grown = id(records) == self.list_id and n >= self.read > 0
+        if not (grown and records[self.read - 1] is self.last):
+            self.list_id, self.read, self.keys = id(records), 0, set()
+        for record in records[self.read :] if self.read else records:
+            if record.span_key is not None and any(
+                r.reason == "replacement-not-smaller" for r in record.refusals
+            ):
+                self.keys.add(record.span_key)
+        self.read, self.last = n, records[n - 1] if n else None
+        return self.keys
+
+
+_LATCHES = threading.local()
 
 
 @dataclass(frozen=True, slots=True)
