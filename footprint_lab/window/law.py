@@ -99,11 +99,6 @@ class Change:
     """When the change is replacements in place: the given indices replaced (the window kept
     its length, and every other message of the span stands where it stood)."""
 
-    @property
-    def removed_count(self) -> int:
-        """How many messages left."""
-        return self.end - self.start
-
 
 def change_of(given: Sequence[Message], returned: Sequence[Message]) -> Change:
     """The one span by which ``returned`` differs from ``given``, matching kept messages by
@@ -195,11 +190,12 @@ def breaches(
     if change.in_place:
         _check_in_place(out, given, returned, record, change.in_place, request_index, facts)
         return _ranked(out)
-    removed = given[start:end]
+    # What left is read only where a check needs it: a cold trim removes tens of thousands.
+    span = range(start, end)
     window = facts.window if facts is not None and facts.window.messages is given else None
     if inserted:
-        _check_stand_ins(out, given, removed, inserted, start, window)
-    if not removed:
+        _check_stand_ins(out, given, span, inserted, window)
+    if not span:
         return _ranked(out)
 
     # Whole turns: the span opens on a turn's first message and ends where a turn starts.
@@ -222,7 +218,7 @@ def breaches(
     if whole and facts is not None and facts.bound is None:
         _check_turns(out, given, facts, start, end)
     else:
-        _check_messages(out, given, removed, start, end, paused_call_id)
+        _check_messages(out, given, given[start:end], start, end, paused_call_id)
 
     # The wire: a window that opened on a user message still does.
     head_before = _head(given)
@@ -240,7 +236,7 @@ def breaches(
             )
 
     left = window.span_stage_ids(start, end) if window is not None else None
-    _check_names(out, given, removed, range(start, end), record, left)
+    _check_names(out, given, None if left is not None else given[start:end], span, record, left)
     return _ranked(out)
 
 
@@ -304,7 +300,7 @@ def _open_call_ids(
 def _check_names(
     out: list[Breach],
     given: Sequence[Message],
-    removed: Sequence[Message],
+    removed: Sequence[Message] | None,
     positions: Sequence[int],
     record: WindowRecord,
     left: list[str] | None = None,
@@ -315,6 +311,8 @@ def _check_names(
     named = record.removed_stage_ids
     if left is not None and named == left:
         return  # the engine's own naming: the same ids in the same order
+    if removed is None:
+        removed = [given[i] for i in positions]
     left_stages = dict.fromkeys(map(_stage_of, removed) if left is None else left)
     left_stages.pop(None, None)
     if len(named) != len(left_stages) or any(sid not in left_stages for sid in named):
@@ -441,17 +439,17 @@ def _add(out: list[Breach], given: Sequence[Message], rule: str, index: int, det
 def _check_stand_ins(
     out: list[Breach],
     given: Sequence[Message],
-    removed: Sequence[Message],
+    span: range,
     inserted: Sequence[Message],
-    start: int,
     window: Window | None = None,
 ) -> None:
-    """Only the library's own stand-ins, and only in place of something that left."""
-    for at, message in enumerate(inserted, start):
+    """Only the library's own stand-ins, and only in place of something that left
+    (``span``: the indices of the given window that left)."""
+    for at, message in enumerate(inserted, span.start):
         if _holds(given, message, window):
             detail = (
                 "what left is not one contiguous span: a message kept between removed ones"
-                if _holds(removed, message)
+                if _holds(given[span.start : span.stop], message)
                 else "a kept message was moved or repeated"
             )
             out.append(Breach("non-contiguous-removal", at, message.stage_id, detail))
@@ -461,7 +459,7 @@ def _check_stand_ins(
                 "compaction frame)"
             )
             out.append(Breach("rewritten-without-frame", at, message.stage_id, detail))
-        elif not removed:
+        elif not span:
             detail = "a stand-in was inserted where nothing left"
             out.append(Breach("rewritten-without-frame", at, message.stage_id, detail))
 

@@ -11,7 +11,7 @@ import hashlib
 import operator
 from collections.abc import Awaitable, Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field
-from itertools import chain
+from itertools import chain, islice
 from typing import Any, Protocol, runtime_checkable
 
 from footprint_lab.messages import Message, content_hash
@@ -386,7 +386,7 @@ class StrategyInput:
             strategy=strategy,
             removed_stage_ids=result.record.removed_stage_ids,
             frame_index=start,
-            originals=list(self.messages[start:end]) if retain_originals else [],
+            originals=list(islice(self.messages, start, end)) if retain_originals else [],
         )
         return WindowResult(result.window, result.record, [folded], verified=True)
 

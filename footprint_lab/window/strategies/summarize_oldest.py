@@ -154,7 +154,8 @@ class SummarizeOldest:
             return input.refuse_span(
                 self.name, plan, "replacement-not-smaller", summarizer_skipped=True, **facts
             )
-        span = list(input.messages[plan.span[0] : plan.span[1]])
+        # The window's own slice (a tuple: the summarizer cannot change what it folds).
+        span = input.messages[plan.span[0] : plan.span[1]]
         try:
             produced = self.summarizer(span)
         except Exception as exc:  # a failed summary leaves the window as it was
@@ -167,7 +168,7 @@ class SummarizeOldest:
         self,
         input: StrategyInput,
         plan: RemovalPlan,
-        span: list[Message],
+        span: Sequence[Message],
         key: str | None,
         pending: Awaitable[SummarizerOutput],
         facts: dict[str, Any],
@@ -189,7 +190,7 @@ class SummarizeOldest:
         self,
         input: StrategyInput,
         plan: RemovalPlan,
-        span: list[Message],
+        span: Sequence[Message],
         key: str | None,
         produced: SummarizerOutput,
         facts: dict[str, Any],
