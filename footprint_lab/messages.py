@@ -24,6 +24,7 @@ Two rules live here, because this is the one place messages are built:
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import operator
@@ -110,10 +111,18 @@ def construct_trusted(cls: type[_Model], /, **values: Any) -> _Model:
     """
     instance = object.__new__(cls)
     instance.__dict__.update(values)
-    _SET_FIELDS_SET(instance, set(values))
+    _SET_FIELDS_SET(instance, _fields_set(cls, frozenset(values)))
     _SET_EXTRA(instance, None)
     _SET_PRIVATE(instance, None)
     return instance
+
+
+@functools.lru_cache(maxsize=64)
+def _fields_set(cls: type[BaseModel], names: frozenset[str]) -> set[str]:
+    """One fields-set per model and set of names, shared by every trusted instance: a frozen
+    model never changes it, and a cold trim builds tens of thousands of refusals, each of
+    which would otherwise carry its own set for the collector to walk."""
+    return set(names)
 
 
 # The slots every pydantic model instance carries, set directly (a frozen model refuses

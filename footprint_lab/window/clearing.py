@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 from footprint_lab.messages import Message
 from footprint_lab.window.notice import cleared_arguments, cleared_result, cleared_result_text
-from footprint_lab.window.records import Observations, Refusal, RefusalReason, refusal_of
+from footprint_lab.window.records import Observations, Refusal, RefusalReason, fresh_refusal
 from footprint_lab.window.refusals import Guards, walk_start
 from footprint_lab.window.turns import Turn
 
@@ -108,7 +108,7 @@ def plan_clearing(
     texts: dict[str | None, str] = {}
 
     def refuse(reason: RefusalReason, k: int) -> None:
-        refusals.append(refusal_of(reason, k, starts[k], messages[starts[k]].stage_id))
+        refusals.append(fresh_refusal(reason, k, starts[k], messages[starts[k]].stage_id))
 
     facts = guards.facts
     codes = facts.window.codes if facts is not None and facts.window.messages is messages else None
