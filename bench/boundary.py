@@ -54,8 +54,7 @@ def run(sizes: tuple[int, ...], repeat: int, largest: int | None) -> Section:
                 "-",
                 listed[-1] * 1e6 / sizes[-1],
                 list_ratio,
-                f"linear {verdict(ratio <= scale * 1.2)}, "
-                f"<2us {verdict(max(per_message) < 2.0)}",
+                f"linear {verdict(ratio <= scale * 1.2)}, <2us {verdict(max(per_message) < 2.0)}",
             ]
         )
     section.notes.append(
