@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import pytest
@@ -241,14 +241,19 @@ def test_summarizer_failure_keeps_window_and_records_it() -> None:
     assert record.removed_message_count == 0
 
 
-def test_summary_not_smaller_is_latched_on_the_span() -> None:
-    calls_made: list[int] = []
+def _verbose(calls_made: list[int]) -> Callable[[Sequence[Message]], str]:
+    """A summarizer whose summary is never smaller than the span; counts its calls."""
 
     def verbose(span: Sequence[Message]) -> str:
         calls_made.append(1)
         return "v" * 10_000
 
-    strategy = summarize_oldest(10, verbose, keep_recent_turns=1)
+    return verbose
+
+
+def test_summary_not_smaller_is_latched_on_the_span() -> None:
+    calls_made: list[int] = []
+    strategy = summarize_oldest(10, _verbose(calls_made), keep_recent_turns=1)
     window = _loop(3)
     first = apply_window(
         strategy,
@@ -363,12 +368,7 @@ def test_the_latch_is_found_in_a_growing_list_of_records_as_in_a_new_one() -> No
     """A running loop hands every visit the same growing list of records: a latch filed at any
     point of it is found, and a list that is not the one read before is read whole."""
     calls_made: list[int] = []
-
-    def verbose(span: Sequence[Message]) -> str:
-        calls_made.append(1)
-        return "v" * 10_000
-
-    strategy = summarize_oldest(10, verbose, keep_recent_turns=1)
+    strategy = summarize_oldest(10, _verbose(calls_made), keep_recent_turns=1)
     window = _loop(3)
     kw: dict[str, Any] = {"request": "req", "measured_input_tokens": 50}
     kw["keep_last_tool_results"] = 0
