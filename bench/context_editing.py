@@ -47,9 +47,9 @@ class Editor:
 def ours(*, as_window: bool) -> Editor:
     """``clear_tool_results`` with no threshold (it engages at every visit), the last turn and
     the three newest results kept, pins off (``keep_results`` does their job here); handed a
-    ``Window`` (its facts read once, as a run reads them when it commits each message; not
-    timed, like the peer's conversion) or the bare list (the facts read inside the edit), as
-    *Side by side with peers* does."""
+    ``Window`` (its facts read once and kept, as the agent loop keeps them from visit to
+    visit; not timed, like the peer's conversion) or the bare list (the facts read inside the
+    edit), as *Side by side with peers* does."""
     strategy = clear_tool_results(keep_recent_turns=1, keep_results=KEEP_RESULTS)
     where = "a Window" if as_window else "a list"
     return Editor(
@@ -142,9 +142,9 @@ def run(sizes: tuple[int, ...], repeat: int, validity_messages: int) -> Section:
         "tool-loop history of *Side by side with peers* (parallel batches of 1-3 calls). "
         f"footprint_lab: `clear_tool_results(keep_recent_turns=1, keep_results={KEEP_RESULTS})` "
         "through `apply_window`, no threshold (it engages at every visit), pins off, handed "
-        "the history as a `Window` (its facts read once, as a run reads them when it commits "
-        "each message; not timed) and once as the bare list (the facts read inside the edit); "
-        "it refuses a placeholder that is not smaller than the result, and guards the request. "
+        "the history as a `Window` (its facts read once and kept, as the agent loop keeps them "
+        "from visit to visit; not timed) and once as the bare list (the facts read inside the "
+        "edit); it refuses a placeholder that is not smaller than the result, and guards the request. "
         f"LangChain: `ClearToolUsesEdit(trigger=0, keep={KEEP_RESULTS}, placeholder=...)` (the "
         "edit `ContextEditingMiddleware` applies), its `apply` called directly with `len` as "
         "the token counter so the trigger always passes at no cost, on the history converted "

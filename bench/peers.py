@@ -72,8 +72,8 @@ def _invalid(window: Sequence[Message], request: Message) -> bool:
 def ours(
     strategy: Any, *, as_window: bool = True, **facts: Any
 ) -> tuple[Callable[[list[Message]], Any], Callable[[Any], list[Message]]]:
-    """Our adapter: the history as a ``Window`` (its facts computed once, as a run computes
-    them when it commits each message; not timed, like every peer's conversion), or as the
+    """Our adapter: the history as a ``Window`` (its facts computed once and kept, as the
+    agent loop keeps them from visit to visit; not timed, like every peer's conversion), or as the
     bare list (``as_window=False``: the facts are computed inside the timed trim)."""
 
     def prepare(h: list[Message]) -> Any:
@@ -271,8 +271,8 @@ def run(sizes: tuple[int, ...], repeat: int, validity_messages: int) -> Section:
         "2. Side by side with peers",
         "Each peer trims the same tool-loop history (parallel batches of 1-3 calls) converted "
         "to its own message types (conversion not timed), set to keep about the same recent "
-        "context; footprint_lab gets it as a `Window` (its facts computed once, as a run "
-        "computes them when it commits each message; not timed either), and once as the bare "
+        "context; footprint_lab gets it as a `Window` (its facts computed once and kept, as "
+        "the agent loop keeps them from visit to visit; not timed either), and once as the bare "
         "list (the facts computed inside the trim). *Cold* = one trim of the whole history, "
         "with every guard and every check of the law. *In a loop* = the cost of one boundary "
         "in a running agent: a peer re-trims the full history it keeps (that is how they are "

@@ -251,9 +251,10 @@ class Ledger:
                     f"message already committed as {message.stage_id}; the ledger stores each "
                     "message once"
                 )
-            # Measured once, as it is committed: its size (which every window and every call
-            # counts) and its shape (which every window visit reads) are kept on the message.
-            message.shape  # noqa: B018 - computes and keeps both
+            # Measured once, as it is committed: every window and every call counts its size.
+            # Its shape is read by the first window visit that needs it, so an import or a
+            # replay with no strategy never computes one.
+            message.chars  # noqa: B018 - computes and keeps it
             self._position[id(message)] = len(self._messages)
             self._messages.append(message)
             self._message_commit.append(commit_index)
