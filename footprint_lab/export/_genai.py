@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from footprint_lab.export._names import EXTENSION, JsonDict
+from footprint_lab._otel_names import EXTENSION, JsonDict
 from footprint_lab.messages import ContentPart, Message
 
 

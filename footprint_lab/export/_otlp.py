@@ -25,8 +25,8 @@ from opentelemetry.proto.common.v1.common_pb2 import (
 from opentelemetry.proto.resource.v1.resource_pb2 import Resource
 from opentelemetry.proto.trace.v1.trace_pb2 import ResourceSpans, ScopeSpans, Span, Status
 
+from footprint_lab._otel_names import FORMAT, SCHEMA_URL, SCOPE_NAME, JsonDict
 from footprint_lab.agent.run import Run
-from footprint_lab.export._names import FORMAT, SCHEMA_URL, SCOPE_NAME, JsonDict
 from footprint_lab.ledger import Commit
 from footprint_lab.messages import content_hash
 

@@ -46,11 +46,7 @@ from typing import Any
 
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 
-from footprint_lab.agent._runfile_io import atomic_write
-from footprint_lab.agent.run import Run, checkpoint_of
-from footprint_lab.events import Event
-from footprint_lab.export._genai import _finish_reason, _json, _system_instructions, genai_message
-from footprint_lab.export._names import (
+from footprint_lab._otel_names import (
     AGENT_NAME,
     CACHE_READ_TOKENS,
     CACHE_WRITE_TOKENS,
@@ -101,9 +97,13 @@ from footprint_lab.export._names import (
     WINDOW_EVENT,
     JsonDict,
 )
-from footprint_lab.export._names import (
+from footprint_lab._otel_names import (
     EXTENSION as EXTENSION,
 )
+from footprint_lab.agent._runfile_io import atomic_write
+from footprint_lab.agent.run import Run, checkpoint_of
+from footprint_lab.events import Event
+from footprint_lab.export._genai import _finish_reason, _json, _system_instructions, genai_message
 from footprint_lab.export._otlp import (
     _KIND_CLIENT,
     _KIND_INTERNAL,

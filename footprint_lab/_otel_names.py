@@ -1,8 +1,9 @@
-"""The names the OTLP export writes: the format's constants, the GenAI semantic conventions'
-attribute names and footprint_lab's own attribute and event names.
+"""The names of a footprint_lab OTLP trace: the format's constants, the GenAI semantic
+conventions' attribute names and footprint_lab's own attribute and event names.
 
-Layer: export. :mod:`footprint_lab.export.otel` re-exports them all; the importers keep their own
-copy of the names they read (they do not import the export layer).
+Layer: bottom (standard library only). One definition for both sides: the writer
+(:mod:`footprint_lab.export.otel`, which re-exports them) and the reader
+(:mod:`footprint_lab.importers.otel`), which sit side by side and import neither each other.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ PROVIDER = "gen_ai.provider.name"
 SYSTEM = "gen_ai.system"
 """Deprecated for ``gen_ai.provider.name``; written too, for readers of older conventions."""
 REQUEST_MODEL = "gen_ai.request.model"
+RESPONSE_MODEL = "gen_ai.response.model"
 AGENT_NAME = "gen_ai.agent.name"
 INPUT_MESSAGES = "gen_ai.input.messages"
 OUTPUT_MESSAGES = "gen_ai.output.messages"
