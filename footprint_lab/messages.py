@@ -24,7 +24,6 @@ Two rules live here, because this is the one place messages are built:
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import json
 import operator
@@ -107,26 +106,32 @@ def construct_trusted(cls: type[_Model], /, **values: Any) -> _Model:
     Only for the library's hot paths, with values it has just computed from parts that were
     validated when they were built (a refusal's turn index, a drop notice's text): pydantic's
     ``model_construct`` costs more than validating such a small model, and validation there
-    would check what is already known. ``values`` must name every field of ``cls``.
+    would check what is already known. ``values`` must name every field of ``cls``; the
+    keyword dict becomes the instance's ``__dict__`` as it is (it is fresh at every call).
     """
     instance = object.__new__(cls)
-    instance.__dict__.update(values)
-    _SET_FIELDS_SET(instance, _fields_set(cls, frozenset(values)))
+    _SET_DICT(instance, values)
+    fields_set = _ALL_FIELDS.get(cls)
+    if fields_set is None:
+        fields_set = _ALL_FIELDS[cls] = set(cls.model_fields)
+    if len(values) != len(fields_set):
+        raise TypeError(
+            f"construct_trusted({cls.__name__}) needs every field, got {sorted(values)}"
+        )
+    _SET_FIELDS_SET(instance, fields_set)
     _SET_EXTRA(instance, None)
     _SET_PRIVATE(instance, None)
     return instance
 
 
-@functools.lru_cache(maxsize=64)
-def _fields_set(cls: type[BaseModel], names: frozenset[str]) -> set[str]:
-    """One fields-set per model and set of names, shared by every trusted instance: a frozen
-    model never changes it, and a cold trim builds tens of thousands of refusals, each of
-    which would otherwise carry its own set for the collector to walk."""
-    return set(names)
-
+# One fields-set per model, shared by every trusted instance: a frozen model never changes it,
+# and a cold trim builds tens of thousands of refusals, each of which would otherwise carry
+# its own set for the collector to walk.
+_ALL_FIELDS: dict[type[BaseModel], set[str]] = {}
 
 # The slots every pydantic model instance carries, set directly (a frozen model refuses
 # ordinary attribute assignment).
+_SET_DICT = BaseModel.__dict__["__dict__"].__set__
 _SET_FIELDS_SET = BaseModel.__dict__["__pydantic_fields_set__"].__set__
 _SET_EXTRA = BaseModel.__dict__["__pydantic_extra__"].__set__
 _SET_PRIVATE = BaseModel.__dict__["__pydantic_private__"].__set__
@@ -263,6 +268,7 @@ class MessageShape(NamedTuple):
 
 _CALL_COUNT_CODES = "a123456789"
 _CHARS = operator.attrgetter("chars")
+_CALL_ID = operator.attrgetter("id")
 
 
 class Message(BaseModel):
@@ -327,20 +333,15 @@ class Message(BaseModel):
     def shape(self) -> MessageShape:
         """What the window engine reads of this message, in one tuple (see
         :class:`MessageShape`); computed once per message object."""
-        role = self.role
-        if role == "tool":
-            code = "p" if self.authored == "cleared-result" else "t"
-            return MessageShape(code, self.stage_id, self.chars, self.name, (), self.tool_call_id)
-        calls: tuple[str, ...] = ()
-        if role == "assistant":
-            calls = tuple(call.id for call in self.tool_calls)
-            code = _CALL_COUNT_CODES[len(calls)] if len(calls) < 10 else "m"
-        elif role == "user":
-            authored = self.authored is not None or (self.stage_id or "").startswith("window#")
-            code = "i" if authored else "u"
-        else:
-            code = "s"
-        return MessageShape(code, self.stage_id, self.chars, None, calls, None)
+        return shape_of(
+            self.role,
+            self.authored,
+            self.stage_id,
+            self.chars,
+            self.name,
+            tuple(map(_CALL_ID, self.tool_calls)) if self.tool_calls else (),
+            self.tool_call_id,
+        )
 
     @property
     def shape_code(self) -> str:
@@ -364,6 +365,29 @@ class Message(BaseModel):
     def with_stage(self, stage_id: str) -> Message:
         """This message stamped with the stage that commits it."""
         return self.model_copy(update={"stage_id": stage_id})
+
+
+def shape_of(
+    role: str,
+    authored: str | None,
+    stage_id: str | None,
+    chars: int,
+    name: str | None,
+    call_ids: tuple[str, ...],
+    tool_call_id: str | None,
+) -> MessageShape:
+    """The :class:`MessageShape` of a message with these fields (:attr:`Message.shape`; also
+    how the library stamps a message it builds itself, whose shape it already knows)."""
+    if role == "tool":
+        code = "p" if authored == "cleared-result" else "t"
+        return MessageShape(code, stage_id, chars, name, (), tool_call_id)
+    if role == "assistant":
+        code = _CALL_COUNT_CODES[len(call_ids)] if len(call_ids) < 10 else "m"
+        return MessageShape(code, stage_id, chars, None, call_ids, None)
+    if role == "user":
+        library = authored is not None or (stage_id or "").startswith("window#")
+        return MessageShape("i" if library else "u", stage_id, chars, None, (), None)
+    return MessageShape("s", stage_id, chars, None, (), None)
 
 
 def message_chars(message: Message) -> int:

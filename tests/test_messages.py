@@ -57,3 +57,35 @@ def test_contract_models_accept_positional_fields() -> None:
         ToolCall("a", "b", {}, "extra")
     with pytest.raises(TypeError, match="twice"):
         ToolCall("a", id="b", name="c")
+
+
+def test_trusted_construction_needs_every_field_and_equals_validation() -> None:
+    from footprint_lab.messages import construct_trusted
+    from footprint_lab.window.records import Refusal
+
+    built = construct_trusted(
+        Refusal, reason="inside-keep-window", turn_index=3, message_index=4, stage_id="s#1"
+    )
+    assert built == Refusal("inside-keep-window", 3, 4, "s#1")
+    assert built.model_dump() == Refusal("inside-keep-window", 3, 4, "s#1").model_dump()
+    with pytest.raises(TypeError, match="needs every field"):
+        construct_trusted(Refusal, reason="inside-keep-window", turn_index=3, message_index=4)
+
+
+def test_library_messages_carry_the_shape_a_validated_twin_computes() -> None:
+    from footprint_lab.window.notice import cleared_result, notice_message
+
+    notice = notice_message("[dropped history — 3 earlier message(s) ...]")
+    twin = Message(role="user", content=notice.content, authored="drop-notice")
+    assert (notice.shape, notice.chars) == (twin.shape, twin.chars)
+    original = Message.tool("c1", "read_log", "x" * 500)
+    placeholder = cleared_result(original, iteration=3, strategy="clear-tool-results")
+    twin = Message(
+        role="tool",
+        content=placeholder.content,
+        tool_call_id="c1",
+        name="read_log",
+        authored="cleared-result",
+    )
+    assert (placeholder.shape, placeholder.chars) == (twin.shape, twin.chars)
+    assert placeholder.shape.code == "p" and placeholder == twin

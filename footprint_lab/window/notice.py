@@ -24,6 +24,7 @@ from footprint_lab.messages import (
     Message,
     ToolCall,
     construct_trusted,
+    shape_of,
     storable_text,
 )
 
@@ -143,6 +144,13 @@ def drop_notice_text(
     return " ".join(parts)
 
 
+SHORTEST_NOTICE_CHARS = len(
+    drop_notice_text(count=0, iteration=0, strategy="a", request_kept=None, tool_names=None)
+)
+"""A lower bound of every drop notice's size (one-digit numbers, a one-letter name, no request
+line, no tools): a span no larger than this gets no notice, whatever the ladder would write."""
+
+
 def notice_message(text: str) -> Message:
     """The drop notice carrying ``text`` (``authored='drop-notice'``: known by provenance)."""
     return _library_message("user", storable_text(text), "drop-notice")
@@ -158,7 +166,7 @@ def _library_message(
     """A message the library writes, built from parts already validated (storable text made of
     filtered names and numbers, an original's call id and tool name): no second validation on
     the hot path."""
-    return construct_trusted(
+    message = construct_trusted(
         Message,
         role=role,
         content=text,
@@ -169,6 +177,13 @@ def _library_message(
         authored=authored,
         parts=[],
     )
+    # Its size and shape are known here (text only: no calls, no parts): stamped now, not
+    # computed again by the first visit that reads them (a clearing writes thousands).
+    size = len(text)
+    facts = message.__dict__
+    facts["chars"] = size
+    facts["shape"] = shape_of(role, authored, None, size, name, (), tool_call_id)
+    return message
 
 
 def drop_notice(

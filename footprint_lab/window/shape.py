@@ -48,7 +48,8 @@ _COMPLETE = re.compile(
     r"(?:[suia]|1R|2R{2}|3R{3}|4R{4}|5R{5}|6R{6}|7R{7}|8R{8}|9R{9})*".replace("R", "[tp]")
 )
 _RESULT_CODES = "tp"  # a result, and a result cleared in place: both join the turn in progress
-_IS_RESULT = _RESULT_CODES.__contains__
+# Every other code starts a turn: s u i a m, and 1-9 for an assistant making that many calls.
+_STARTS_TURN = frozenset("suiam123456789").__contains__
 
 
 class Window(Sequence[Message]):
@@ -111,14 +112,15 @@ class Window(Sequence[Message]):
             self.open_turns = self.system_turns = frozenset()
             return
         # One attribute read per message; the columns are then split and read at C speed.
+        # Every shape is a tuple of the same six fields: the columns line up.
         code_col, stage_col, chars_col, name_col, calls_col, answer_col = zip(
-            *map(_SHAPE, msgs), strict=True
+            *map(_SHAPE, msgs), strict=False
         )
         codes = self.codes = "".join(code_col)
         self.stage_ids = list(stage_col)
         self.cum = list(accumulate(chars_col, initial=0))
         self.tool_names = list(name_col)
-        starts = list(compress(range(n), map(operator.not_, map(_IS_RESULT, code_col))))
+        starts = list(compress(range(n), map(_STARTS_TURN, code_col)))
         if not starts or starts[0] != 0:
             starts.insert(0, 0)  # a leading result starts its own turn
         self.starts = starts

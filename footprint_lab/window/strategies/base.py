@@ -16,7 +16,12 @@ from typing import Any, Protocol, runtime_checkable
 
 from footprint_lab.messages import Message, content_hash
 from footprint_lab.window.clearing import ClearingPlan, plan_clearing
-from footprint_lab.window.notice import drop_notice_text, notice_message, plain_tool_names
+from footprint_lab.window.notice import (
+    SHORTEST_NOTICE_CHARS,
+    drop_notice_text,
+    notice_message,
+    plain_tool_names,
+)
 from footprint_lab.window.records import FoldedSpan, WindowRecord, refusal_of
 from footprint_lab.window.refusals import Guards, RemovalPlan, plan_removal
 from footprint_lab.window.result import WindowResult
@@ -343,10 +348,11 @@ class StrategyInput:
         if self.request_index is not None:
             request_kept = "above" if self.request_index < start else "below"
         ladder: list[tuple[str, list[str] | None]] = []
-        names = plain_tool_names(removed.tool_names, self.tool_names)
-        if names:
-            ladder.append(("named", names))
-        ladder.append(("plain", None))
+        if removed.chars > SHORTEST_NOTICE_CHARS:  # else no notice is smaller than the span
+            names = plain_tool_names(removed.tool_names, self.tool_names)
+            if names:
+                ladder.append(("named", names))
+            ladder.append(("plain", None))
         for kind, tool_names in ladder:
             text = drop_notice_text(
                 count=removed.count,
