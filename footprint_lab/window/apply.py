@@ -78,36 +78,25 @@ def check_keep_last_tool_results(value: Any) -> int:
 def _prepare(messages: Sequence[Message], boundary: Boundary) -> StrategyInput:
     facts = scan(messages, boundary.request, boundary.paused_call_id, boundary.reuse)
     messages = facts.window.messages
-    prior = boundary.prior_records
+    pins = boundary.keep_last_tool_results
     return StrategyInput(
-        messages=messages,
-        turns=facts.turns,
-        iteration=boundary.iteration,
-        request_index=facts.request_index,
-        measured_input_tokens=boundary.measured_input_tokens,
-        measured_output_tokens=boundary.measured_output_tokens,
-        provider_name=boundary.provider_name,
-        context_window=boundary.context_window,
-        max_output_tokens=boundary.max_output_tokens,
-        forced=boundary.forced,
-        # No copy: a long run has thousands of records and a boundary reads only a few.
-        prior_records=prior,
-        window_chars=facts.chars,
-        tool_names=boundary.tool_names,
-        provider=boundary.provider,
-        model=boundary.model,
-        _guards=Guards(
+        messages,
+        facts.turns,
+        facts.request_index,
+        facts.chars,
+        boundary,
+        Guards(
             messages,
             facts.request_index,
             boundary.paused_call_id,
             boundary.paused_check_in,
             facts,
         ),
-        _keep_last_tool_results=check_keep_last_tool_results(boundary.keep_last_tool_results),
-        _stand_down=should_stand_down(prior),
+        pins if type(pins) is int and pins >= 0 else check_keep_last_tool_results(pins),
+        should_stand_down(boundary.prior_records),
         # Facts of the given window, computed here, never by the strategy: the refusal engine
         # and the law's checks both read them.
-        _bound=facts.bound,
+        facts.bound,
     )
 
 

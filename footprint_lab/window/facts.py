@@ -13,6 +13,7 @@ paused call.
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Sequence
 from typing import NamedTuple
 
@@ -65,17 +66,20 @@ def scan(
         paused_turns = frozenset(
             k for k, a in enumerate(window.starts) if paused_call_id in msgs[a].call_ids
         )
-    return WindowFacts(
-        window=window,
-        turns=TurnTable(window.starts, window.ends),
-        request_index=request_index,
-        request_turn=None if request_index is None else window.turn_of(request_index),
-        chars=window.cum[-1],
-        local=window.local,
-        bound=window.bound,
-        open_turns=window.open_turns,
-        system_turns=window.system_turns,
-        paused_turns=paused_turns,
+    request_turn = None
+    if request_index is not None:
+        request_turn = bisect.bisect_right(window.starts, request_index) - 1
+    return WindowFacts(  # positional, in field order: built at every boundary
+        window,
+        TurnTable(window.starts, window.ends),
+        request_index,
+        request_turn,
+        window.cum[-1],
+        window.local,
+        window.bound,
+        window.open_turns,
+        window.system_turns,
+        paused_turns,
     )
 
 

@@ -160,6 +160,12 @@ def _head(window: Sequence[Message]) -> int | None:
     return None
 
 
+def _head_of_codes(codes: str) -> int | None:
+    """:func:`_head` read from a window's shape codes."""
+    head = len(codes) - len(codes.lstrip("s"))
+    return head if head < len(codes) else None
+
+
 def breaches(
     given: Sequence[Message],
     returned: Sequence[Message],
@@ -221,7 +227,7 @@ def breaches(
         _check_messages(out, given, given[start:end], start, end, paused_call_id)
 
     # The wire: a window that opened on a user message still does.
-    head_before = _head(given)
+    head_before = _head(given) if window is None else _head_of_codes(window.codes)
     if head_before is not None and given[head_before].role == "user":
         head_after = _head(returned)
         if head_after is not None and returned[head_after].role != "user":
@@ -344,6 +350,8 @@ def _check_turns(
 ) -> None:
     """The whole-turn span ``[start, end)`` of a window whose results all sit in their calls'
     turns: pairs stay whole by construction; the rest is a lookup per refusing turn."""
+    if not (facts.system_turns or facts.open_turns or facts.paused_turns):
+        return  # nothing in the window may not leave but the request (checked on its own)
     starts = facts.turns.starts
     first = bisect.bisect_left(starts, start)
     last = bisect.bisect_left(starts, end)  # one past the span's last turn

@@ -113,9 +113,16 @@ def _pins_from_latest(
     """:func:`choose_pins` from each tool's latest result: the walk back through the turns
     pins, newest first, the turn holding a tool's latest result, so grouping the latest
     results by turn gives the same pins without the walk."""
-    first_message = starts[first_pinnable] if first_pinnable < len(starts) else len(window)
+    n_turns = len(starts)
+    latest = window.last_results()
+    keep_message = starts[keep_start_turn] if keep_start_turn < n_turns else len(window)
+    if not latest or min(latest.values()) >= keep_message:
+        # Every tool's latest result stands in the keep window (a running loop's usual case):
+        # the keep window holds them all, and no pin costs a slot.
+        return frozenset(), no_pins(limit)
+    first_message = starts[first_pinnable] if first_pinnable < n_turns else len(window)
     by_turn: dict[int, list[tuple[int, str]]] = {}
-    for name, index in window.last_results().items():
+    for name, index in latest.items():
         if index >= first_message:
             by_turn.setdefault(bisect.bisect_right(starts, index) - 1, []).append((index, name))
     messages = window.messages

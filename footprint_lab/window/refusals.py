@@ -244,6 +244,12 @@ def _refusing_turns(
     with the window."""
     facts = guards.facts
     assert facts is not None
+    if not (pinned or facts.open_turns or facts.paused_turns or facts.system_turns):
+        # A running loop's usual window: nothing refuses but the request.
+        request = facts.request_turn
+        if request is not None and request < keep_start:
+            return [(request, request, "current-request")]
+        return []
     refused: dict[int, RefusalReason] = dict.fromkeys(pinned, "last-tool-result")
     refused.update(dict.fromkeys(facts.open_turns, "unresolved-tool-call"))
     paused: RefusalReason = "pending-check-in" if guards.paused_check_in else "paused-tool"
@@ -323,9 +329,14 @@ def _name_keep_window(
 ) -> None:
     """Name every turn of the keep window ``inside-keep-window`` (built afresh, not shared: in
     a running loop the keep window's turns shift at every visit, so a cache would only churn)."""
-    for member in range(keep_start, len(starts)):
-        head = starts[member]
-        refusals.append(fresh_refusal("inside-keep-window", member, head, messages[head].stage_id))
+    refusals.extend(
+        [
+            fresh_refusal(
+                "inside-keep-window", member, starts[member], messages[starts[member]].stage_id
+            )
+            for member in range(keep_start, len(starts))
+        ]
+    )
 
 
 def _turn_index(refusal: Refusal) -> int:

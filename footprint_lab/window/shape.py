@@ -171,8 +171,9 @@ class Window(Sequence[Message]):
         placeholders), however long the window. A window whose results do not all sit in
         their calls' turns is read whole.
         """
-        if isinstance(messages, Window):
-            return messages
+        kind = type(messages)
+        if kind is not list and kind is not tuple and isinstance(messages, Window):
+            return messages  # (a list or a tuple skips the ABC's slower isinstance)
         msgs = messages if type(messages) is tuple else tuple(messages)
         if reuse is None or not reuse.local or len(reuse.messages) < _WORTH_REUSING:
             return cls(msgs)

@@ -15,6 +15,7 @@ from itertools import chain, islice
 from typing import Any, Protocol, runtime_checkable
 
 from footprint_lab.messages import Message, content_hash
+from footprint_lab.window.boundary import Boundary
 from footprint_lab.window.clearing import ClearingPlan, plan_clearing
 from footprint_lab.window.notice import (
     SHORTEST_NOTICE_CHARS,
@@ -64,47 +65,87 @@ class RemovalFacts:
     """Names of the tools whose results are among them, each once, in order."""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, slots=True)
 class StrategyInput:
-    """Everything a strategy may know at one boundary."""
+    """Everything a strategy may know at one boundary.
+
+    The window's facts are fields; what the boundary knows besides the window is read from its
+    :class:`~footprint_lab.window.boundary.Boundary` (built once per visit, not copied field by
+    field into a second object).
+    """
 
     messages: Sequence[Message]
     """The window as it stands."""
     turns: Sequence[Turn]
     """Its turns."""
-    iteration: int
-    """The ReAct iteration this boundary precedes."""
     request_index: int | None
     """Index of the current request in ``messages``."""
-    measured_input_tokens: int | None = None
-    """Input tokens the provider reported for the last call (None before the first call)."""
-    measured_output_tokens: int | None = None
-    """Output tokens the provider reported for the last call."""
-    provider_name: str | None = None
-    """Name of the provider that reported them (for error messages)."""
-    context_window: int | None = None
-    """The model's context window, when the provider knows it."""
-    max_output_tokens: int | None = None
-    """The agent's max output tokens, when set."""
-    forced: bool = False
-    """True when the provider rejected the last request as too long: the trigger is ignored."""
-    prior_records: Sequence[WindowRecord] = ()
-    """Records filed at earlier boundaries of this run."""
-    window_chars: int = 0
+    window_chars: int
     """Exact characters of the window (computed once by ``apply_window``)."""
-    tool_names: frozenset[str] | None = None
-    """The agent's tool roster, when known: a drop notice names only these tools."""
-    provider: Any = field(default=None, repr=False)
-    """The provider the run calls (None in a bare ``apply_window`` or a replay). Opaque to the
-    core; a ``compact(ctx)``-style policy receives it."""
-    model: str | None = None
-    """The model the run calls, when known."""
+    _boundary: Boundary = field(repr=False)
     _guards: Guards = field(repr=False)
     _keep_last_tool_results: int = 2
     _stand_down: bool = False
     _bound: list[int] | None = field(default=None, repr=False)
     """``bound_turns`` of the window, computed once by ``apply_window`` (None: every result
     sits in its call's own turn)."""
+
+    @property
+    def iteration(self) -> int:
+        """The ReAct iteration this boundary precedes."""
+        return self._boundary.iteration
+
+    @property
+    def measured_input_tokens(self) -> int | None:
+        """Input tokens the provider reported for the last call (None before the first call)."""
+        return self._boundary.measured_input_tokens
+
+    @property
+    def measured_output_tokens(self) -> int | None:
+        """Output tokens the provider reported for the last call."""
+        return self._boundary.measured_output_tokens
+
+    @property
+    def provider_name(self) -> str | None:
+        """Name of the provider that reported them (for error messages)."""
+        return self._boundary.provider_name
+
+    @property
+    def context_window(self) -> int | None:
+        """The model's context window, when the provider knows it."""
+        return self._boundary.context_window
+
+    @property
+    def max_output_tokens(self) -> int | None:
+        """The agent's max output tokens, when set."""
+        return self._boundary.max_output_tokens
+
+    @property
+    def forced(self) -> bool:
+        """True when the provider rejected the last request as too long: the trigger is
+        ignored."""
+        return self._boundary.forced
+
+    @property
+    def prior_records(self) -> Sequence[WindowRecord]:
+        """Records filed at earlier boundaries of this run."""
+        return self._boundary.prior_records
+
+    @property
+    def tool_names(self) -> frozenset[str] | None:
+        """The agent's tool roster, when known: a drop notice names only these tools."""
+        return self._boundary.tool_names
+
+    @property
+    def provider(self) -> Any:
+        """The provider the run calls (None in a bare ``apply_window`` or a replay). Opaque to
+        the core; a ``compact(ctx)``-style policy receives it."""
+        return self._boundary.provider
+
+    @property
+    def model(self) -> str | None:
+        """The model the run calls, when known."""
+        return self._boundary.model
 
     def plan_removal(
         self,
@@ -250,7 +291,7 @@ class StrategyInput:
             base["observations"] = plan.observations
             base["keep_recent_turns"] = plan.keep_recent_turns
         base.update(facts)
-        return WindowRecord(**base)
+        return WindowRecord.model_validate(base)
 
     def unchanged(
         self, strategy: str, plan: RemovalPlan | None = None, **facts: Any
