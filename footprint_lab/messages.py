@@ -124,10 +124,27 @@ def construct_trusted(cls: type[_Model], /, **values: Any) -> _Model:
     return instance
 
 
+def share_fields_set(instance: _Model) -> _Model:
+    """``instance`` (a frozen pydantic model) with its fields-set replaced by the one every
+    instance with the same set fields shares; returns it.
+
+    Pydantic gives each instance (and each copy) a set of the names it was given: on a ledger
+    of thousands of committed messages and records those sets outweigh the records
+    themselves. A frozen model never changes its set (``model_copy`` copies it first).
+    """
+    own = instance.__pydantic_fields_set__
+    shared = _SHARED_FIELDS_SETS.setdefault(frozenset(own), own)
+    if shared is not own:
+        _SET_FIELDS_SET(instance, shared)
+    return instance
+
+
 # One fields-set per model, shared by every trusted instance: a frozen model never changes it,
 # and a cold trim builds tens of thousands of refusals, each of which would otherwise carry
 # its own set for the collector to walk.
 _ALL_FIELDS: dict[type[BaseModel], set[str]] = {}
+# The fields-sets instances share (share_fields_set), by the names they hold: a handful.
+_SHARED_FIELDS_SETS: dict[frozenset[str], set[str]] = {}
 
 # The slots every pydantic model instance carries, set directly (a frozen model refuses
 # ordinary attribute assignment).
@@ -355,16 +372,38 @@ class Message(BaseModel):
 
     def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> Message:
         """A copy; its size and shape are measured afresh when ``update`` changes them."""
-        copied = super().model_copy(update=update, deep=deep)
+        copied = share_fields_set(super().model_copy(update=update, deep=deep))
         if update:
-            copied.__dict__.pop("shape", None)
-            if not _SIZE_FIELDS.isdisjoint(update):
-                copied.__dict__.pop("chars", None)
+            _measure_again(copied, not _SIZE_FIELDS.isdisjoint(update))
         return copied
 
     def with_stage(self, stage_id: str) -> Message:
-        """This message stamped with the stage that commits it."""
-        return self.model_copy(update={"stage_id": stage_id})
+        """This message stamped with the stage that commits it (a copy: the ledger stamps
+        every message it commits, so this is the cheapest copy there is — the fields as they
+        are, no second validation of what was validated when the message was built)."""
+        copied = object.__new__(Message)
+        facts = dict(self.__dict__)
+        facts["stage_id"] = stage_id
+        _SET_DICT(copied, facts)
+        fields_set = self.__pydantic_fields_set__
+        if "stage_id" not in fields_set:
+            fields_set = fields_set | {"stage_id"}
+        _SET_FIELDS_SET(copied, fields_set)
+        _SET_EXTRA(copied, None)
+        _SET_PRIVATE(copied, None)
+        _measure_again(copied, False)
+        return share_fields_set(copied)
+
+
+def _measure_again(message: Message, size_changed: bool) -> None:
+    """Refresh the size and the shape a copy carried over from its original, in place: a key
+    overwritten keeps the copy's ``__dict__`` as it is, where one removed and added again can
+    make it grow (a long run commits thousands of copies)."""
+    facts = message.__dict__
+    if size_changed and "chars" in facts:
+        facts["chars"] = message_chars(message)
+    if "shape" in facts:
+        facts["shape"] = Message.shape.compute(message)
 
 
 def shape_of(

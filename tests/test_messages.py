@@ -89,3 +89,29 @@ def test_library_messages_carry_the_shape_a_validated_twin_computes() -> None:
     )
     assert (placeholder.shape, placeholder.chars) == (twin.shape, twin.chars)
     assert placeholder.shape.code == "p" and placeholder == twin
+
+
+def test_a_stamped_copy_is_the_message_with_its_stage_and_shares_its_fields_set() -> None:
+    call = ToolCall(id="c1", name="read_log", arguments={"path": "/var/log/app.log"})
+    original = Message.assistant("reading", tool_calls=[call])
+    assert original.shape.stage_id is None  # computed before the stamp: refreshed by it
+    stamped = original.with_stage("call-llm#3")
+    assert stamped == Message.assistant("reading", tool_calls=[call], stage_id="call-llm#3")
+    assert original.stage_id is None and stamped.stage_id == "call-llm#3"
+    assert stamped.shape == Message.assistant(
+        "reading", tool_calls=[call], stage_id="call-llm#3"
+    ).shape
+    assert stamped.chars == original.chars
+    assert stamped.model_fields_set == {"role", "content", "tool_calls", "stage_id"}
+    other = Message.assistant("other", tool_calls=[call]).with_stage("call-llm#5")
+    assert other.__pydantic_fields_set__ is stamped.__pydantic_fields_set__
+    user = Message.user("go").with_stage("window#4")
+    assert user.shape.code == "i"  # a window stage's user message is the library's
+
+
+def test_a_copy_with_new_content_is_measured_again() -> None:
+    original = Message.tool("c1", "read_log", "x" * 100)
+    assert (original.chars, original.shape.chars) == (100, 100)
+    changed = original.model_copy(update={"content": "y" * 7})
+    assert (changed.chars, changed.shape.chars) == (7, 7)
+    assert (original.chars, original.shape.chars) == (100, 100)

@@ -17,7 +17,7 @@ from itertools import compress, repeat
 
 from footprint_lab.agent.run import Run
 from footprint_lab.events import BudgetPressure, Compaction, ContextEvicted, Recorder
-from footprint_lab.messages import Message, content_hash
+from footprint_lab.messages import Message, content_hash, share_fields_set
 from footprint_lab.usage import Usage
 from footprint_lab.window.records import WindowRecord
 from footprint_lab.window.result import WindowResult
@@ -60,7 +60,9 @@ def commit_visit(
     if changed:
         ledger.set_window(stage, window)
     # The record names its own commit, so the lab never has to pair records with commits.
-    record = record.model_copy(update={"forced": forced or record.forced, "commit": len(ledger)})
+    record = share_fields_set(
+        record.model_copy(update={"forced": forced or record.forced, "commit": len(ledger)})
+    )
     ledger.put(stage, "record", record)
     run.records.append(record)
     for span in result.folded:

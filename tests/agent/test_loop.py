@@ -214,3 +214,20 @@ def test_compaction_event_has_the_seed_shape_and_no_op_visits_emit_none() -> Non
         sent = run.window_sent(run.calls.index(call_before) + 1)
         assert event.messages_after == len(sent)  # type: ignore[union-attr]
         assert event.messages_before > event.messages_after  # type: ignore[union-attr]
+
+
+def test_a_long_run_shares_fields_sets_across_its_committed_messages_and_records() -> None:
+    replies = [Reply.tool_call("add", a=i, b=1) for i in range(30)] + [Reply.text("done")]
+    agent = (
+        Agent.create(provider=ScriptedProvider(replies), max_iterations=40)
+        .tool(add)
+        .window(sliding_window(2))
+        .build()
+    )
+    run = agent.run("add them up")
+    assert run.status == "done" and len(run.records) > 20
+    # Sets of field names are few; a set per committed object would outweigh the records.
+    record_sets = {id(r.__pydantic_fields_set__) for r in run.records}
+    message_sets = {id(m.__pydantic_fields_set__) for m in run.ledger.messages}
+    assert len(record_sets) <= 3 and len(message_sets) <= 8
+    assert all(r.commit is not None for r in run.records)
