@@ -98,9 +98,10 @@ def test_a_stamped_copy_is_the_message_with_its_stage_and_shares_its_fields_set(
     stamped = original.with_stage("call-llm#3")
     assert stamped == Message.assistant("reading", tool_calls=[call], stage_id="call-llm#3")
     assert original.stage_id is None and stamped.stage_id == "call-llm#3"
-    assert stamped.shape == Message.assistant(
-        "reading", tool_calls=[call], stage_id="call-llm#3"
-    ).shape
+    assert (
+        stamped.shape
+        == Message.assistant("reading", tool_calls=[call], stage_id="call-llm#3").shape
+    )
     assert stamped.chars == original.chars
     assert stamped.model_fields_set == {"role", "content", "tool_calls", "stage_id"}
     other = Message.assistant("other", tool_calls=[call]).with_stage("call-llm#5")
