@@ -27,7 +27,7 @@ import bisect
 import operator
 import re
 from collections.abc import Iterable, Iterator, Sequence
-from itertools import accumulate, chain, compress, count, repeat
+from itertools import accumulate, chain, compress, repeat
 from typing import overload
 
 from footprint_lab.messages import Message
@@ -177,8 +177,7 @@ class Window(Sequence[Message]):
         msgs = messages if type(messages) is tuple else tuple(messages)
         if reuse is None or not reuse.local or len(reuse.messages) < _WORTH_REUSING:
             return cls(msgs)
-        old = reuse.messages
-        shared = next(compress(count(), map(operator.is_not, old, msgs)), min(len(old), len(msgs)))
+        shared = _shared_prefix(reuse.messages, msgs)
         if shared < max(1, _WORTH_REUSING):
             return cls(msgs)
         turn = bisect.bisect_right(reuse.starts, shared - 1) - 1  # read again from this turn
@@ -202,18 +201,25 @@ class Window(Sequence[Message]):
         joined.system_turns = frozenset(
             [k for k in reuse.system_turns if k < turn] + [turn + k for k in tail.system_turns]
         )
-        if reuse._first_results is not None and reuse._last_results is not None:
-            # Tools kept from before the cut keep their first results; a tool whose latest
-            # result stood in the part read again is looked up there (or before, at C speed).
+        if reuse._first_results is not None:
+            # Tools kept from before the cut keep their first results.
             firsts = {name: i for name, i in reuse._first_results.items() if i < cut}
             for name, i in tail.first_results().items():
                 firsts.setdefault(name, cut + i)
+            joined._first_results = firsts
+        if reuse._last_results is not None:
+            # A tool whose latest result stood in the part read again is looked up there, or
+            # before the cut (at C speed); one with no result left is gone.
             latest = {name: cut + i for name, i in tail.last_results().items()}
-            names = joined.tool_names
+            before = joined.tool_names[cut - 1 :: -1] if cut else []
             for name, i in reuse._last_results.items():
-                if name not in latest and name in firsts:
-                    latest[name] = i if i < cut else cut - 1 - names[cut - 1 :: -1].index(name)
-            joined._first_results, joined._last_results = firsts, latest
+                if name in latest:
+                    continue
+                if i < cut:
+                    latest[name] = i
+                elif name in before:
+                    latest[name] = cut - 1 - before.index(name)
+            joined._last_results = latest
         return joined
 
     def holds(self, message: Message) -> bool:
@@ -355,6 +361,27 @@ def _pairs(
             open_turns.add(k)
     bound = None if local else bound_turns(messages, TurnTable(starts, ends))
     return local, frozenset(open_turns), bound
+
+
+def _shared_prefix(old: Sequence[Message], new: Sequence[Message]) -> int:
+    """How many leading messages ``old`` and ``new`` have in common.
+
+    Equal messages have equal facts, so the two are compared with ``==``, whose identity
+    shortcut makes a run of the same objects one C-level pointer comparison; the first
+    difference is then found by halving (a long window under a clearing strategy differs
+    from the last visit's only near its end).
+    """
+    limit = min(len(old), len(new))
+    if old[:limit] == new[:limit]:
+        return limit
+    low, high = 0, limit  # old[:low] == new[:low], and old[:high] != new[:high]
+    while high - low > 1:
+        middle = (low + high) // 2
+        if old[low:middle] == new[low:middle]:
+            low = middle
+        else:
+            high = middle
+    return low
 
 
 def _blank() -> Window:

@@ -176,12 +176,17 @@ def test_a_window_read_again_from_a_shared_prefix_has_the_facts_of_one_read_whol
         cut = data.draw(st.integers(0, len(before)))
         prior = Window(before)
         if data.draw(st.booleans()):
-            prior.last_results(), prior.first_results()  # reuse what was computed too
-        messages = before[:cut] + after
+            prior.last_results()  # reuse what was computed too, each on its own
+        if data.draw(st.booleans()):
+            prior.first_results()
+        kept = before[:cut]
+        if data.draw(st.booleans()):  # equal copies share their facts as the originals do
+            kept = [m.model_copy() if data.draw(st.booleans()) else m for m in kept]
+        messages = kept + after
         reused = (
             Window.of(messages, reuse=prior)
             if data.draw(st.booleans())
-            else (Window(before[:cut]).extended(after))
+            else (Window(kept).extended(after))
         )
         whole = Window(messages)
         for fact in FACTS:
@@ -276,3 +281,13 @@ def test_clearing_visits_only_what_it_can_clear_and_decides_as_a_walk_of_every_t
         replaced = [(i, m.content, m.tool_call_id, m.tool_calls) for i, m in plan.replacements]
         decided.append((replaced, plan.refusals, plan.observations, plan.candidate_turns))
     assert decided[0] == decided[1]
+
+
+@settings(max_examples=1000, deadline=None)
+@given(st.lists(st.integers(0, 3), max_size=40), st.lists(st.integers(0, 3), max_size=40))
+def test_the_shared_prefix_is_found_by_halving_exactly(old: list[int], new: list[int]) -> None:
+    expected = next(
+        (i for i, (a, b) in enumerate(zip(old, new, strict=False)) if a != b),
+        min(len(old), len(new)),
+    )
+    assert shape_module._shared_prefix(old, new) == expected  # type: ignore[arg-type]
