@@ -144,11 +144,30 @@ def drop_notice_text(
     return " ".join(parts)
 
 
-SHORTEST_NOTICE_CHARS = len(
-    drop_notice_text(count=0, iteration=0, strategy="a", request_kept=None, tool_names=None)
-)
-"""A lower bound of every drop notice's size (one-digit numbers, a one-letter name, no request
-line, no tools): a span no larger than this gets no notice, whatever the ladder would write."""
+def plain_notice_chars(
+    *, count: int, iteration: int, strategy: str, request_kept: str | None
+) -> int:
+    """The size of the plain notice (:func:`drop_notice_text` with no tools) without writing
+    it. The plain notice is the shortest the ladder writes (a named one adds a line), so a
+    span no larger than this gets no notice at all: in a running loop that drops a turn at
+    every visit, that is most visits, and neither text need be written."""
+    size = _PLAIN_FIXED_CHARS[request_kept is not None] + len(plain_name(strategy))
+    size += len(str(count)) + len(str(iteration))
+    return size + (len(request_kept) if request_kept is not None else 0)
+
+
+# The plain notice's characters besides its two numbers, the strategy's name and the side the
+# request is kept on (each written here as one character, or none, and taken off).
+_PLAIN_FIXED_CHARS = {
+    False: len(
+        drop_notice_text(count=0, iteration=0, strategy="a", request_kept=None, tool_names=None)
+    )
+    - 3,
+    True: len(
+        drop_notice_text(count=0, iteration=0, strategy="a", request_kept="", tool_names=None)
+    )
+    - 3,
+}
 
 
 def notice_message(text: str) -> Message:

@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from footprint_lab import DROP_NOTICE_PREFIX, Message, apply_window, is_drop_notice, sliding_window
-from footprint_lab.window.notice import SHORTEST_NOTICE_CHARS, drop_notice_text, plain_tool_names
+from footprint_lab.window.notice import drop_notice_text, plain_notice_chars, plain_tool_names
 from tests.builders import call, result, user
 
 
@@ -160,16 +160,17 @@ def test_notice_is_absorbed_by_the_next_drop() -> None:
     iteration=st.integers(min_value=0, max_value=10**7),
     strategy=st.text(max_size=80),
     request_kept=st.sampled_from([None, "above", "below"]),
-    tool_names=st.one_of(st.none(), st.lists(st.from_regex(r"[a-z_]{1,12}", fullmatch=True))),
+    tool_names=st.lists(st.from_regex(r"[a-z_]{1,12}", fullmatch=True)),
 )
-def test_no_notice_is_shorter_than_the_lower_bound_the_ladder_skips_by(
+def test_the_plain_notice_size_is_exact_and_no_notice_is_shorter(
     count: int, iteration: int, strategy: str, request_kept: str | None, tool_names: list[str]
 ) -> None:
-    text = drop_notice_text(
-        count=count,
-        iteration=iteration,
-        strategy=strategy,
-        request_kept=request_kept,
-        tool_names=tool_names,
-    )
-    assert len(text) >= SHORTEST_NOTICE_CHARS
+    facts = {
+        "count": count,
+        "iteration": iteration,
+        "strategy": strategy,
+        "request_kept": request_kept,
+    }
+    plain = drop_notice_text(**facts, tool_names=None)
+    assert plain_notice_chars(**facts) == len(plain)
+    assert len(drop_notice_text(**facts, tool_names=tool_names)) >= len(plain)

@@ -18,9 +18,9 @@ from footprint_lab.messages import Message, content_hash
 from footprint_lab.window.boundary import Boundary
 from footprint_lab.window.clearing import ClearingPlan, plan_clearing
 from footprint_lab.window.notice import (
-    SHORTEST_NOTICE_CHARS,
     drop_notice_text,
     notice_message,
+    plain_notice_chars,
     plain_tool_names,
 )
 from footprint_lab.window.records import FoldedSpan, WindowRecord, refusal_of
@@ -389,7 +389,13 @@ class StrategyInput:
         if self.request_index is not None:
             request_kept = "above" if self.request_index < start else "below"
         ladder: list[tuple[str, list[str] | None]] = []
-        if removed.chars > SHORTEST_NOTICE_CHARS:  # else no notice is smaller than the span
+        plain = plain_notice_chars(
+            count=removed.count,
+            iteration=self.iteration,
+            strategy=strategy,
+            request_kept=request_kept,
+        )
+        if plain < removed.chars:  # else no notice is smaller than the span
             names = plain_tool_names(removed.tool_names, self.tool_names)
             if names:
                 ladder.append(("named", names))
