@@ -160,12 +160,6 @@ def _head(window: Sequence[Message]) -> int | None:
     return None
 
 
-def _head_of_codes(codes: str) -> int | None:
-    """:func:`_head` read from a window's shape codes."""
-    head = len(codes) - len(codes.lstrip("s"))
-    return head if head < len(codes) else None
-
-
 def breaches(
     given: Sequence[Message],
     returned: Sequence[Message],
@@ -227,7 +221,7 @@ def breaches(
         _check_messages(out, given, given[start:end], start, end, paused_call_id)
 
     # The wire: a window that opened on a user message still does.
-    head_before = _head(given) if window is None else _head_of_codes(window.codes)
+    head_before = _head(given)
     if head_before is not None and given[head_before].role == "user":
         head_after = _head(returned)
         if head_after is not None and returned[head_after].role != "user":
