@@ -260,7 +260,7 @@ SHAPE_CODES: dict[str, str] = {
     "1": "an assistant message making 1 tool call (up to '9': 9 calls)",
     "m": "an assistant message making more than 9 tool calls",
     "t": "a tool result",
-    "p": "a tool result the library cleared in place (a cleared-result placeholder)",
+    "p": "a tool result the library wrote (a cleared-result placeholder): never cleared again",
 }
 """What each :attr:`Message.shape_code` means."""
 
@@ -418,7 +418,7 @@ def shape_of(
     """The :class:`MessageShape` of a message with these fields (:attr:`Message.shape`; also
     how the library stamps a message it builds itself, whose shape it already knows)."""
     if role == "tool":
-        code = "p" if authored == "cleared-result" else "t"
+        code = "t" if authored is None else "p"
         return MessageShape(code, stage_id, chars, name, (), tool_call_id)
     if role == "assistant":
         code = _CALL_COUNT_CODES[len(call_ids)] if len(call_ids) < 10 else "m"

@@ -29,6 +29,7 @@ from footprint_lab.messages import Message
 from footprint_lab.window.notice import cleared_arguments, cleared_result, cleared_result_text
 from footprint_lab.window.records import Observations, Refusal, RefusalReason, fresh_refusal
 from footprint_lab.window.refusals import Guards, walk_start
+from footprint_lab.window.shape import Window
 from footprint_lab.window.turns import Turn
 
 __all__ = ["ClearingPlan", "plan_clearing"]
@@ -107,17 +108,21 @@ def plan_clearing(
     candidates: list[int] = []
     texts: dict[str | None, str] = {}
 
-    def refuse(reason: RefusalReason, k: int) -> None:
-        refusals.append(fresh_refusal(reason, k, starts[k], messages[starts[k]].stage_id))
-
+    # The window's facts (apply_window's; read here when called on another sequence): a turn's
+    # results, their tools and sizes come from its flat lists, and only a result that is
+    # cleared is itself read, so a long window of small results costs no look at a message.
     facts = guards.facts
-    codes = facts.window.codes if facts is not None and facts.window.messages is messages else None
+    window = facts.window if facts is not None and facts.window.messages is messages else None
+    if window is None:
+        window = Window(messages)
+    codes, cum, names, stage_ids = window.codes, window.cum, window.tool_names, window.stage_ids
+
+    def refuse(reason: RefusalReason, k: int) -> None:
+        refusals.append(fresh_refusal(reason, k, starts[k], stage_ids[starts[k]]))
+
     for k in _turns_to_visit(guards, messages, starts, ends, keep_start, pinned):
         a, b = starts[k], ends[k]
-        if codes is not None:  # read from the codes: a result is t, or p once cleared
-            results = [i for i in range(a, b) if codes[i] in "tp"]
-        else:
-            results = [i for i in range(a, b) if messages[i].role == "tool"]
+        results = [i for i in range(a, b) if codes[i] in "tp"]  # a result, or p once cleared
         if not results:
             continue  # nothing of this turn could be cleared
         reason = guards.reason_at(k, a, b, pinned)
@@ -128,23 +133,24 @@ def plan_clearing(
         cleared_calls: set[str] = set()
         turn_replacements: list[tuple[int, Message]] = []
         for i in results:
-            message = messages[i]
-            if message.authored is not None:
-                continue  # already a placeholder
+            if codes[i] == "p":
+                continue  # already a placeholder (or another result the library wrote)
             if i in newest:
                 kept.append("among-newest-results")
                 continue
-            if message.name in excluded:
+            name = names[i]
+            if name in excluded:
                 kept.append("excluded-tool")
                 continue
-            text = texts.get(message.name)
+            text = texts.get(name)
             if text is None:  # one text per tool and visit: it names the tool, not the call
-                text = texts[message.name] = cleared_result_text(
-                    tool_name=message.name, iteration=iteration, strategy=strategy
+                text = texts[name] = cleared_result_text(
+                    tool_name=name, iteration=iteration, strategy=strategy
                 )
-            if len(text) >= message.chars:  # a placeholder's size is its text's
+            if len(text) >= cum[i + 1] - cum[i]:  # a placeholder's size is its text's
                 kept.append("replacement-not-smaller")
                 continue
+            message = messages[i]
             placeholder = cleared_result(message, iteration=iteration, strategy=strategy, text=text)
             turn_replacements.append((i, placeholder))
             if message.tool_call_id is not None:
@@ -163,7 +169,7 @@ def plan_clearing(
             replacements.extend(turn_replacements)
     for k in range(keep_start, n_turns):
         refuse("inside-keep-window", k)
-    refusals.sort(key=lambda r: r.turn_index)
+    # In turn order as they stand: the walk visits the turns oldest first, the keep window last.
     return ClearingPlan(keep, tuple(replacements), tuple(refusals), observations, tuple(candidates))
 
 

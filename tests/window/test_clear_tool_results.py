@@ -85,6 +85,8 @@ def test_clearing_keeps_every_rule(
         assert after == before
         return
     record = out.record
+    turns = [r.turn_index for r in record.refusals]
+    assert turns == sorted(turns)  # named in turn order
     assert len(after) == len(before)
     replaced = [i for i, (a, b) in enumerate(zip(before, after, strict=True)) if a is not b]
     for i in replaced:
