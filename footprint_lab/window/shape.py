@@ -165,8 +165,9 @@ class Window(Sequence[Message]):
         """The ``Window`` of ``messages`` (itself when it is one), keeping the facts of
         ``reuse`` for the turns the two share.
 
-        The messages both start with (matched by identity, in one C-level pass) keep their
-        facts, up to the turn holding the last of them, which is read again with everything
+        The messages both start with (equal messages have equal facts: matched with ``==``,
+        a shared run of the same objects at C speed) keep their facts, up to the turn holding
+        the last of them, which is read again with everything
         after it: in a running loop that is the newest batch (and, after a clearing, the
         placeholders), however long the window. A window whose results do not all sit in
         their calls' turns is read whole.
