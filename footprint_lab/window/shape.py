@@ -10,7 +10,7 @@ lists and one string of :attr:`~footprint_lab.messages.Message.shape_code` chara
 which the engine reads turns, guards and spans with string and list operations:
 
 * ``codes`` — one character per message; turns start at every code but a result's (``t``,
-  or ``p`` for a result cleared in place);
+  or ``p`` for one the library wrote, such as a cleared-result placeholder);
 * ``cum`` — prefix sums of the sizes, so a span's characters are one subtraction;
 * ``stage_ids`` and their *runs* (consecutive messages of one stage), so the stage ids of a
   span are a slice of the runs when no stage id appears in two runs (the ledger's case);
@@ -47,7 +47,7 @@ _WORTH_REUSING = 64  # below this many shared messages, a window is read whole
 _COMPLETE = re.compile(
     r"(?:[suia]|1R|2R{2}|3R{3}|4R{4}|5R{5}|6R{6}|7R{7}|8R{8}|9R{9})*".replace("R", "[tp]")
 )
-_RESULT_CODES = "tp"  # a result, and a result cleared in place: both join the turn in progress
+_RESULT_CODES = "tp"  # a result, and one the library wrote: both join the turn in progress
 # Every other code starts a turn: s u i a m, and 1-9 for an assistant making that many calls.
 _STARTS_TURN = frozenset("suiam123456789").__contains__
 
