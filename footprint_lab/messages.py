@@ -109,19 +109,22 @@ def construct_trusted(cls: type[_Model], /, **values: Any) -> _Model:
     would check what is already known. ``values`` must name every field of ``cls``; the
     keyword dict becomes the instance's ``__dict__`` as it is (it is fresh at every call).
     """
-    instance = object.__new__(cls)
-    _SET_DICT(instance, values)
     fields_set = _ALL_FIELDS.get(cls)
     if fields_set is None:
-        fields_set = _ALL_FIELDS[cls] = set(cls.model_fields)
+        fields_set = _ALL_FIELDS[cls] = _shared_set(cls.model_fields)
     if len(values) != len(fields_set):
         raise TypeError(
             f"construct_trusted({cls.__name__}) needs every field, got {sorted(values)}"
         )
-    _SET_FIELDS_SET(instance, fields_set)
-    _SET_EXTRA(instance, None)
-    _SET_PRIVATE(instance, None)
-    return instance
+    return _install(object.__new__(cls), values, fields_set)
+
+
+def update_trusted(instance: BaseModel, /, **values: Any) -> None:
+    """Set fields of a frozen instance the library has just built and not yet handed out, in
+    place and unvalidated (values it computed from validated parts, e.g. the stage ids it read
+    from a window)."""
+    instance.__dict__.update(values)
+    _SET_FIELDS_SET(instance, _shared_set(instance.__pydantic_fields_set__ | values.keys()))
 
 
 def share_fields_set(instance: _Model) -> _Model:
@@ -133,17 +136,37 @@ def share_fields_set(instance: _Model) -> _Model:
     themselves. A frozen model never changes its set (``model_copy`` copies it first).
     """
     own = instance.__pydantic_fields_set__
-    shared = _SHARED_FIELDS_SETS.setdefault(frozenset(own), own)
+    shared = _shared_set(own)
     if shared is not own:
         _SET_FIELDS_SET(instance, shared)
     return instance
 
 
-# One fields-set per model, shared by every trusted instance: a frozen model never changes it,
-# and a cold trim builds tens of thousands of refusals, each of which would otherwise carry
-# its own set for the collector to walk.
+def _shared_set(names: Iterable[str]) -> set[str]:
+    """The one fields-set every instance with these set fields shares (never mutated: each
+    change to an instance's fields gets the shared set of its new names)."""
+    key = frozenset(names)
+    shared = _SHARED_FIELDS_SETS.get(key)
+    if shared is None:
+        shared = _SHARED_FIELDS_SETS[key] = set(key)
+    return shared
+
+
+def _install(instance: _Model, values: dict[str, Any], fields_set: set[str]) -> _Model:
+    """Fill the slots of a pydantic instance made with ``object.__new__``: ``values`` become
+    its ``__dict__`` as they are."""
+    _SET_DICT(instance, values)
+    _SET_FIELDS_SET(instance, fields_set)
+    _SET_EXTRA(instance, None)
+    _SET_PRIVATE(instance, None)
+    return instance
+
+
+# Each model's all-fields set (from the shared ones), by model: construct_trusted's lookup.
 _ALL_FIELDS: dict[type[BaseModel], set[str]] = {}
-# The fields-sets instances share (share_fields_set), by the names they hold: a handful.
+# The fields-sets instances share, by the names they hold: a handful. A cold trim builds tens
+# of thousands of refusals and a ledger commits thousands of copies, each of which would
+# otherwise carry its own set for the collector to walk and the memory to hold.
 _SHARED_FIELDS_SETS: dict[frozenset[str], set[str]] = {}
 
 # The slots every pydantic model instance carries, set directly (a frozen model refuses
@@ -381,18 +404,12 @@ class Message(BaseModel):
         """This message stamped with the stage that commits it (a copy: the ledger stamps
         every message it commits, so this is the cheapest copy there is — the fields as they
         are, no second validation of what was validated when the message was built)."""
-        copied = object.__new__(Message)
         facts = dict(self.__dict__)
         facts["stage_id"] = stage_id
-        _SET_DICT(copied, facts)
-        fields_set = self.__pydantic_fields_set__
-        if "stage_id" not in fields_set:
-            fields_set = fields_set | {"stage_id"}
-        _SET_FIELDS_SET(copied, fields_set)
-        _SET_EXTRA(copied, None)
-        _SET_PRIVATE(copied, None)
+        names = _shared_set(self.__pydantic_fields_set__ | {"stage_id"})
+        copied = _install(object.__new__(Message), facts, names)
         _measure_again(copied, False)
-        return share_fields_set(copied)
+        return copied
 
 
 def _measure_again(message: Message, size_changed: bool) -> None:

@@ -13,7 +13,6 @@ paused call.
 
 from __future__ import annotations
 
-import bisect
 from collections.abc import Sequence
 from typing import NamedTuple
 
@@ -66,9 +65,7 @@ def scan(
         paused_turns = frozenset(
             k for k, a in enumerate(window.starts) if paused_call_id in msgs[a].call_ids
         )
-    request_turn = None
-    if request_index is not None:
-        request_turn = bisect.bisect_right(window.starts, request_index) - 1
+    request_turn = None if request_index is None else window.turn_of(request_index)
     return WindowFacts(  # positional, in field order: built at every boundary
         window,
         TurnTable(window.starts, window.ends),

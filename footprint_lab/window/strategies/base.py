@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from itertools import chain, islice
 from typing import Any, Protocol, runtime_checkable
 
-from footprint_lab.messages import Message, content_hash
+from footprint_lab.messages import Message, content_hash, update_trusted
 from footprint_lab.window.boundary import Boundary
 from footprint_lab.window.clearing import ClearingPlan, plan_clearing
 from footprint_lab.window.notice import (
@@ -230,7 +230,7 @@ class StrategyInput:
             dropped_observations=tools,
             **base,
         )
-        _name_trusted(record, removed_stage_ids=stage_ids, cleared_stage_ids=stage_ids)
+        update_trusted(record, removed_stage_ids=stage_ids, cleared_stage_ids=stage_ids)
         return WindowResult(window, record, verified=True)
 
     @property
@@ -369,7 +369,9 @@ class StrategyInput:
             notice=notice_kind,
             **facts,
         )
-        _name_trusted(record, removed_stage_ids=removed.stage_ids)
+        # The stage ids the engine read from the window, each a str validated when its message
+        # was built: a cold trim names tens of thousands, and the law checks them anyway.
+        update_trusted(record, removed_stage_ids=removed.stage_ids)
         return WindowResult(window, record, verified=True)
 
     def drop(self, strategy: str, plan: RemovalPlan, **facts: Any) -> StrategyResult:
@@ -442,12 +444,3 @@ class StrategyInput:
             originals=list(islice(self.messages, start, end)) if retain_originals else [],
         )
         return WindowResult(result.window, result.record, [folded], verified=True)
-
-
-def _name_trusted(record: WindowRecord, **stage_ids: list[str]) -> None:
-    """Put into a record the engine just built the stage ids it read from the window (each a
-    ``str`` validated when its message was built): validating a cold trim's tens of thousands
-    of ids again would cost more than finding them. The law still checks them against the
-    window."""
-    record.__dict__.update(stage_ids)
-    record.__pydantic_fields_set__.update(stage_ids)
