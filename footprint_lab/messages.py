@@ -44,6 +44,19 @@ STAND_IN_KINDS: frozenset[str] = frozenset({"drop-notice", "compaction-frame", "
 """Authored kinds a window stage writes in place of what it stopped sending."""
 
 
+OBSERVATION_STAGES: tuple[str, ...] = ("observation#", "demonstration#")
+"""Stage-id prefixes of user messages a person did not write: what an imported agent's
+environment answered as text (an observation), and worked examples put in its prompt (a
+demonstration). They are sent as ``user`` messages and are never the current request."""
+
+
+def is_observation(message: Message) -> bool:
+    """Whether ``message`` is a ``user`` message the environment wrote (an imported
+    observation or demonstration): known by the stage that committed it, never by its text."""
+    stage = message.stage_id
+    return message.role == "user" and stage is not None and stage.startswith(OBSERVATION_STAGES)
+
+
 def storable_text(text: str) -> str:
     """``text`` with every lone surrogate escaped as visible ``\\uXXXX`` text; valid text
     unchanged (the common case costs one ``isascii`` or one ``encode``)."""
@@ -279,6 +292,8 @@ SHAPE_CODES: dict[str, str] = {
     "s": "a system message",
     "u": "a user message a person wrote (the only kind that can be the current request)",
     "i": "a user message the library wrote (a drop notice, a compaction frame, an injection)",
+    "o": "a user message the environment wrote (an imported observation or demonstration, "
+    "committed by an ``observation#`` or ``demonstration#`` stage): never the request",
     "a": "an assistant message that makes no tool call",
     "1": "an assistant message making 1 tool call (up to '9': 9 calls)",
     "m": "an assistant message making more than 9 tool calls",
@@ -441,8 +456,11 @@ def shape_of(
         code = _CALL_COUNT_CODES[len(call_ids)] if len(call_ids) < 10 else "m"
         return MessageShape(code, stage_id, chars, None, call_ids, None)
     if role == "user":
-        library = authored is not None or (stage_id or "").startswith("window#")
-        return MessageShape("i" if library else "u", stage_id, chars, None, (), None)
+        if authored is not None or (stage_id or "").startswith("window#"):
+            return MessageShape("i", stage_id, chars, None, (), None)
+        if stage_id is not None and stage_id.startswith(OBSERVATION_STAGES):
+            return MessageShape("o", stage_id, chars, None, (), None)
+        return MessageShape("u", stage_id, chars, None, (), None)
     return MessageShape("s", stage_id, chars, None, (), None)
 
 

@@ -23,7 +23,7 @@ from footprint_lab.evidence.dependencies import (
 )
 from footprint_lab.evidence.windows import SentWindows
 from footprint_lab.ledger import Ledger
-from footprint_lab.messages import Message
+from footprint_lab.messages import Message, is_observation
 from footprint_lab.window.notice import is_compaction_frame
 from footprint_lab.window.request import current_request_index, is_library_authored
 
@@ -294,12 +294,15 @@ def request_lost_calls(run: Run, windows: SentWindows | None = None) -> list[int
     for every call, in one pass).
 
     Whatever the request text, a window has a current request exactly when it holds a user
-    message the library did not write (the text only picks which one), so each call costs a
+    message that neither the library nor an imported agent's environment wrote (the text only
+    picks which one), so each call costs a
     bisection per run of its window.
     """
     sent = SentWindows(run) if windows is None else windows
     users = [
-        p for p, m in enumerate(sent.messages) if m.role == "user" and not is_library_authored(m)
+        p
+        for p, m in enumerate(sent.messages)
+        if m.role == "user" and not is_library_authored(m) and not is_observation(m)
     ]
     return [i for i in range(len(sent)) if not sent.holds_any(i, users)]
 

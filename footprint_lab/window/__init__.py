@@ -35,6 +35,15 @@ boundary
 record
     What a visit files: the stage ids that left, every refusal with its reason, exact sizes,
     the pins, the strategy's own facts. (:class:`WindowRecord`)
+request
+    The current request: the latest thing the person asked, matched against the run's
+    request text. Never a library-authored message, and never an *observation* — a ``user``
+    message an imported agent's environment wrote (an ``observation#`` or
+    ``demonstration#`` stage committed it). (:mod:`~footprint_lab.window.request`)
+measured tokens
+    What a token strategy reads: the input tokens of the last call, reported by the provider
+    in a live run; in a replay, those of the window the replay sent (counted, scaled or
+    estimated, as ``Boundary.tokens_from`` and ``WindowRecord.tokens_from`` say).
 refusal
     A turn that may not leave, and why (a closed set of reasons; first match wins).
     (:mod:`~footprint_lab.window.refusals`)

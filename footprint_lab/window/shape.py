@@ -45,11 +45,11 @@ _WORTH_REUSING = 64  # below this many shared messages, a window is read whole
 # results, and no result follows a message that made no call. With the call ids of the heads
 # equal to the answered ids of the results, in order, every result answers its own turn's head.
 _COMPLETE = re.compile(
-    r"(?:[suia]|1R|2R{2}|3R{3}|4R{4}|5R{5}|6R{6}|7R{7}|8R{8}|9R{9})*".replace("R", "[tp]")
+    r"(?:[suioa]|1R|2R{2}|3R{3}|4R{4}|5R{5}|6R{6}|7R{7}|8R{8}|9R{9})*".replace("R", "[tp]")
 )
 _RESULT_CODES = "tp"  # a result, and one the library wrote: both join the turn in progress
-# Every other code starts a turn: s u i a m, and 1-9 for an assistant making that many calls.
-_STARTS_TURN = frozenset("suiam123456789").__contains__
+# Every other code starts a turn: s u i o a m, and 1-9 for an assistant making that many calls.
+_STARTS_TURN = frozenset("suioam123456789").__contains__
 
 
 class Window(Sequence[Message]):
