@@ -32,6 +32,7 @@ PHASES_OF_STATUS: Mapping[str, tuple[bool, str]] = {
     "paused": (True, "resume"),
     "max-iterations": (False, "resume"),
     "error": (False, "finished"),
+    "incomplete": (True, "finished"),
 }
 """For each status, ``(True, p)``: it stands only at phase ``p``; ``(False, p)``: at any phase
 but ``p`` — as the agent loop leaves them.
@@ -44,7 +45,7 @@ iterations at 'finished' — never at 'resume'. 'error' stands wherever the faul
 stage, or 'resume' when the boundary run at a pause failed) — never at 'finished'. Statuses
 not listed here ('cancelled', or any added later) are not held to a phase or a pause. For the
 listed ones a pause is carried exactly when the phase is 'resume', and a fault only with
-status 'error'.
+status 'error'. 'incomplete' is an imported run's (its file ends mid-loop): always finished.
 """
 
 

@@ -25,6 +25,20 @@ An observed window is what a source's own context policy really sent a call, whe
 recorded it: the run's window at that call is that input, and a
 :class:`~footprint_lab.window.records.WindowRecord` with ``observed=True`` names what left.
 
+Each importer knows its source's roles. What the person (or the benchmark) asked is a request
+(``run.requests``): SWE-agent's instance prompt, OpenHands' user messages, the prompts typed
+into Claude Code, an Inspect sample's input, every user message of an OpenAI, Anthropic,
+LangChain or tau-bench list (a person's, or a simulated user's). What the environment answered
+as text — SWE-agent and OpenHands observations sent as user messages, the text Claude Code
+writes into user messages itself — is committed as an ``observation`` (SWE-agent
+demonstrations as a ``demonstration``): sent, never the request
+(:func:`~footprint_lab.messages.is_observation`). Text-mode agents are tool loops too:
+:func:`load_swe_agent` and :func:`load_openhands` (and :func:`load`) take ``tool_loop=True``
+and rebuild an action written as text and the observation that answered it as a tool call
+(stable synthetic id, the assistant's text kept) and its result; ``run.meta["tool_loop"]``
+says ``'native'``, ``'rebuilt'`` (with ``rebuilt_tool_calls``) or ``'literal'``
+(``tool_loop=False``, or nothing to rebuild).
+
 Every importer takes ``strict=False``: malformed input raises :class:`TranscriptError` (naming
 the file, the source, the index — of a message, entry, line, sample, event or span: its
 ``unit`` — and the field); what a provider would have accepted but is wrong (orphan results,

@@ -14,19 +14,25 @@ the source policy's stand-ins and the new window, and an observed
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import Any, Literal
 
 from footprint_lab._gc import gc_paused
 from footprint_lab.agent.run import CallRecord, ImportProblem, Run
 from footprint_lab.importers._observed import HistoryIndex, ObservedWindow, observe_window
 from footprint_lab.importers._parts import TranscriptError, json_problem
+from footprint_lab.importers.recorded import ImportedStatus, Recorded, settle_outcome
 from footprint_lab.ledger import Ledger
 from footprint_lab.messages import Message, storable_text, storable_value
 from footprint_lab.usage import Usage
 from footprint_lab.window.records import WindowRecord
 
-__all__ = ["TranscriptError", "build_run"]
+__all__ = ["TranscriptError", "UserKind", "build_run"]
+
+UserKind = Literal["observation", "demonstration"]
+"""What a ``user`` message a person did not write is: what the environment answered as text
+(an observation), or a worked example put in the prompt (a demonstration). Committed by an
+``observation#`` or ``demonstration#`` stage, it is never a request."""
 
 
 def _check(
@@ -36,6 +42,7 @@ def _check(
     source: str,
     meta: dict[str, Any] | None,
     sent: Sequence[Sequence[Message] | None] | None,
+    kinds: Mapping[int, UserKind] | None = None,
 ) -> list[Message]:
     if isinstance(messages, (str, bytes)) or not isinstance(messages, Sequence):
         raise TranscriptError(source, None, "messages", "expected a list of messages")
@@ -72,6 +79,13 @@ def _check(
                 raise TranscriptError(source, None, f"sent[{k}]", "expected a message list")
             if not all(isinstance(m, Message) for m in window):
                 raise TranscriptError(source, None, f"sent[{k}]", "expected Messages")
+    for index, kind in (kinds or {}).items():
+        if kind not in ("observation", "demonstration"):
+            raise TranscriptError(
+                source, index, "kinds", f"expected 'observation' or 'demonstration', got {kind!r}"
+            )
+        if not (0 <= index < len(out)) or out[index].role != "user":
+            raise TranscriptError(source, index, "kinds", "only a user message has a kind")
     why = json_problem(meta or {})
     if why is not None:
         raise TranscriptError(source, None, "meta", f"meta holds {why}")
@@ -90,6 +104,9 @@ def build_run(
     model: str | None = None,
     sent: Sequence[Sequence[Message] | None] | None = None,
     policy: str | None = None,
+    kinds: Mapping[int, UserKind] | None = None,
+    outcome: ImportedStatus | None = None,
+    outcome_detail: str | None = None,
 ) -> Run:
     """Commit ``messages`` in order and return a finished run, in time linear in their number.
 
@@ -106,11 +123,18 @@ def build_run(
             at that call is then that input (see the module docstring).
         policy: The name of the source's own context policy, for the observed records
             (defaults to ``source``).
+        kinds: The ``user`` messages a person did not write, by index in ``messages``: each
+            is committed by its own ``observation#`` or ``demonstration#`` stage and is never
+            a request (``run.request`` and ``run.requests`` name only the others).
+        outcome: How the source says the run ended, as an imported status (None: the file
+            records no outcome, and the status follows from its last message). The one rule
+            is in :mod:`footprint_lab.importers.recorded`.
+        outcome_detail: The source's own word for the outcome (``meta["ended"]``).
 
     Raises:
         TranscriptError: an argument is not what it should be (not a Message, ...).
     """
-    messages = _check(messages, usages, system, source, meta, sent)
+    messages = _check(messages, usages, system, source, meta, sent, kinds)
     ledger = Ledger()
     if system is not None:
         system = storable_text(system)
@@ -174,11 +198,15 @@ def build_run(
             window.extend(committed)
             sent_chars += committed[0].chars
         else:
-            if message.role == "user" and message.authored is None:
-                run.request = message.content
-                run.requests.append(message.content)
-            stage = first_seed if first_seed is not None else ledger.begin_stage("seed")
-            first_seed = None
+            kind = None if kinds is None or message.role != "user" else kinds.get(i)
+            if kind is not None:
+                stage = ledger.begin_stage(kind)
+            else:
+                if message.role == "user" and message.authored is None:
+                    run.request = message.content
+                    run.requests.append(message.content)
+                stage = first_seed if first_seed is not None else ledger.begin_stage("seed")
+                first_seed = None
             committed = ledger.append(stage, [message])
             history.add(committed)
             window.extend(committed)
@@ -186,10 +214,20 @@ def build_run(
         i += 1
     run.window = window
     last = window[-1] if window else None
-    finished = last is not None and last.role == "assistant" and not last.tool_calls
-    run.status = "done" if finished else "max-iterations"
-    run.output = last.content if finished and last is not None else None
+    answered = last is not None and last.role == "assistant" and not last.tool_calls
+    # The one status rule of imported runs (footprint_lab.importers.recorded).
+    run.status = "done" if answered else "incomplete"
+    run.output = last.content if answered and last is not None else None
     run.phase = "finished"
+    run.meta["recorded"] = Recorded(
+        inputs=sent is not None and any(window is not None for window in sent),
+        usage=any(usage is not None and usage.reported for usage in usages),
+        tool_results=any(m.role == "tool" for m in messages),
+        model=model is not None,
+        outcome=False,
+    ).model_dump()
+    if outcome is not None:
+        settle_outcome(run, outcome, outcome_detail)
     return run
 
 

@@ -235,9 +235,15 @@ def _claim(shape: _Shape) -> Format | None:
 
 
 def _unknown(where: str, why: str) -> TranscriptError:
+    """The error of a file no format claims: it names the file (``path``), says why, and lists
+    every format tried (:data:`FORMATS`), each with how it is told."""
     tried = "; ".join(f"{name} ({how})" for name, how in FORMATS.items())
     return TranscriptError(
-        SOURCE, None, "file", f"not a format footprint_lab reads: {why}; tried {tried}", path=where
+        SOURCE,
+        None,
+        "file",
+        f"not a format footprint_lab reads: {why}; formats tried: {tried}",
+        path=where,
     )
 
 
@@ -315,10 +321,14 @@ def _folder_entries(folder: Path) -> list[Path]:
     ]
 
 
-def load(path: str | Path, *, strict: bool = False) -> list[Run]:
-    """Every run in ``path``, whatever stack wrote it: each file's format is detected
-    (:func:`detect_format`), read by that format's loader, and named in each of its runs'
-    ``meta["format"]``.
+def load(path: str | Path, *, strict: bool = False, tool_loop: bool = True) -> list[Run]:
+    """Every run in ``path``, whatever stack wrote it, as a list: each file's format is
+    detected (:func:`detect_format`), read by that format's loader, and named in each of its
+    runs' ``meta["format"]``. A file may hold several runs, so the list has one per run it
+    recorded: a saved run, a SWE-agent trajectory or a Claude Code session is one; an
+    OpenHands file one per instance, an Inspect log one per sample (possibly none), an OTLP
+    file one per root agent span, a tau-bench file one per trajectory. Unpack a one-run file
+    as ``[run] = load(path)``.
 
     A folder is read entry by entry in name order (subfolders too), less hidden entries and
     documentation (README, SOURCE, LICENSE, .md ...); a tau-bench folder is its one file of
@@ -328,6 +338,9 @@ def load(path: str | Path, *, strict: bool = False) -> list[Run]:
         path: A file, or a folder.
         strict: Passed to the format's loader: raise at the first problem instead of listing
             it in ``run.import_problems`` (a saved run is reopened as it was saved).
+        tool_loop: Passed to the loaders of text-mode agents (SWE-agent, OpenHands): rebuild
+            actions and observations written as text as tool calls and their results (False:
+            keep the literal text, the observations still never requests).
 
     Raises:
         TranscriptError: naming the file, the format (``source``: the format's name, or
@@ -341,9 +354,14 @@ def load(path: str | Path, *, strict: bool = False) -> list[Run]:
             raise TranscriptError(
                 SOURCE, None, "path", "no transcript files in the folder", path=str(source)
             )
-        return [run for entry in entries for run in load(entry, strict=strict)]
+        return [run for entry in entries for run in load(entry, strict=strict, tool_loop=tool_loop)]
     found = detect_format(source)
-    runs = LOADERS[found](source, strict=strict)
+    if found == "swe-agent":
+        runs = load_swe_agent(source, strict=strict, tool_loop=tool_loop)
+    elif found == "openhands":
+        runs = load_openhands(source, strict=strict, tool_loop=tool_loop)
+    else:
+        runs = LOADERS[found](source, strict=strict)
     for run in runs:
         run.meta = {**run.meta, "format": found}
     return runs

@@ -81,8 +81,8 @@ def _legacy(event: Mapping[str, Any]) -> tuple[Mapping[str, Any], bool]:
     return out, True
 
 
-def _convert(events: Any, prefix: str, problems: Problems) -> _Stream:
-    stream = _Stream()
+def _convert(events: Any, prefix: str, problems: Problems, *, tool_loop: bool = True) -> _Stream:
+    stream = _Stream(tool_loop=tool_loop)
     listed, pairs = _events(events, prefix, problems)
     for index, (event, at) in enumerate(listed):
         if not isinstance(event, Mapping):
@@ -102,7 +102,8 @@ def _convert(events: Any, prefix: str, problems: Problems) -> _Stream:
             name = "action" if action is not None else "observation"
             problems.fail(index, f"{at}.{name}", f"expected text, got {short(kind)}")
         kept = _NOT_IN_HISTORY[0 if action is not None else 1]
-        record = None if kind in kept or _hidden(event) else _Event(event_id)
+        named = not (given is None and (legacy or pairs))
+        record = None if kind in kept or _hidden(event) else _Event(event_id, named)
         if action is not None:
             _action(stream, event, kind, record, problems, index, at)
         else:
@@ -110,4 +111,5 @@ def _convert(events: Any, prefix: str, problems: Problems) -> _Stream:
         if record is not None:
             stream.events.append(record)
         stream.read += 1
+    stream.unanswered_as_text()
     return stream

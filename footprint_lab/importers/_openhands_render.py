@@ -1,13 +1,16 @@
 """Rendering OpenHands events as messages, as its ``ConversationMemory`` renders them for the
 model: system prompts, user and agent messages, replies with tool calls (one message per
 ``model_response``, with its usage), tool results with OpenHands' notes, and the events it
-never sends skipped.
+never sends skipped. Observations sent as user text are marked ``observation`` (never a
+request), and text-mode actions (no tool call metadata) are rebuilt as tool calls whose
+results are their observations, unless the stream keeps the literal form.
 
 Layer: importers.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -59,6 +62,27 @@ _TOOL_ACTIONS = frozenset(
 """Actions that are tool calls (rendered as text when they carry no tool call metadata)."""
 _NOT_SENT_OBSERVATIONS = frozenset({"null", "agent_state_changed", "loop_detection", "condense"})
 """Observations that are not sent (``condense`` is a summary: a stand-in, not history)."""
+CALL_ID = "openhands-event-{id}"
+"""The id of a tool call rebuilt from a text-mode action: ``id`` is the action event's id
+(an event written without one, as 2024's serializations are, is named by its place in the
+history: ``openhands-event-at-<k>``)."""
+_TEXT_TOOLS: dict[str, tuple[str, tuple[str, ...], dict[str, str]]] = {
+    "run": ("execute_bash", ("command",), {}),
+    "run_ipython": ("execute_ipython_cell", ("code",), {}),
+    "read": ("str_replace_editor", ("path", "view_range"), {"command": "view"}),
+    "write": ("str_replace_editor", ("path", "content"), {"command": "create"}),
+    "browse": ("web_read", ("url",), {}),
+    "browse_interactive": ("browser", ("browser_actions",), {}),
+    "think": ("think", ("thought",), {}),
+    "delegate": ("delegate", ("agent", "inputs"), {}),
+    "task_tracking": ("task_tracker", ("command", "task_list"), {}),
+}
+"""A text-mode action's tool as OpenHands' function-calling tools name it (the action's own
+name where no tool is its obvious twin), the args that are its arguments, and fixed ones."""
+_EDIT_ARGS = ("command", "path", "file_text", "old_str", "new_str", "insert_line", "view_range")
+"""An ``edit`` with a ``command`` or from OpenHands' ACI editor (``impl_source: "oh_aci"``) is
+``str_replace_editor``'s; another (the LLM-based editor's ``content`` / ``start`` / ``end``)
+is ``edit_file``'s."""
 
 
 def _usage(raw: Any, problems: Problems, index: int, at: str) -> Usage | None:
@@ -299,6 +323,59 @@ def _tool_call_action(
     stream.groups[key] = stream.add(message, index, reply.at, record, usage=reply.usage)
 
 
+def _text_call(kind: str, args: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
+    """The tool name and arguments of a text-mode action (see :data:`_TEXT_TOOLS`)."""
+
+    def given(keys: tuple[str, ...]) -> dict[str, Any]:
+        return {key: args[key] for key in keys if args.get(key) is not None}
+
+    if kind == "edit":
+        if (isinstance(args.get("command"), str) and args["command"]) or args.get(
+            "impl_source"
+        ) == "oh_aci":
+            return "str_replace_editor", given(_EDIT_ARGS)
+        return "edit_file", given(("path", "content", "start", "end"))
+    if kind == "call_tool_mcp":
+        name, arguments = args.get("name"), args.get("arguments")
+        return (
+            name if isinstance(name, str) and name else kind,
+            dict(arguments) if isinstance(arguments, Mapping) else {},
+        )
+    tool, keys, fixed = _TEXT_TOOLS.get(kind, (kind, (), {}))
+    out: dict[str, Any] = {**fixed, **given(keys)}
+    if kind == "write" and "content" in out:
+        out["file_text"] = out.pop("content")
+    return tool, out
+
+
+def _rebuilt_call(
+    stream: _Stream, kind: str, args: Mapping[str, Any], record: _Event, index: int
+) -> dict[str, Any]:
+    """A text-mode action's call (OpenAI-shaped), waiting for its observation."""
+    call_id = CALL_ID.format(id=record.id if record.named else f"at-{index}")
+    name, arguments = _text_call(kind, args)
+    stream.waiting[record.id] = (call_id, name, len(stream.wire))  # the reply is added next
+    stream.last_rebuilt = (index, record.id)
+    stream.rebuilt += 1
+    function = {"name": name, "arguments": json.dumps(arguments)}
+    return {"id": call_id, "type": "function", "function": function}
+
+
+def _answered(stream: _Stream, event: Mapping[str, Any], index: int) -> tuple[str, str] | None:
+    """The rebuilt call (id, tool name) an observation without tool call metadata answers:
+    the action its ``cause`` names, else (written without a ``cause``) the action right
+    before it."""
+    cause = event.get("cause")
+    waiting = None
+    if isinstance(cause, int) and not isinstance(cause, bool):
+        waiting = stream.waiting.pop(cause, None)
+    last = stream.last_rebuilt
+    if cause is None and last is not None and last[0] == index - 1:
+        stream.last_rebuilt = None
+        waiting = stream.waiting.pop(last[1], None)
+    return None if waiting is None else (waiting[0], waiting[1])
+
+
 def _action(
     stream: _Stream,
     event: Mapping[str, Any],
@@ -332,13 +409,19 @@ def _action(
         args = object_of(event.get("args"), problems, index, f"{at}.args")
         said = text_or_empty(event.get("message"), problems, index, f"{at}.message")
         if source == "user":
+            # What the person ran themselves is context for the agent, not a request to it.
             command = args.get("command")
             if kind == "run" and isinstance(command, str):
                 said = f"User executed the command:\n{command}"
-            stream.add({"role": "user", "content": said}, index, at, record)
+            stream.kinds[stream.add({"role": "user", "content": said}, index, at, record)] = (
+                "observation"
+            )
         else:
             thought = text_or_empty(args.get("thought"), problems, index, f"{at}.args.thought")
-            stream.add({"role": "assistant", "content": thought or said}, index, at, record)
+            message: dict[str, Any] = {"role": "assistant", "content": thought or said}
+            if stream.tool_loop:
+                message["tool_calls"] = [_rebuilt_call(stream, kind, args, record, index)]
+            stream.add(message, index, at, record)
 
 
 def _observation(
@@ -353,17 +436,27 @@ def _observation(
     if record is None or kind in _NOT_SENT_OBSERVATIONS:
         return
     if kind == "recall":
+        # Workspace context and microagent knowledge: what the environment added, not asked.
         extras = object_of(event.get("extras"), problems, index, f"{at}.extras")
         text = _recall_text(extras, problems, index, at)
         if text:
-            stream.add({"role": "user", "content": text}, index, at, record)
+            stream.kinds[stream.add({"role": "user", "content": text}, index, at, record)] = (
+                "observation"
+            )
         return
     text = _observation_text(kind, event, problems, index, at)
     tcm = _tool_metadata(event, problems, index, at)
     if tcm is None:
+        answered = _answered(stream, event, index) if stream.tool_loop else None
+        if answered is not None:  # the result of a rebuilt call, as a tool result is sent
+            result = {"role": "tool", "tool_call_id": answered[0], "name": answered[1]}
+            stream.add({**result, "content": text}, index, at, record)
+            return
         if kind == "run":
             text = "\nObserved result of command executed by user:\n" + text
-        stream.add({"role": "user", "content": text}, index, at, record)
+        stream.kinds[stream.add({"role": "user", "content": text}, index, at, record)] = (
+            "observation"
+        )
         return
     call_id = tcm.get("tool_call_id")
     if not isinstance(call_id, str):

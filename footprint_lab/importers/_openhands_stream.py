@@ -1,5 +1,7 @@
 """The OpenHands stream as converted: the agent history's events (what each renders as, and
-what a condensation among them forgets) and the OpenAI-shaped messages they became.
+what a condensation among them forgets), the OpenAI-shaped messages they became, which user
+messages are observations rather than requests, and the text-mode actions rebuilt as tool
+calls that still wait for their observation.
 
 Layer: importers. Filled by :mod:`._openhands_events` and :mod:`._openhands_render`, read by
 :mod:`._openhands_windows` to rebuild the windows OpenHands' condensers left.
@@ -10,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from footprint_lab.importers._build import UserKind
 from footprint_lab.usage import Usage
 
 
@@ -30,6 +33,8 @@ class _Event:
     """One event of the agent's history (the events the controller keeps)."""
 
     id: int
+    named: bool = True
+    """Whether the file wrote the id (else ``id`` is a stand-in: legacy events have none)."""
     items: list[int] = field(default_factory=list)
     """Indices (in the converted list) of the messages this event renders as."""
     user_message: bool = False
@@ -55,6 +60,18 @@ class _Stream:
     read: int = 0
     """How many events the history holds (a history of pairs: two a pair)."""
     condensations: int = 0
+    tool_loop: bool = True
+    """Rebuild text-mode actions (no tool call metadata) as tool calls and their results."""
+    kinds: dict[int, UserKind] = field(default_factory=dict)
+    """Per converted user message that is not a request (by index in ``wire``): its kind."""
+    waiting: dict[int, tuple[str, str, int]] = field(default_factory=dict)
+    """Rebuilt calls no observation answered yet: action event id -> (call id, tool name,
+    index of the reply in ``wire``)."""
+    last_rebuilt: tuple[int, int] | None = None
+    """The latest rebuilt call: (its action's place in the history, its event id), for an
+    observation written without a ``cause`` right after it (legacy serializations)."""
+    rebuilt: int = 0
+    """How many tool calls were rebuilt from text-mode actions."""
 
     def add(
         self,
@@ -74,3 +91,11 @@ class _Stream:
         if event is not None:
             event.items.append(len(self.wire) - 1)
         return len(self.wire) - 1
+
+    def unanswered_as_text(self) -> None:
+        """Drop each rebuilt call no observation answered (the action stays the text it was):
+        a call without its result is not a tool loop."""
+        for _call_id, _name, at in self.waiting.values():
+            self.wire[at].pop("tool_calls", None)
+            self.rebuilt -= 1
+        self.waiting.clear()

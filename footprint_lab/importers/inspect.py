@@ -28,6 +28,10 @@ What is read:
   tool's own output when that is not empty and differs.
 * A leading system message with text only is the run's system prompt; any other system
   message stays in the history.
+* Requests: a user message is the sample's input (``source: "input"``) or a prompt the task's
+  own solvers added (the benchmark's instructions), so every one is a request; what the tools
+  answered are tool messages, tool results, never a request. Inspect's agents call tools
+  natively, so there is no text-mode loop to rebuild.
 * Attachments: strings ``attachment://<hash>`` (and the older ``tc://<hash>``) are replaced by
   ``sample.attachments[hash]``, as Inspect's own reader does; a reference to an attachment
   the sample does not hold is kept as text and listed as a problem (once per hash). Pooled
@@ -43,7 +47,9 @@ log's ``status``, the sample's ``sample_id``, ``epoch`` and ``sample_uuid``, ``s
 name -> the score's ``value``), the sample's ``error`` message and ``limit`` type when it has
 them, ``compactions`` (``type``, ``tokens_before``, ``tokens_after``, ``source`` of each
 ``compaction`` event) when there are any, ``log_file``, ``member`` (``.eval`` only) and a
-``label``.
+``label``. A sample's status follows the one rule of imported runs
+(:mod:`footprint_lab.importers.recorded`): an ``error`` is ``incomplete``, a ``limit``
+``max-iterations``, a scored sample ``done`` (``meta['ended']`` says which).
 
 A log without samples (written with ``log_samples=False``, or an error log that stopped before
 any sample finished) yields no runs: ``[]``. An error log's finished samples import like any
@@ -94,6 +100,7 @@ from footprint_lab.importers._parts import (
     nested,
     optional_str,
 )
+from footprint_lab.importers.recorded import ImportedStatus
 from footprint_lab.messages import Message
 from footprint_lab.usage import Usage
 
@@ -226,6 +233,7 @@ def _sample_run(s: _Sample, header: dict[str, Any], where: str, strict: bool) ->
     meta["unmatched_model_events"] = len(model_events) - len(used)
     meta["log_file"] = where
     model = header.get("model")
+    outcome, ended = _outcome(meta)
     return build_run(
         messages,
         usages,
@@ -236,7 +244,22 @@ def _sample_run(s: _Sample, header: dict[str, Any], where: str, strict: bool) ->
         model=model if isinstance(model, str) else None,
         sent=sent if any(w is not None for w in sent) else None,
         policy=POLICY,
+        outcome=outcome,
+        outcome_detail=ended,
     )
+
+
+def _outcome(meta: Mapping[str, Any]) -> tuple[ImportedStatus | None, str | None]:
+    """How a sample ended, by the imported-status rule (``footprint_lab.importers.recorded``):
+    an error is ``incomplete``, a limit ``max-iterations``, a scored sample ``done``; a sample
+    with none of them records no outcome."""
+    if meta.get("error") is not None:
+        return "incomplete", f"error: {meta['error']}"
+    if meta.get("limit") is not None:
+        return "max-iterations", f"limit: {meta['limit']}"
+    if meta.get("scores"):
+        return "done", "scored"
+    return None, None
 
 
 def _runs(

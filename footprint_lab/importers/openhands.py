@@ -11,7 +11,8 @@ OpenHands' ``ConversationMemory`` renders them for the model; events it never se
 skipped:
 
 * ``system`` actions give the system prompt (``args.content``); user ``message`` actions are user
-  turns, agent ``message`` actions are assistant text.
+  turns — the requests, the only ones (``run.requests``) — agent ``message`` actions are
+  assistant text.
 * An action carrying ``tool_call_metadata`` is a model reply with tool calls: the assistant
   message is the ``model_response``'s first choice (its text, unless blank, and *all* its tool
   calls), and the actions of one response (same ``model_response.id``) are ONE message, with
@@ -19,9 +20,31 @@ skipped:
   text where it differs), as OpenHands sends it.
 * An observation carrying ``tool_call_metadata`` is the tool result of that call; command output
   gets OpenHands' metadata lines (working directory, interpreter, exit code), errors and
-  rejections their notes. Other observations are user turns; a ``recall`` observation is the
-  workspace context and microagent knowledge it recorded (OpenHands' templates around that text
-  are not reproduced).
+  rejections their notes. Other observations are sent as user text and committed as
+  ``observation`` user messages (:func:`~footprint_lab.messages.is_observation`), never a
+  request: an ``error`` observation, the output of a command the user ran, a ``recall``
+  observation (the workspace context and microagent knowledge it recorded; OpenHands'
+  templates around that text are not reproduced). So is a command the user ran themselves
+  (``User executed the command: ...``): context for the agent, not a request to it.
+* **Tool loop.** A stream whose model called tools (events with ``tool_call_metadata``) is
+  already a tool loop (``meta['tool_loop'] = 'native'``). A text-mode action — ``run``,
+  ``run_ipython``, ``edit``, ``read``, ``write``, ``browse``, ``browse_interactive``,
+  ``call_tool_mcp``, ``delegate``, ``think``, ``task_tracking`` by the agent, with no tool
+  call metadata (streams without function calling, 2024's serializations) — is rebuilt as
+  one (``'rebuilt'``, with ``meta['rebuilt_tool_calls']``): the assistant message keeps its
+  text (the thought, else the event's message) and gets one call, id
+  ``openhands-event-<event id>`` (``openhands-event-at-<k>`` for an event written without an
+  id, ``k`` its place in the history), named as OpenHands' function-calling tools name it
+  (``execute_bash`` for ``run``, ``execute_ipython_cell`` for ``run_ipython``,
+  ``str_replace_editor`` for ``read`` / ``write`` / an ``edit`` with a command or from the ACI
+  editor, ``edit_file`` for another, ``web_read`` for ``browse``, ``browser`` for
+  ``browse_interactive``, ``task_tracker``, the MCP tool's own name; else the action's), its
+  arguments the action's (``command``, ``code``, ``path`` ...). The observation whose
+  ``cause`` is that action (or, written without a ``cause``, the one right after it) is its
+  tool result, its text as a tool result is sent (no "command executed by user" note); an
+  action nothing answers stays text (a call without its result is no tool loop).
+  ``tool_loop=False`` keeps the literal form: assistant text and ``observation`` user
+  messages (``'literal'``, also the value for a stream with neither).
 * Not sent, so skipped: ``recall``, ``change_agent_state``, ``null`` and other control actions,
   ``null``, ``agent_state_changed``, ``loop_detection`` and ``condense`` observations, and
   hidden events. Also not reproduced: OpenHands' middle truncation of observations longer than
@@ -68,6 +91,7 @@ from footprint_lab.importers._parts import (
     read_text_file,
 )
 from footprint_lab.importers.openai import parse_openai
+from footprint_lab.importers.recorded import ImportedStatus
 from footprint_lab.messages import Message
 
 SOURCE = "openhands"
@@ -83,17 +107,21 @@ __all__ = ["POLICY", "SOURCE", "SUFFIXES", "load_openhands"]
 
 
 @gc_paused
-def load_openhands(path: str | Path, *, strict: bool = False) -> list[Run]:
+def load_openhands(path: str | Path, *, strict: bool = False, tool_loop: bool = True) -> list[Run]:
     """One run per OpenHands event stream (per instance).
 
     Each run's ``meta`` holds ``instance_id`` (the instance's, else the file's stem),
-    ``events``, ``condensations`` and, where the file has them, ``model``, ``agent_class``,
-    ``outcome`` (``has_patch``, ``resolved``), ``error``, ``accumulated_cost``,
-    ``accumulated_token_usage`` and ``max_message_chars``.
+    ``events``, ``condensations``, ``tool_loop`` (``'native'``, ``'rebuilt'`` with
+    ``rebuilt_tool_calls``, or ``'literal'``: see the module docstring) and, where the file
+    has them, ``model``, ``agent_class``, ``outcome`` (``has_patch``, ``resolved``),
+    ``error``, ``accumulated_cost``, ``accumulated_token_usage`` and ``max_message_chars``.
 
     Args:
         path: A ``.json`` or ``.jsonl`` file, or a folder: every such file in it, sorted by name.
         strict: Raise at the first problem instead of listing it in ``run.import_problems``.
+        tool_loop: Rebuild text-mode actions (no tool call metadata) and their observations
+            as tool calls and results (False: keep them as assistant text and
+            ``observation`` user messages).
 
     Raises:
         TranscriptError: a file cannot be read as JSON, is not an event stream, or is malformed
@@ -101,11 +129,11 @@ def load_openhands(path: str | Path, *, strict: bool = False) -> list[Run]:
     """
     runs: list[Run] = []
     for file in files_in(path, SUFFIXES, SOURCE):
-        runs.extend(_load_file(file, strict=strict))
+        runs.extend(_load_file(file, strict=strict, tool_loop=tool_loop))
     return runs
 
 
-def _load_file(path: Path, *, strict: bool) -> list[Run]:
+def _load_file(path: Path, *, strict: bool, tool_loop: bool) -> list[Run]:
     where = str(path)
     text = read_text_file(path, SOURCE)
     entries: list[tuple[str, Any]] = []
@@ -129,7 +157,7 @@ def _load_file(path: Path, *, strict: bool) -> list[Run]:
     runs: list[Run] = []
     for prefix, value in entries:
         try:
-            runs.append(_instance(value, prefix, path.stem, strict=strict))
+            runs.append(_instance(value, prefix, path.stem, strict=strict, tool_loop=tool_loop))
         except TranscriptError as exc:
             raise nested(exc, SOURCE, path=where) from None
     return runs
@@ -215,7 +243,20 @@ def _meta(
     return meta, model
 
 
-def _instance(value: Any, prefix: str, stem: str, *, strict: bool) -> Run:
+def _tool_loop(stream: _Stream, events: Any) -> str:
+    """How the run's tool loop came to be: rebuilt from text-mode actions, the model's own
+    (some event carries tool call metadata), or neither (text kept as it is)."""
+    if stream.rebuilt:
+        return "rebuilt"
+    native = isinstance(events, list) and any(
+        isinstance(e, Mapping) and e.get("tool_call_metadata")
+        for item in events
+        for e in (item if isinstance(item, list) else [item])
+    )
+    return "native" if native else "literal"
+
+
+def _instance(value: Any, prefix: str, stem: str, *, strict: bool, tool_loop: bool) -> Run:
     # Problems are collected, then (when strict) the first in event order is raised.
     problems = Problems(SOURCE, unit=UNIT)
     if isinstance(value, Mapping):
@@ -227,8 +268,9 @@ def _instance(value: Any, prefix: str, stem: str, *, strict: bool) -> Run:
         events, meta, model = value, {"instance_id": stem}, None
     else:
         problems.fail(None, "file", "expected an event list or an object with a history")
-    stream = _convert(events, prefix, problems)
+    stream = _convert(events, prefix, problems, tool_loop=tool_loop)
     messages, system, found, place = _parse(stream)
+    kinds = {place[k]: kind for k, kind in stream.kinds.items() if k in place}
     sent = _windows(stream, messages, place)
     observed = sum(w is not None for w in sent)
     model = model or stream.model
@@ -236,7 +278,11 @@ def _instance(value: Any, prefix: str, stem: str, *, strict: bool) -> Run:
         meta["model"] = model
     meta["events"] = stream.read
     meta["condensations"] = stream.condensations
+    meta["tool_loop"] = _tool_loop(stream, events)
+    if stream.rebuilt:
+        meta["rebuilt_tool_calls"] = stream.rebuilt
     listed = ordered([*problems.found, *found], strict=strict, unit=UNIT)
+    outcome, ended = _outcome(events, meta)
     return build_run(
         messages,
         stream.usages,
@@ -247,4 +293,27 @@ def _instance(value: Any, prefix: str, stem: str, *, strict: bool) -> Run:
         model=model,
         sent=sent if observed else None,
         policy=POLICY,
+        kinds=kinds,
+        outcome=outcome,
+        outcome_detail=ended,
     )
+
+
+def _outcome(events: Any, meta: Mapping[str, Any]) -> tuple[ImportedStatus | None, str | None]:
+    """How the instance ended, by the imported-status rule
+    (:mod:`footprint_lab.importers.recorded`): an error the output names is ``incomplete``; a
+    ``finish`` action is ``done``; an agent stopped by its iteration or budget limit is
+    ``max-iterations``; a stream with none of them records no outcome."""
+    if isinstance(meta.get("error"), str):
+        error = str(meta["error"])
+        limit = "maximum iteration" in error.lower() or "budget" in error.lower()
+        return ("max-iterations" if limit else "incomplete"), f"error: {error}"
+    flat = [
+        e
+        for item in (events if isinstance(events, list) else [])
+        for e in (item if isinstance(item, list) else [item])
+        if isinstance(e, Mapping)
+    ]
+    if any(e.get("action") == "finish" for e in flat):
+        return "done", "finish"
+    return None, None

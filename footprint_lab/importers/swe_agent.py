@@ -17,6 +17,28 @@ version, ``messages`` or ``query``), ``info`` (``exit_status``, ``submission``,
   :class:`TranscriptError`. The first entry, the system prompt, becomes ``run.system``;
   ``thinking_blocks`` are kept as ``thinking`` parts. Demonstration entries (``is_demo``) are
   kept as the messages they were sent as.
+* **Roles.** The instance prompt (the first user entry that is not a demonstration: the
+  problem statement) is the run's one request. A user demonstration entry is committed as a
+  ``demonstration`` and every later user entry — what the environment printed after an
+  action, format-error feedback, ``Wrong flag!`` — as an ``observation``
+  (:func:`~footprint_lab.messages.is_observation`): sent as user messages, never the request
+  (SWE-agent marks the instance prompt ``message_type: observation`` too, so that field does
+  not tell them apart; the order does).
+* **Tool loop.** A function-calling run is already a tool loop (``meta['tool_loop'] =
+  'native'``). A text-mode run (an assistant entry with an ``action`` and no ``tool_calls``,
+  its observation the user entry after it) is rebuilt as one (``'rebuilt'``, with
+  ``meta['rebuilt_tool_calls']``): the assistant message keeps its text and gets one call, id
+  ``swe-agent-action-<n>`` (:data:`ACTION_CALL_ID`; ``n`` is the entry's place in
+  ``history``), arguments ``{"command": <the action, less its trailing newline>}``, named by
+  the action's first word when the system prompt's ``COMMANDS:`` section documents it
+  (:func:`special_commands`), else ``bash`` (:data:`SHELL_TOOL`, as SWE-agent's
+  function-calling mode names shell commands); the observation becomes that call's tool
+  result (its text unchanged). An assistant entry without an action (or with a blank one),
+  a demonstration, and an action nothing answers (the final ``submit``, whose output
+  SWE-agent does not write back to history) stay text. Recorded inputs get the same calls
+  and results, so they still match the history. ``tool_loop=False`` keeps the file's literal
+  form — assistant text and ``observation`` user messages (``'literal'``, also the value for a
+  text-mode file with nothing to rebuild).
 * **Agents.** SWE-agent sends a model only the history entries of its own agent (those whose
   ``agent`` is the agent's name, the one its system prompt names): entries of another agent
   (demonstrations put in history keep the name of the trajectory they came from) were never
@@ -48,13 +70,16 @@ from __future__ import annotations
 import ast
 import bisect
 import json
+import re
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from footprint_lab._gc import gc_paused
 from footprint_lab.agent.run import ImportProblem, Run
-from footprint_lab.importers._build import build_run
+from footprint_lab.importers._build import UserKind, build_run
+from footprint_lab.importers._observed import wire_key
 from footprint_lab.importers._parts import (
     Problems,
     TranscriptError,
@@ -71,7 +96,8 @@ from footprint_lab.importers._parts import (
     short,
 )
 from footprint_lab.importers.openai import parse_openai
-from footprint_lab.messages import ContentPart, Message
+from footprint_lab.importers.recorded import ImportedStatus, settle_outcome
+from footprint_lab.messages import ContentPart, Message, ToolCall
 
 SOURCE = "swe-agent"
 """The ``source`` of runs, errors and problems from this importer."""
@@ -81,39 +107,59 @@ SUFFIX = ".traj"
 """The file suffix a folder is searched for."""
 UNIT = "entry"
 """What an error's index counts: the entry of ``history``."""
+ACTION_CALL_ID = "swe-agent-action-{index}"
+"""The id of a tool call rebuilt from a text-mode action: ``index`` is the place of its
+assistant entry in the file's ``history`` (stable: the same file gives the same ids)."""
+SHELL_TOOL = "bash"
+"""The tool a rebuilt action names when it is not one of the system prompt's commands: a
+shell command, named as SWE-agent's function-calling mode names it."""
 
-__all__ = ["POLICY", "SOURCE", "SUFFIX", "load_swe_agent"]
+__all__ = [
+    "ACTION_CALL_ID",
+    "POLICY",
+    "SHELL_TOOL",
+    "SOURCE",
+    "SUFFIX",
+    "load_swe_agent",
+    "special_commands",
+]
 
 _LITERAL_ERRORS = (ValueError, TypeError, SyntaxError, MemoryError, RecursionError)
 
 
 @gc_paused
-def load_swe_agent(path: str | Path, *, strict: bool = False) -> list[Run]:
+def load_swe_agent(path: str | Path, *, strict: bool = False, tool_loop: bool = True) -> list[Run]:
     """One run per SWE-agent trajectory file.
 
     Each run's ``meta`` holds ``trajectory_id`` (the file's stem), ``instance_id`` (the
-    problem statement's id where ``replay_config`` names one, else the stem) and, where the
-    file has them, ``model``, ``exit_status``, ``has_submission``, ``model_stats``,
-    ``environment``, ``history_processors``, ``steps``, ``steps_not_in_history``,
-    ``recorded_inputs`` (how many calls' inputs the file recorded), ``agent`` and
-    ``other_agent_entries``.
+    problem statement's id where ``replay_config`` names one, else the stem), ``tool_loop``
+    (``'native'``, ``'rebuilt'`` with ``rebuilt_tool_calls``, or ``'literal'``: see the module
+    docstring) and, where the file has them, ``model``, ``exit_status``, ``has_submission``,
+    ``model_stats``, ``environment``, ``history_processors``, ``steps``,
+    ``steps_not_in_history``, ``recorded_inputs`` (how many calls' inputs the file recorded),
+    ``agent`` and ``other_agent_entries``.
 
     Args:
         path: A ``.traj`` file, or a folder: every ``.traj`` file in it, sorted by name.
         strict: Raise at the first problem instead of listing it in ``run.import_problems``.
+        tool_loop: Rebuild a text-mode run's actions and observations as tool calls and their
+            results (False: keep them as assistant text and ``observation`` user messages).
 
     Raises:
         TranscriptError: a file cannot be read as JSON, is not a trajectory, or is malformed
             (naming the file, the history entry or step, and the field); a folder holds no
             ``.traj`` file.
     """
-    return [_load_file(file, strict=strict) for file in files_in(path, (SUFFIX,), SOURCE)]
+    return [
+        _load_file(file, strict=strict, tool_loop=tool_loop)
+        for file in files_in(path, (SUFFIX,), SOURCE)
+    ]
 
 
-def _load_file(path: Path, *, strict: bool) -> Run:
+def _load_file(path: Path, *, strict: bool, tool_loop: bool) -> Run:
     data = read_json_file(path, SOURCE)
     try:
-        return _parse(data, path.stem, strict=strict)
+        return _parse(data, path.stem, strict=strict, tool_loop=tool_loop)
     except TranscriptError as exc:
         raise nested(exc, SOURCE, path=str(path)) from None
 
@@ -419,7 +465,153 @@ def _agent_of(history: Sequence[Mapping[str, Any]]) -> str | None:
     return str(named[-1]) if named else None
 
 
-def _parse(data: Any, stem: str, *, strict: bool) -> Run:
+_COMMAND_HEADER = re.compile(r"([A-Za-z_][\w.-]*):\s*")
+"""A command's first line in the documented format (``open:``, then indented docstring and
+signature lines)."""
+_COMMAND_LINE = re.compile(r"([A-Za-z_][\w.-]*)(?:\s+(?:<[^>]*>|\[[^\]]*\]))*\s+-\s")
+"""A command's line in the one-line format: its name, its ``<argument>`` / ``[<optional>]``
+placeholders, then `` - `` and what it does."""
+_COMMAND_ALONE = re.compile(r"([A-Za-z_][\w.-]*)\s*")
+"""The first line of a one-line-format command whose signature spans lines (``edit``, then
+``<replacement_text>``, then ``end_of_edit - ...``)."""
+
+
+def special_commands(system: str | None) -> frozenset[str]:
+    """The commands a text-mode system prompt documents in its ``COMMANDS:`` section.
+
+    SWE-agent writes that section (its ``command_docs``) in one of two formats, both read:
+    a block per command whose first line is ``name:`` (then indented ``docstring:`` /
+    ``signature:`` / ``arguments:`` lines), or one line per command, ``name <arg> [<opt>] -
+    what it does`` (a signature that spans lines starts with the name alone and ends at the
+    line holding `` - ``). The section ends at the first blank-line-separated block that
+    documents no command. A prompt without the section documents none.
+    """
+    if not system:
+        return frozenset()
+    _, found, rest = system.partition("COMMANDS:")
+    if not found:
+        return frozenset()
+    names: set[str] = set()
+    for block in re.split(r"\n[ \t]*\n", rest.strip("\n")):
+        lines = block.splitlines()
+        header = _COMMAND_HEADER.fullmatch(lines[0]) if lines else None
+        if header is not None:
+            names.add(header[1])
+            continue
+        documented = False
+        in_signature = False
+        for line in lines:
+            if in_signature:
+                in_signature = " - " not in line
+                continue
+            one_line = _COMMAND_LINE.match(line)
+            match = one_line or _COMMAND_ALONE.fullmatch(line)
+            if match is not None:
+                names.add(match[1])
+                documented = True
+                in_signature = one_line is None
+        if not documented:
+            break
+    return frozenset(names)
+
+
+def _user_kinds(entries: Sequence[Mapping[str, Any]], shift: int) -> dict[int, UserKind]:
+    """The user entries that are not the request, by message index: demonstrations
+    (``is_demo``), and every user entry after the instance prompt (the first other one)."""
+    kinds: dict[int, UserKind] = {}
+    request_seen = False
+    for p, entry in enumerate(entries):
+        if p < shift or entry.get("role") != "user":
+            continue
+        if entry.get("is_demo") is True:
+            kinds[p - shift] = "demonstration"
+        elif request_seen:
+            kinds[p - shift] = "observation"
+        else:
+            request_seen = True  # the instance prompt: the request
+    return kinds
+
+
+@dataclass(frozen=True, slots=True)
+class _Rebuilt:
+    """One text-mode action rebuilt as a tool call."""
+
+    text: Message
+    """The assistant message as the file has it (text only)."""
+    reply: Message
+    """The same message with its call."""
+    call: ToolCall
+
+
+def _tool_loop(
+    entries: Sequence[Mapping[str, Any]],
+    kept: Sequence[int],
+    messages: list[Message],
+    kinds: dict[int, UserKind],
+    shift: int,
+    commands: frozenset[str],
+) -> list[_Rebuilt]:
+    """Rebuild, in place, each text-mode action (an assistant entry with an ``action`` and no
+    ``tool_calls``) whose observation follows it as one tool call and its result."""
+    rebuilt: list[_Rebuilt] = []
+    for p in range(shift, len(entries) - 1):
+        entry, after = entries[p], entries[p + 1]
+        k = p - shift
+        action = entry.get("action")
+        if (
+            entry.get("role") != "assistant"
+            or entry.get("is_demo") is True
+            or messages[k].tool_calls
+            or not isinstance(action, str)
+            or not action.strip()
+            or after.get("role") != "user"
+            or kinds.get(k + 1) != "observation"
+        ):
+            continue
+        command = action.removesuffix("\n")
+        first = command.split(maxsplit=1)[0]
+        name = first if first in commands else SHELL_TOOL
+        call = ToolCall(
+            id=ACTION_CALL_ID.format(index=kept[p]), name=name, arguments={"command": command}
+        )
+        reply = messages[k].model_copy(update={"tool_calls": [call]})
+        rebuilt.append(_Rebuilt(messages[k], reply, call))
+        messages[k] = reply
+        observed = messages[k + 1]
+        messages[k + 1] = Message.tool(call.id, name, observed.content, parts=observed.parts)
+        del kinds[k + 1]
+    return rebuilt
+
+
+def _loop_window(window: list[Message], rebuilt: Sequence[_Rebuilt]) -> list[Message]:
+    """A recorded input with the history's rebuilt actions: an assistant message equal to
+    one that was rebuilt (the next such, in order) is the rebuilt reply, and the user message
+    right after it (the observation, or the stand-in SWE-agent sent for it) its result."""
+    at: dict[Any, list[int]] = {}
+    for n, item in enumerate(rebuilt):
+        at.setdefault(wire_key(item.text), []).append(n)
+    out: list[Message] = []
+    cursor = 0
+    pending: ToolCall | None = None
+    for message in window:
+        if pending is not None and message.role == "user":
+            out.append(Message.tool(pending.id, pending.name, message.content, parts=message.parts))
+            pending = None
+            continue
+        pending = None
+        positions = at.get(wire_key(message), []) if message.role == "assistant" else []
+        k = bisect.bisect_left(positions, cursor)
+        if k < len(positions):
+            item = rebuilt[positions[k]]
+            cursor = positions[k] + 1
+            out.append(item.reply)
+            pending = item.call
+            continue
+        out.append(message)
+    return out
+
+
+def _parse(data: Any, stem: str, *, strict: bool, tool_loop: bool) -> Run:
     # Problems are collected, then (when strict) the first in entry order is raised.
     problems = Problems(SOURCE, unit=UNIT)
     if not isinstance(data, Mapping):
@@ -456,6 +648,13 @@ def _parse(data: Any, stem: str, *, strict: bool) -> Run:
             messages[p - shift] = message.model_copy(update={"parts": [*parts, *message.parts]})
     steps = _steps(data, problems)
     sent, unmatched = _sent(entries, replies, steps, system)
+    kinds = _user_kinds(entries, shift)
+    native = any(m.tool_calls for m in messages)
+    rebuilt: list[_Rebuilt] = []
+    if tool_loop:
+        rebuilt = _tool_loop(entries, kept, messages, kinds, shift, special_commands(system))
+        if rebuilt:
+            sent = [None if w is None else _loop_window(w, rebuilt) for w in sent]
     meta, model = _meta(data, stem, problems)
     if agent is not None:
         meta["agent"] = agent
@@ -465,6 +664,9 @@ def _parse(data: Any, stem: str, *, strict: bool) -> Run:
     meta["steps_not_in_history"] = unmatched
     recorded = sum(window is not None for window in sent)
     meta["recorded_inputs"] = recorded
+    meta["tool_loop"] = "rebuilt" if rebuilt else "native" if native else "literal"
+    if rebuilt:
+        meta["rebuilt_tool_calls"] = len(rebuilt)
     listed = ordered([*problems.found, *found], strict=strict, unit=UNIT)
     run = build_run(
         messages,
@@ -476,9 +678,25 @@ def _parse(data: Any, stem: str, *, strict: bool) -> Run:
         model=model,
         sent=sent if recorded else None,
         policy=POLICY,
+        kinds=kinds,
     )
-    # SWE-agent says how the run ended; a submission is a finished run, whatever came last.
+    # SWE-agent says how the run ended: by the imported-status rule, a submission is a
+    # finished run whatever came last, a cost, context or time limit stopped it, anything
+    # else (an error, a format failure) left it incomplete.
     exit_status = meta.get("exit_status")
-    if isinstance(exit_status, str) and exit_status.startswith("submitted"):
-        run.status = "done"
+    if isinstance(exit_status, str | int) and str(exit_status):
+        settle_outcome(run, _status_of_exit(str(exit_status)), str(exit_status))
     return run
+
+
+_LIMIT_EXITS = ("exit_cost", "exit_context", "exit_total_execution_time", "exit_step_limit")
+"""SWE-agent exit statuses that name a limit (an autosubmission after one is still a
+submission: ``submitted (exit_cost)``)."""
+
+
+def _status_of_exit(exit_status: str) -> ImportedStatus:
+    if exit_status.startswith("submitted"):
+        return "done"
+    if exit_status.startswith(_LIMIT_EXITS):
+        return "max-iterations"
+    return "incomplete"

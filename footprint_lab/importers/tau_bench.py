@@ -21,6 +21,7 @@ from footprint_lab.importers._parts import (
     read_json_file,
 )
 from footprint_lab.importers.openai import from_openai
+from footprint_lab.importers.recorded import note_recorded, settle_outcome
 
 DEFAULT_FILE = "gpt-4o-airline-dev.json"
 """The file a tau-bench folder is read from."""
@@ -94,5 +95,10 @@ def load_tau_bench(path: str | Path, *, strict: bool = False) -> list[Run]:
         if model is not None:
             run.model = model
             run.meta["model"] = model
+            note_recorded(run, model=True)
+        reward = entry.get("reward")
+        if isinstance(reward, int | float) and not isinstance(reward, bool):
+            # tau-bench scores an episode once it ended: the run finished, whatever came last.
+            settle_outcome(run, "done", f"reward {reward}")
         runs.append(run)
     return runs

@@ -98,12 +98,25 @@ def test_openhands_reads_flattened_events_without_ids_or_sources() -> None:
     (run,) = load_openhands(RESOLVER)
     assert run.meta["events"] == len(events) == 8
     messages = history(run)
-    assert run_counts(run) == (8, 0, 0, 4)
-    assert [m.role for m in messages] == ["user", "assistant"] * 4
+    # Text-mode commands (no tool call metadata) are rebuilt as calls; the observation right
+    # after each (no cause is written) is its result.
+    assert run_counts(run) == (8, 3, 3, 4)
+    assert [m.role for m in messages] == ["user", *["assistant", "tool"] * 3, "assistant"]
+    assert run.requests == [events[0]["content"]]
     assert messages[0].content == events[0]["content"]
     assert messages[1].content == events[1]["thought"]
-    assert messages[2].content.endswith(events[2]["content"])
+    assert messages[1].tool_calls[0].arguments == {"command": events[1]["command"]}
+    assert messages[2].content == events[2]["content"]
+    assert messages[2].tool_call_id == messages[1].tool_calls[0].id == "openhands-event-at-1"
     assert messages[-1].content == events[-1]["thought"]
+    assert run.meta["tool_loop"] == "rebuilt" and run.meta["rebuilt_tool_calls"] == 3
+    # The literal form: the observations are user text, never requests.
+    (literal,) = load_openhands(RESOLVER, tool_loop=False)
+    assert run_counts(literal) == (8, 0, 0, 4)
+    assert [m.role for m in history(literal)] == ["user", "assistant"] * 4
+    assert history(literal)[2].content.endswith(events[2]["content"])
+    assert literal.requests == [events[0]["content"]]
+    assert literal.meta["tool_loop"] == "literal"
 
 
 def test_openhands_reads_a_history_of_action_observation_pairs() -> None:

@@ -25,18 +25,25 @@ DATA = Path(__file__).parents[2] / "data" / "transcripts" / "swe-agent"
 FC = "marshmallow-1867.function-calling-replace-from-source.traj"
 SIMPLE = "function_calling_simple.traj"
 
-# file: (messages, tool calls, tool results, calls) of the imported history.
+# file: (messages, tool calls, tool results, calls) of the imported history. In the text-mode
+# files every action the next entry answers is rebuilt as a call and its result (the final
+# submit, which nothing answers, stays text).
 PINNED: dict[str, tuple[int, int, int, int]] = {
-    "ctf__crypto__BabyEncryption.traj": (30, 0, 0, 15),
-    "ctf__crypto__BabyTimeCapsule.traj": (18, 0, 0, 9),
-    "ctf__forensics__flash.traj": (8, 0, 0, 4),
-    "ctf__web__i_got_id_demo.traj": (42, 0, 0, 21),
+    "ctf__crypto__BabyEncryption.traj": (30, 14, 14, 15),
+    "ctf__crypto__BabyTimeCapsule.traj": (18, 8, 8, 9),
+    "ctf__forensics__flash.traj": (8, 3, 3, 4),
+    "ctf__web__i_got_id_demo.traj": (42, 20, 20, 21),
     "function_calling_simple.traj": (11, 5, 5, 5),
     "gpt4.swe-agent-test-repo-1c2844.traj": (9, 4, 4, 4),
-    "humanevalfix-python-0.human-thought.traj": (10, 0, 0, 5),
-    "marshmallow-1867.default-from-source.traj": (28, 0, 0, 14),
+    "humanevalfix-python-0.human-thought.traj": (10, 4, 4, 5),
+    "marshmallow-1867.default-from-source.traj": (28, 13, 13, 14),
     "marshmallow-1867.function-calling-replace-from-source.traj": (27, 13, 13, 13),
-    "marshmallow-1867.xml-cursors-window100.traj": (24, 0, 0, 12),
+    "marshmallow-1867.xml-cursors-window100.traj": (24, 11, 11, 12),
+}
+NATIVE = {
+    "function_calling_simple.traj",
+    "gpt4.swe-agent-test-repo-1c2844.traj",
+    "marshmallow-1867.function-calling-replace-from-source.traj",
 }
 
 
@@ -51,33 +58,57 @@ def history_of(run: Run) -> list[Message]:
     return [m for m in run.ledger.messages if m.authored is None]
 
 
-def counted(data: dict[str, Any]) -> tuple[int, int, int, int]:
+def text_actions(history: list[dict[str, Any]]) -> int:
+    """Assistant entries with an action and no tool calls that a user entry answers."""
+    return sum(
+        e["role"] == "assistant"
+        and not e.get("tool_calls")
+        and bool((e.get("action") or "").strip())
+        and k + 1 < len(history)
+        and history[k + 1]["role"] == "user"
+        for k, e in enumerate(history)
+    )
+
+
+def counted(data: dict[str, Any], tool_loop: bool = True) -> tuple[int, int, int, int]:
     """The same four counts, straight from the file: entries less the leading system prompt,
-    the calls listed on assistant entries, tool entries, assistant entries."""
+    the calls listed on assistant entries (and, rebuilt, each text action a user entry
+    answers), tool entries (and those user entries), assistant entries."""
     history = data["history"]
     messages = len(history) - (1 if history[0]["role"] == "system" else 0)
+    rebuilt = text_actions(history) if tool_loop else 0
     calls = sum(len(e.get("tool_calls") or []) for e in history if e["role"] == "assistant")
     results = sum(e["role"] == "tool" for e in history)
     replies = sum(e["role"] == "assistant" for e in history)
-    return messages, calls, results, replies
+    return messages, calls + rebuilt, results + rebuilt, replies
 
 
 def test_the_pinned_files_are_the_shared_files() -> None:
     assert sorted(PINNED) == sorted(p.name for p in DATA.glob("*.traj"))
 
 
-@pytest.mark.parametrize("name", sorted(PINNED))
-def test_every_file_imports_with_its_pinned_counts(name: str) -> None:
-    (run,) = load_swe_agent(DATA / name)
+def _counts(run: Run) -> tuple[int, int, int, int]:
+    """A run's history size, tool calls, tool results and calls."""
     history = history_of(run)
-    got = (
+    return (
         len(history),
         sum(len(m.tool_calls) for m in history),
         sum(m.role == "tool" for m in history),
         len(run.calls),
     )
+
+
+@pytest.mark.parametrize("name", sorted(PINNED))
+def test_every_file_imports_with_its_pinned_counts(name: str) -> None:
+    (run,) = load_swe_agent(DATA / name)
+    got = _counts(run)
     assert got == PINNED[name]
     assert got == counted(raw(name))
+    assert run.meta["tool_loop"] == ("native" if name in NATIVE else "rebuilt")
+    assert run.meta.get("rebuilt_tool_calls", 0) == text_actions(raw(name)["history"])
+    (literal,) = load_swe_agent(DATA / name, tool_loop=False)
+    assert _counts(literal) == counted(raw(name), tool_loop=False)
+    assert literal.meta["tool_loop"] == ("native" if name in NATIVE else "literal")
     assert run.system == raw(name)["history"][0]["content"]
     assert run.provider == "swe-agent"
     assert run.meta["trajectory_id"] == name.removesuffix(".traj")
