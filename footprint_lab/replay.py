@@ -2,30 +2,59 @@
 
 Layer: top (drives the window core like the agent does, but calls no model). ``replay``
 re-applies a strategy boundary by boundary over a recorded history: before each recorded
-assistant reply it runs the window stage with the usage the original call reported, then
-commits that reply and the tool results that followed. The result is a :class:`Run` the lab
-captures like any other, marked counterfactual: every reply after the first removal is the
-original run's, not what a model would have said to the smaller window.
+assistant reply it runs the window stage, then commits that reply and the tool results that
+followed. The result is a :class:`Run` the lab captures like any other, marked
+counterfactual: every reply after the first removal is the original run's, not what a model
+would have said to the smaller window.
+
+**Replay sends what a live run would have sent.** Where the replies do not depend on the
+window (every scripted run), the replay sends, call by call, the windows a live run under the
+same strategy sends and files the same records. So a token strategy is handed the tokens of
+the window *the replay* sent at the last call, never the original's (which measured the
+untrimmed window and would trigger a removal at every later boundary). They are obtained, in
+this order, and named in each record's and call's ``tokens_from``:
+
+1. ``reported`` — the original call's reported tokens, when the replay sent what it sent
+   (the same number of messages and characters);
+2. ``counted`` — by a provider that can count a request (``count_tokens``; the scripted
+   provider counts exactly as it reports): the ``provider=`` argument, else the source run's
+   own provider while the run still has its agent, else — a scripted run saved, loaded or
+   shipped to a worker (its provider named ``scripted…``) — the scripted provider's rule;
+3. ``scaled`` — the original call's reported input tokens times the counterfactual request's
+   characters over the original's (system prompt included);
+4. ``estimated`` — no call reported usage (SWE-agent files, tau-bench): the request's
+   characters at ``tokens_per_char`` (default the source's own ratio, else 1/4), so token
+   policies engage on such runs too, marked estimated (``meta['estimated_calls']``).
+   ``estimate=False`` allows none: the token strategy then cannot engage.
+
+A live run keeps the spec's rule: zero reported tokens raise ``CompactionUnmeasurableError``.
 
 This module was once named ``footprint_lab.counterfactual``; that path still re-exports it.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from footprint_lab._gc import paused_gc
 from footprint_lab.agent.run import CallRecord, Run
 from footprint_lab.agent.visit import commit_visit
+from footprint_lab.applicability import not_applicable
 from footprint_lab.events import LlmEnd, LlmStart, Recorder
 from footprint_lab.evidence.dependencies import transcript
 from footprint_lab.ledger import Ledger
-from footprint_lab.messages import Message, window_chars
-from footprint_lab.pricing import run_tokens_per_char
+from footprint_lab.messages import Message, is_observation, window_chars
+from footprint_lab.pricing import DEFAULT_TOKENS_PER_CHAR, run_tokens_per_char
+from footprint_lab.providers.base import ProviderRequest, ToolSpec, count_tokens
+from footprint_lab.providers.scripted import SCRIPTED_NAME, ScriptedProvider
 from footprint_lab.usage import Usage
 from footprint_lab.window.apply import aapply_boundary, check_keep_last_tool_results, run_sync
 from footprint_lab.window.boundary import Boundary
+from footprint_lab.window.errors import WindowConfigError
+from footprint_lab.window.records import TokenSource
 from footprint_lab.window.strategies import WindowStrategy
 
 COUNTERFACTUAL_NOTE = (
@@ -38,10 +67,8 @@ def transcript_of(run: Run) -> tuple[list[Message], list[Usage | None]]:
     """The recorded conversation of ``run`` (what window stages and injections wrote left out)
     and the usage each assistant reply reported, in order."""
     messages = transcript(run)
-    usages: list[Usage | None] = [c.usage for c in run.calls if c.usage is not None]
-    replies = sum(1 for m in messages if m.role == "assistant")
-    usages = (usages + [None] * replies)[:replies]
-    return messages, usages
+    replies = _replies_of(run, sum(1 for m in messages if m.role == "assistant"))
+    return messages, [None if call is None else call.usage for call in replies]
 
 
 Transcript = Sequence[Message] | Sequence[Mapping[str, Any]]
@@ -101,40 +128,234 @@ def replay(
     source: Run | Transcript,
     strategy: WindowStrategy | None,
     keep_last_tool_results: int | bool = 2,
+    tokens_per_char: float | None = None,
+    *,
+    provider: object | None = None,
+    estimate: bool = True,
+    context_window: int | None = None,
 ) -> Run:
     """Re-apply ``strategy`` over ``source``'s recorded history; calls no model.
+
+    A token strategy is handed the tokens of the window the *replay* sent at the last call,
+    never the original's (see the module docstring): counted by ``provider`` when it can
+    count a request, else the original call's reported input tokens scaled by the two
+    requests' characters, else estimated at ``tokens_per_char``. Each record and call says
+    which (``tokens_from``).
 
     Args:
         source: A run (from an agent, ``load_run`` or an importer), or a transcript (our
             messages, or OpenAI / Anthropic / LangChain message dicts).
         strategy: The window strategy to replay (None replays with no window management).
         keep_last_tool_results: The pin limit for the replay.
+        tokens_per_char: The ratio an estimate uses where no provider reported usage
+            (default: the ratio the source's own usage shows, else 1/4,
+            :data:`~footprint_lab.pricing.DEFAULT_TOKENS_PER_CHAR`).
+        provider: A provider that counts requests (``count_tokens``); default the source
+            run's own provider while it still has its agent. It also gives the context
+            window of a relative threshold.
+        estimate: False to allow no estimate: a call whose tokens nobody reported then has
+            none, and a token strategy does not engage (the replay says why in
+            ``meta['not_applicable']``).
+        context_window: The model's context window, for ``threshold_fraction=`` strategies
+            (default: what ``provider`` says, else ``meta['context_window']`` of the source).
 
     Returns:
         A counterfactual run: ``meta['counterfactual']`` is True and ``meta['replay_of']``
         names the source.
+
+    Raises:
+        WindowConfigError: ``tokens_per_char`` is not a positive number.
     """
-    return run_sync(areplay(source, strategy, keep_last_tool_results))
+    return run_sync(
+        areplay(
+            source,
+            strategy,
+            keep_last_tool_results,
+            tokens_per_char,
+            provider=provider,
+            estimate=estimate,
+            context_window=context_window,
+        )
+    )
 
 
 async def areplay(
     source: Run | Transcript,
     strategy: WindowStrategy | None,
     keep_last_tool_results: int | bool = 2,
+    tokens_per_char: float | None = None,
+    *,
+    provider: object | None = None,
+    estimate: bool = True,
+    context_window: int | None = None,
 ) -> Run:
     """The async form of :func:`replay`."""
+    if tokens_per_char is not None and (
+        isinstance(tokens_per_char, bool)
+        or not isinstance(tokens_per_char, int | float)
+        or not 0 < tokens_per_char < math.inf
+    ):
+        raise WindowConfigError(
+            f"tokens_per_char must be a positive number (e.g. 0.25, four characters a "
+            f"token), got {tokens_per_char!r}"
+        )
+    run = as_run(source)
     with paused_gc():  # a long replay builds a whole run of acyclic objects: see _gc
-        return await _replay(source, strategy, keep_last_tool_results)
+        return await _replay(
+            run,
+            strategy,
+            keep_last_tool_results,
+            _Tokens.of(run, tokens_per_char, provider, estimate, context_window),
+        )
+
+
+@dataclass(slots=True)
+class _Tokens:
+    """How a replay obtains the tokens of the windows it sends (see :func:`replay`)."""
+
+    counter: object | None
+    """A provider that may count a request (``count_tokens``)."""
+    ratio: float | None
+    """Tokens per character of an estimate; None when no estimate is allowed."""
+    context_window: int | None
+    """The model's context window, for a relative threshold."""
+    max_output_tokens: int | None
+    """The source agent's output cap (a relative threshold's default reserve)."""
+    tools: list[ToolSpec]
+    """The source agent's tool specs (sent with a request a provider counts)."""
+    system: str | None
+    """The system prompt every request carries."""
+    model: str
+    """The model the source ran."""
+    estimated: int = 0
+    """Calls whose tokens were estimated."""
+    unmeasured: int = 0
+    """Calls whose tokens nobody reported and no estimate was allowed for."""
+
+    @classmethod
+    def of(
+        cls,
+        source: Run,
+        tokens_per_char: float | None,
+        provider: object | None,
+        estimate: bool,
+        context_window: int | None,
+    ) -> _Tokens:
+        agent = source.agent
+        counter = provider if provider is not None else getattr(agent, "provider", None)
+        if counter is None and source.provider.startswith(SCRIPTED_NAME):
+            # A scripted run that lost its agent (saved, loaded, shipped to a worker) is still
+            # counted by the scripted provider's own rule, a pure function of the request.
+            reported = any(c.usage is not None and c.usage.reported for c in source.calls)
+            counter = ScriptedProvider([], name=source.provider, report_usage=reported)
+        if context_window is None and counter is not None:
+            window_of = getattr(counter, "context_window", None)
+            if callable(window_of):
+                found = window_of(source.model)
+                context_window = found if isinstance(found, int) else None
+        if context_window is None:
+            recorded = source.meta.get("context_window")
+            context_window = recorded if isinstance(recorded, int) and recorded > 0 else None
+        ratio: float | None = None
+        if estimate:
+            own = (
+                source.meta.get("tokens_per_char")
+                if source.meta.get("counterfactual")
+                else run_tokens_per_char(source)
+            )
+            ratio = float(
+                tokens_per_char
+                if tokens_per_char is not None
+                else own
+                if isinstance(own, int | float) and own > 0
+                else DEFAULT_TOKENS_PER_CHAR
+            )
+        return cls(
+            counter=counter,
+            ratio=ratio,
+            context_window=context_window,
+            max_output_tokens=getattr(agent, "max_output_tokens", None),
+            tools=[t.spec for t in agent.tools.values()] if agent is not None else [],
+            system=source.system,
+            model=source.model,
+        )
+
+    def of_call(
+        self, window: Sequence[Message], chars: int, original: CallRecord | None, reply: Message
+    ) -> tuple[Usage | None, TokenSource | None]:
+        """The usage of a call that sent ``window`` (``chars`` characters), whose original
+        (the source's call for the same reply) is ``original``, and how it was obtained."""
+        reported = original.usage if original is not None else None
+        if reported is not None and not reported.reported:
+            reported = None
+        output = None if reported is None else reported.output_tokens
+        if (
+            reported is not None
+            and original is not None
+            and chars == original.chars
+            and len(window) == original.messages
+        ):
+            return reported, "reported"  # the replay sent what the original call sent
+        if self.counter is not None:
+            request = ProviderRequest.model_construct(
+                model=self.model,
+                system=self.system,
+                messages=list(window),
+                tools=self.tools,
+                max_output_tokens=self.max_output_tokens,
+            )
+            counted = count_tokens(self.counter, request)
+            if counted is not None:
+                return _usage(counted, output, reported), "counted"
+        system = len(self.system or "")
+        if reported is not None and original is not None:
+            before = system + original.chars
+            # An original request of no characters has nothing to scale by: its tokens stand.
+            scaled = (
+                reported.input_tokens
+                if before == 0
+                else round(reported.input_tokens * (system + chars) / before)
+            )
+            return _usage(max(1, scaled), output, reported), "scaled"
+        if self.ratio is None:
+            self.unmeasured += 1
+            return None, None
+        self.estimated += 1
+        inputs = max(1, math.ceil((system + chars) * self.ratio))
+        outputs = math.ceil(reply.chars * self.ratio)
+        return Usage(input_tokens=inputs, output_tokens=max(1, outputs)), "estimated"
+
+
+def _usage(input_tokens: int, output: int | None, reported: Usage | None) -> Usage:
+    """A usage of ``input_tokens`` with the original reply's output tokens (a replay's replies
+    are the original's); no cache figures, which depend on what the provider had cached."""
+    del reported  # the cache split of the original window does not carry over
+    return Usage(input_tokens=input_tokens, output_tokens=output or 0)
+
+
+def _replies_of(source: Run, replies: int) -> list[CallRecord | None]:
+    """The source's call for each assistant reply of its transcript, in order: every call when
+    there is one per reply (an import), else the calls a provider answered (a failed call
+    reported no usage and produced no reply)."""
+    calls: list[CallRecord | None] = list(source.calls)
+    if len(calls) != replies:
+        calls = [c for c in source.calls if c.usage is not None]
+    return (calls + [None] * replies)[:replies]
 
 
 async def _replay(
-    source: Run | Transcript,
+    source: Run,
     strategy: WindowStrategy | None,
     keep_last_tool_results: int | bool,
+    tokens: _Tokens,
 ) -> Run:
     keep_last = check_keep_last_tool_results(keep_last_tool_results)
-    source = as_run(source)
-    messages, usages = transcript_of(source)
+    messages = transcript(source)
+    configured = strategy
+    trigger = getattr(strategy, "trigger", None)
+    if getattr(trigger, "threshold_fraction", None) is not None and tokens.context_window is None:
+        strategy = None  # it cannot run here: meta['not_applicable'] says why (below)
+    originals = _replies_of(source, sum(1 for m in messages if m.role == "assistant"))
     ledger = Ledger()
     recorder = Recorder()
     run = Run(
@@ -143,7 +364,7 @@ async def _replay(
         status=source.status if source.status != "paused" else "done",
         output=source.output,
         events=recorder.events,
-        strategy=getattr(strategy, "name", None),
+        strategy=getattr(configured, "name", None),
         system=source.system,
         model=source.model,
         provider=source.provider,
@@ -167,6 +388,7 @@ async def _replay(
     # quadratic in the run's length when nothing is removed.
     sent_chars = 0
     last_usage: Usage | None = None
+    last_from: TokenSource = "reported"
     reply_no = 0
     i = 0
     while i < len(messages):
@@ -176,12 +398,20 @@ async def _replay(
             iteration = run.iterations
             if strategy is not None:
                 staged = await _window_stage(
-                    run, recorder, strategy, window, iteration, last_usage, keep_last, roster
+                    run,
+                    recorder,
+                    strategy,
+                    window,
+                    iteration,
+                    (last_usage, last_from),
+                    keep_last,
+                    roster,
+                    tokens,
                 )
                 if staged is not window:  # a visit that filed a record: a new list
                     window, sent_chars = staged, window_chars(staged)
             stage = ledger.begin_stage("call-llm")
-            usage = usages[reply_no]
+            usage, tokens_from = tokens.of_call(window, sent_chars, originals[reply_no], message)
             reply_no += 1
             call = CallRecord(
                 iteration=iteration,
@@ -190,6 +420,7 @@ async def _replay(
                 messages=len(window),
                 chars=sent_chars,
                 usage=usage,
+                tokens_from=None if tokens_from == "reported" else tokens_from,
             )
             run.calls.append(call)
             recorder.emit(
@@ -200,15 +431,23 @@ async def _replay(
             if usage is not None:
                 ledger.put(stage, "usage", usage)
                 recorder.emit(LlmEnd(iteration=iteration, stage_id=stage, usage=usage))
-                last_usage = usage
+                last_usage, last_from = usage, tokens_from or "reported"
             committed = _commit(ledger, stage, [message], source_stage)
             window.extend(committed)
             sent_chars += window_chars(committed)
             i += 1
             continue
-        # Consecutive tool results form one tool-calls stage; a user message is a new request.
+        # Consecutive tool results form one tool-calls stage; a user message is a new request,
+        # unless the source's environment wrote it (an observation keeps its own stage kind).
         j = i
-        kind = "tool-calls" if message.role == "tool" else "seed"
+        observed = is_observation(message)
+        kind = (
+            "tool-calls"
+            if message.role == "tool"
+            else (message.stage_id or "").partition("#")[0]
+            if observed
+            else "seed"
+        )
         while j < len(messages) and messages[j].role == message.role and message.role == "tool":
             j += 1
         batch = messages[i : max(j, i + 1)]
@@ -216,7 +455,7 @@ async def _replay(
         if kind == "seed" and not run.requests and source.system is not None:
             # As the agent's opening `seed` stage does: the commits line up with the source's.
             ledger.put(stage, "system", source.system)
-        if message.role == "user":
+        if message.role == "user" and not observed:
             run.request = message.content
             run.requests.append(message.content)
         committed = _commit(ledger, stage, batch, source_stage)
@@ -226,6 +465,20 @@ async def _replay(
     run.window = window
     run.phase = "finished"  # a replay is over: it saves and reopens like any finished run
     run.meta["source_stage_ids"] = source_stage
+    run.last_usage = last_usage
+    reasons = not_applicable(
+        configured,
+        messages,
+        keep_last_tool_results=keep_last,
+        measured_calls=sum(1 for c in run.calls if c.usage is not None and c.usage.reported),
+        calls=len(run.calls),
+        context_window=tokens.context_window,
+    )
+    if reasons:
+        run.meta["not_applicable"] = [r.model_dump() for r in reasons]
+    if tokens.estimated:
+        run.meta["estimated_calls"] = tokens.estimated
+        run.meta["estimated_tokens_per_char"] = tokens.ratio
     return run
 
 
@@ -250,21 +503,27 @@ async def _window_stage(
     strategy: WindowStrategy,
     window: list[Message],
     iteration: int,
-    last_usage: Usage | None,
+    last: tuple[Usage | None, TokenSource],
     keep_last: int,
     tool_names: Collection[str] | None,
+    tokens: _Tokens,
 ) -> list[Message]:
     ledger = run.ledger
     stage = ledger.begin_stage("window")
+    last_usage, tokens_from = last
     boundary = Boundary(
         iteration=iteration,
         request=run.request or None,
         measured_input_tokens=None if last_usage is None else last_usage.input_tokens,
         measured_output_tokens=None if last_usage is None else last_usage.output_tokens,
+        tokens_from=tokens_from,
         keep_last_tool_results=keep_last,
         prior_records=run.records,
         provider_name=run.provider or "replay",
+        context_window=tokens.context_window,
+        max_output_tokens=tokens.max_output_tokens,
         tool_names=None if tool_names is None else frozenset(tool_names),
+        provider=tokens.counter,
         model=run.model or None,
     )
     result = await aapply_boundary(strategy, window, boundary)

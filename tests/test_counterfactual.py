@@ -31,19 +31,38 @@ def test_replay_is_counterfactual_and_calls_no_model() -> None:
     assert counterfactual.meta["counterfactual"] is True
     assert "counterfactual" in counterfactual.meta["note"]
     assert counterfactual.output == original.output
-    assert [c.usage for c in counterfactual.calls] == [c.usage for c in original.calls]
+    # Replies are the original's, so are their output tokens; input tokens are those of the
+    # window the replay sent: the original's until the first removal, counted after it.
+    assert [c.usage.output_tokens for c in counterfactual.calls if c.usage] == [
+        c.usage.output_tokens for c in original.calls if c.usage
+    ]
+    first = next(r.iteration for r in counterfactual.records if r.removed_message_count)
+    for ours, theirs in zip(counterfactual.calls, original.calls, strict=True):
+        if ours.iteration < first:
+            assert ours.usage == theirs.usage and ours.tokens_from is None
+        else:
+            assert ours.tokens_from == "counted" and ours.chars < theirs.chars
+            assert ours.usage is not None and theirs.usage is not None
+            assert ours.usage.input_tokens < theirs.usage.input_tokens
     assert counterfactual.records and not original.records
     # Every reply is the original's, verbatim.
     replies = [m.content for m in counterfactual.ledger.messages if m.role == "assistant"]
     assert replies == [m.content for m in original.ledger.messages if m.role == "assistant"]
 
 
-def test_replay_feeds_token_strategies_the_recorded_usage() -> None:
+def test_replay_feeds_token_strategies_the_counterfactual_windows_tokens() -> None:
+    """Each measured figure is the tokens of the window the replay itself sent at the last
+    call (its own calls' usage), never the original's untrimmed window's."""
     original = deploy_audit().run(None)
     counterfactual = replay(original, token_budget(1000, keep_recent_turns=2))
-    measured = [r.measured_tokens for r in counterfactual.records]
-    recorded = [c.usage.input_tokens for c in original.calls if c.usage]
-    assert measured and all(m in recorded for m in measured)
+    assert counterfactual.records
+    by_iteration = {c.iteration: c for c in counterfactual.calls}
+    for record in counterfactual.records:
+        last = by_iteration[record.iteration - 1]
+        assert last.usage is not None
+        assert record.measured_tokens == last.usage.input_tokens
+        assert record.tokens_from == (last.tokens_from or "reported")
+    assert any(r.tokens_from == "counted" for r in counterfactual.records)
 
 
 def test_replay_drops_the_source_strategy_authored_messages() -> None:

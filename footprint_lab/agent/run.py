@@ -26,14 +26,16 @@ from footprint_lab.events import Event
 from footprint_lab.ledger import HISTORY, WINDOW, Commit, Ledger
 from footprint_lab.messages import Message
 from footprint_lab.usage import Usage
-from footprint_lab.window.records import FoldedSpan, WindowRecord
+from footprint_lab.window.records import FoldedSpan, TokenSource, WindowRecord
 
 if TYPE_CHECKING:
     from footprint_lab.agent.agent import Agent
 
-RunStatus = Literal["done", "paused", "max-iterations", "error", "cancelled"]
+RunStatus = Literal["done", "paused", "max-iterations", "error", "cancelled", "incomplete"]
 """'cancelled' is an interrupt (Ctrl-C, ``SystemExit``) or a task cancellation (including a
-timeout around ``arun``): the run stopped between or inside a stage and resumes like a fault."""
+timeout around ``arun``): the run stopped between or inside a stage and resumes like a fault.
+'incomplete' is only ever an imported run's: its file ends mid-loop with no recorded outcome
+(the rule is in :mod:`footprint_lab.importers.recorded`)."""
 Phase = Literal[
     "window", "visit", "inject", "call", "recover", "retry", "tools", "resume", "finished"
 ]
@@ -89,7 +91,11 @@ class CallRecord(BaseModel):
     chars: int
     """Exact characters sent."""
     usage: Usage | None = None
-    """What the provider reported (None when the call failed)."""
+    """What the provider reported (None when the call failed); in a replay, the tokens of
+    the window the replay sent, obtained as ``tokens_from`` says."""
+    tokens_from: TokenSource | None = None
+    """None for usage a provider reported for this very call; in a replay, how the input
+    tokens of the counterfactual window were obtained ('counted', 'scaled', 'estimated')."""
     retry: bool = False
     """True for the one retry after a context-length rejection."""
     finish_reason: str | None = None

@@ -22,7 +22,9 @@ from footprint_lab.providers.base import (
     ProviderError,
     ProviderRequest,
     ProviderResponse,
+    TokenCounter,
     ToolSpec,
+    count_tokens,
 )
 from footprint_lab.providers.scripted import Reply, ScriptedProvider, echo_provider
 from footprint_lab.providers.summarizer import (
@@ -52,7 +54,9 @@ __all__ = [
     "ProviderSummarizer",
     "Reply",
     "ScriptedProvider",
+    "TokenCounter",
     "ToolSpec",
+    "count_tokens",
     "echo_provider",
     "lookup_context_window",
     "provider_summarizer",

@@ -96,6 +96,30 @@ class Provider(Protocol):
         ...
 
 
+@runtime_checkable
+class TokenCounter(Protocol):
+    """A provider that can count a request's input tokens without sending it (optional: a
+    replay hands token strategies the counterfactual window's count when it has one)."""
+
+    def count_tokens(self, request: ProviderRequest) -> int | None:
+        """The input tokens ``request`` would be billed for, exactly as a call would report
+        them; None when this provider cannot say."""
+        ...
+
+
+def count_tokens(provider: object, request: ProviderRequest) -> int | None:
+    """``provider.count_tokens(request)`` when the provider can count, else None."""
+    if isinstance(provider, TokenCounter):
+        counted = provider.count_tokens(request)
+        if counted is not None and (isinstance(counted, bool) or not isinstance(counted, int)):
+            raise TypeError(
+                f"{type(provider).__name__}.count_tokens must return an int or None, "
+                f"got {counted!r}"
+            )
+        return counted
+    return None
+
+
 def repeated_call_ids(message: Message) -> list[str]:
     """The tool-call ids that occur more than once in ``message``, sorted."""
     seen: set[str] = set()

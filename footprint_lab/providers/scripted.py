@@ -20,6 +20,10 @@ from footprint_lab.window.errors import ContextLengthError
 
 CHARS_PER_TOKEN = 4
 
+SCRIPTED_NAME = "scripted"
+"""The scripted provider's default name (and the prefix of its variants' names): a run whose
+provider is named so is counted by its rule even once it has lost its agent (a replay)."""
+
 
 class Reply(BaseModel):
     """One scripted assistant turn."""
@@ -103,7 +107,7 @@ class ScriptedProvider:
         *,
         report_usage: bool = True,
         context_window: int | None = None,
-        name: str = "scripted",
+        name: str = SCRIPTED_NAME,
         record_requests: bool = True,
     ) -> None:
         self._source = replies if callable(replies) else list(replies)
@@ -143,11 +147,21 @@ class ScriptedProvider:
             )
         return self._source[self.calls]
 
+    def count_tokens(self, request: ProviderRequest) -> int | None:
+        """The input tokens :meth:`complete` would report for ``request`` (None when this
+        provider reports no usage); consumes no reply."""
+        if not self.report_usage:
+            return None
+        return self._input_tokens(request)
+
+    def _input_tokens(self, request: ProviderRequest) -> int:
+        return max(1, math.ceil(request_chars(request, self._call_chars) / CHARS_PER_TOKEN))
+
     async def complete(self, request: ProviderRequest) -> ProviderResponse:
         """Answer with the next scripted reply."""
         if self.record_requests:
             self.requests.append(request)
-        input_tokens = max(1, math.ceil(request_chars(request, self._call_chars) / CHARS_PER_TOKEN))
+        input_tokens = self._input_tokens(request)
         if self._context_window is not None and input_tokens > self._context_window:
             raise ContextLengthError(
                 f"{self.name}: this request is {input_tokens} tokens, over the model's context "

@@ -149,15 +149,19 @@ def _finish(strategy: WindowStrategy, inp: StrategyInput, out: Any) -> WindowRes
         removed_chars = given.window.span_chars(change.start, change.end)
         inserted = change.inserted
     after = inp.window_chars - removed_chars + sum(map(_CHARS, inserted))
+    # How the measured tokens were obtained is the boundary's fact, never the strategy's.
+    tokens_from = None if record.measured_tokens is None else inp._boundary.tokens_from
     if (
         record.window_chars_before != inp.window_chars
         or record.window_chars_after != after
         or record.removed_message_count != removed_count
+        or record.tokens_from != tokens_from
     ):
         exact = {
             "window_chars_before": inp.window_chars,
             "window_chars_after": after,
             "removed_message_count": removed_count,
+            "tokens_from": tokens_from,
         }
         record = record.model_copy(update=exact)
     return WindowResult(window, record, list(out.folded), given=given.window)

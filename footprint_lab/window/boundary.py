@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from footprint_lab.window.records import WindowRecord
+from footprint_lab.window.records import TokenSource, WindowRecord
 from footprint_lab.window.shape import Window
 
 
@@ -28,6 +28,9 @@ class Boundary:
     """Input tokens the provider reported for the last call (None before the first call)."""
     measured_output_tokens: int | None = None
     """Output tokens the provider reported for the last call."""
+    tokens_from: TokenSource = "reported"
+    """How the measured tokens were obtained: reported by the provider (a live run), or, in a
+    replay, counted, scaled or estimated for the window the replay sent."""
     keep_last_tool_results: int | bool = 2
     """The agent's pin limit (0 or False turns pins off)."""
     prior_records: Sequence[WindowRecord] = ()

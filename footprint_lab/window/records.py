@@ -33,6 +33,19 @@ RefusalReason = Literal[
 
 REFUSAL_REASONS: tuple[str, ...] = get_args(RefusalReason)
 
+TokenSource = Literal["reported", "counted", "scaled", "estimated"]
+"""How the input tokens a token strategy measured were obtained:
+
+* ``reported`` — the provider reported them for the last call (a live run);
+* ``counted`` — a provider that can count a request counted the window a replay would have
+  sent (the scripted provider counts exactly as it reports);
+* ``scaled`` — the original call's reported input tokens, scaled by the counterfactual
+  request's characters over the original's;
+* ``estimated`` — nobody reported tokens: the request's characters at a stated ratio
+  (``replay(..., tokens_per_char=...)``)."""
+
+TOKEN_SOURCES: tuple[str, ...] = get_args(TokenSource)
+
 
 class Refusal(PositionalModel):
     """One turn that refused to leave, and why."""
@@ -174,7 +187,10 @@ class WindowRecord(BaseModel):
     turns_after: int | None = None
     """Turns in the window after the visit."""
     measured_tokens: int | None = None
-    """Input tokens the provider reported for the last call (token strategies only)."""
+    """Input tokens of the last call (token strategies only): reported by the provider in a
+    live run; in a replay, those of the window the replay sent (see ``tokens_from``)."""
+    tokens_from: TokenSource | None = None
+    """How ``measured_tokens`` was obtained (:data:`TokenSource`); None when none was."""
     threshold_tokens: int | None = None
     """The absolute threshold in force (token strategies only)."""
     over_budget: bool | None = None
@@ -273,7 +289,9 @@ class WindowRecord(BaseModel):
             if self.turns_before is None
             else f"{self.turns_before} → {self.turns_after}",
             "keep recent turns": self.keep_recent_turns,
-            "tokens measured": self.measured_tokens,
+            "tokens measured": self.measured_tokens
+            if self.tokens_from in (None, "reported")
+            else f"{self.measured_tokens} ({self.tokens_from})",
             "token threshold": self.threshold_tokens,
             "summary chars": self.summary_chars,
             "error": None if self.error is None else clip(self.error),

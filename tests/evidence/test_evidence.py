@@ -55,13 +55,22 @@ def test_kept_by_summary_when_a_frame_states_the_value() -> None:
     def verbatim(messages: Any) -> str:
         return " ".join(m.content[:40] for m in messages if m.role == "tool")
 
-    replayed = replay(
+    # An imported run with no usage and no estimate allowed: the token trigger cannot engage
+    # (the replay says so), so nothing is lost.
+    unmeasured = replay(
+        run,
+        summarize_oldest(1, verbatim, keep_recent_turns=1),
+        keep_last_tool_results=0,
+        estimate=False,
+    )
+    assert losses(unmeasured) == []
+    assert [r["reason"] for r in unmeasured.meta["not_applicable"]] == ["no-usage"]
+    # By default its tokens are estimated from characters, and the policy engages.
+    estimated = replay(
         run, summarize_oldest(1, verbatim, keep_recent_turns=1), keep_last_tool_results=0
     )
-    run_with_usage = replayed
-    lost = losses(run_with_usage)
-    # Imported runs carry no usage: a token trigger never engages, so nothing is lost.
-    assert lost == []
+    assert {r.tokens_from for r in estimated.records} == {"estimated"}
+    assert [(x.call_id, x.kept_by_summary) for x in losses(estimated)] == [("c4", True)]
     usage_run = from_openai(
         [
             {**m, "usage": {"prompt_tokens": 500, "completion_tokens": 5}}

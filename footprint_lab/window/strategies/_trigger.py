@@ -1,7 +1,9 @@
 """The token trigger shared by ``token_budget`` and ``summarize_oldest``.
 
-Layer: window core (see the law in ``footprint_lab.window``). The number is counted, never
-guessed: it is the input tokens the provider reported for the last call, and nothing else.
+Layer: window core (see the law in ``footprint_lab.window``). In a live run the number is
+counted, never guessed: it is the input tokens the provider reported for the last call, and
+nothing else. A replay hands it the tokens of the window the replay sent — counted, scaled or
+estimated, and the boundary says which (``Boundary.tokens_from``, copied into the record).
 """
 
 from __future__ import annotations
