@@ -5,16 +5,38 @@ Layer: above the lab (it captures runs into frames). The prices are
 
 Two kinds of row, never mixed up (the ``estimated`` column says which):
 
-* **reported** — the provider reported the call's usage: input tokens (cached and written ones
-  included), ``cache_read_tokens`` and ``cache_write_tokens`` as sent.
+* **reported** — the provider reported the call's usage: input and output tokens as sent
+  (input counts cached and written tokens too), and, under ``cache="reported"``,
+  ``cache_read_tokens`` and ``cache_write_tokens`` as sent.
 * **estimated** — nobody reported the tokens of the window this row prices: a
   :func:`~footprint_lab.replay` (its usage is the original run's, for the original window), a
   scripted run, or a call with no usage. Input tokens are the request's characters at the
   ratio the original run's own reported usage shows (``tokens_per_char``; 1/4 when no usage was
-  ever reported), cached tokens the common prefix with the previous request (``prefix_chars``,
-  the cache lens of the ``calls`` frame) at the same ratio, and no cache writes; output tokens
-  as reported for the reply (a replay's replies are the original's), else the reply's
-  characters at the ratio.
+  ever reported); output tokens as reported for the reply (a replay's replies are the
+  original's), else the reply's characters at the ratio.
+
+**One cache rule for the whole frame.** How the input of every row is split into cached,
+written and full-price tokens is one rule (``cache=``, the ``cache_rule`` column,
+``frame.attrs["cache"]``), so an observed run and its replays are priced alike; only the split
+changes, never a reported input total:
+
+* ``"reported"`` — cache reads and writes as the provider reported them. A row with no
+  reported usage (every replay and estimate) has nothing reported, so nothing cached: its whole
+  input is at the full price, as under ``"none"``.
+* ``"prefix"`` — the common prefix with the previous request (``prefix_chars``, the cache lens
+  of the ``calls`` frame) under the provider's own rules, for reported and estimated rows
+  alike: the row's input tokens less its new tail (the characters after the prefix, at the
+  run's ``tokens_per_char``; :func:`~footprint_lab.pricing.shared_prefix_tokens`) are shared,
+  and :data:`footprint_lab.pricing.PREFIX_CACHE_RULES` says what of them is read or written:
+  OpenAI's automatic cache reads nothing below 1,024 shared tokens and reads in steps of 128;
+  Anthropic's is modelled as a breakpoint at the end of every request — the shared prefix read
+  at the cached price, the rest of the request written at the cache-write price; any other
+  provider, the plain prefix read. The provider is the price's (every entry of the built-in
+  table names its own), else the run's.
+* ``"none"`` — nothing cached: every input token at the full input price.
+* None (the default) — ``"reported"`` when every call of every run in the frame reported its
+  usage *and* its cache tokens (a provider that reports them: the rows are priced as billed),
+  else ``"prefix"``; decided once for the whole frame, never row by row.
 """
 
 from __future__ import annotations
@@ -28,13 +50,19 @@ import pandas as pd
 from footprint_lab.agent.run import Run
 from footprint_lab.lab.frames import Frames, capture
 from footprint_lab.pricing import (
+    DEFAULT_TOKENS_PER_CHAR,
     PRICES,
     PRICES_AS_OF,
+    CacheRule,
     CostParts,
     Pricing,
     PricingError,
+    cache_provider,
+    check_cache,
     check_pricing,
+    prefix_cache,
     pricing_for,
+    shared_prefix_tokens,
 )
 
 __all__ = [
@@ -42,6 +70,7 @@ __all__ = [
     "DEFAULT_TOKENS_PER_CHAR",
     "PRICES",
     "PRICES_AS_OF",
+    "CacheRule",
     "CostParts",
     "Pricing",
     "PricingError",
@@ -49,8 +78,6 @@ __all__ = [
     "pricing_for",
 ]
 
-DEFAULT_TOKENS_PER_CHAR = 0.25
-"""The ratio estimated rows use when no call of the run (or its original) reported usage."""
 
 COST_COLUMNS: dict[str, str] = {
     "label": "The run's label.",
@@ -58,10 +85,11 @@ COST_COLUMNS: dict[str, str] = {
     "iteration": "The call's iteration.",
     "model": "The model the run names.",
     "priced_as": "The price table entry (or 'custom') that priced the row.",
+    "cache_rule": "The cache rule that split the row's input: 'reported', 'prefix' or 'none'.",
     "estimated": "True when the tokens are estimated from characters, not reported.",
     "input_tokens": "Input tokens, cached and written ones included.",
-    "cached_input_tokens": "Input tokens read from the prefix cache.",
-    "cache_write_tokens": "Input tokens written to the cache.",
+    "cached_input_tokens": "Input tokens read from the prefix cache (under the row's rule).",
+    "cache_write_tokens": "Input tokens written to the cache (under the row's rule).",
     "uncached_input_tokens": "Input tokens billed at the full input price.",
     "output_tokens": "Output tokens.",
     "request_chars": "Characters of the whole request (system prompt plus window).",
@@ -113,14 +141,42 @@ def _count(value: Any) -> int:
     return 0 if value is None or pd.isna(value) else int(value)
 
 
+def _trusted(info: Mapping[str, Any]) -> bool:
+    """Whether a run's reported usage is for the windows it sent: not a replay (its usage is
+    the original window's), not a scripted provider (a guess from characters)."""
+    return not info.get("counterfactual") and info.get("provider") != "scripted"
+
+
+def _reports_cache(frames: Frames) -> bool:
+    """Every call of the run reported its usage and its cache tokens (a run with no call
+    counts as reporting: it adds no row)."""
+    if not _trusted(frames.info):
+        return len(frames.calls) == 0
+    calls = frames.calls
+    cache = calls["cache_read_tokens"].notna() | calls["cache_write_tokens"].notna()
+    return bool((calls["reported"].fillna(False).astype(bool) & cache).all())
+
+
+def _rule(cache: CacheRule | None, labelled: Sequence[tuple[str, Frames]]) -> CacheRule:
+    """The one rule of the whole frame (see the module docstring)."""
+    if cache is not None:
+        return cache
+    if any(len(f.calls) for _, f in labelled) and all(_reports_cache(f) for _, f in labelled):
+        return "reported"
+    return "prefix"
+
+
 def _rows(
-    label: str, frames: Frames, pricing: Pricing | Mapping[str, Pricing] | None
+    label: str,
+    frames: Frames,
+    pricing: Pricing | Mapping[str, Pricing] | None,
+    rule: CacheRule,
 ) -> list[dict[str, Any]]:
     info = frames.info
     model = info.get("model")
     price = _prices(pricing, model)
-    # A replay's usage is the original window's, a scripted provider's a guess from characters.
-    trusted = not info.get("counterfactual") and info.get("provider") != "scripted"
+    provider = cache_provider(price, info.get("provider"))
+    trusted = _trusted(info)
     ratio = info.get("tokens_per_char") or DEFAULT_TOKENS_PER_CHAR
     calls = frames.calls
     cols: dict[str, list[Any]] = {name: calls[name].tolist() for name in calls.columns}
@@ -132,14 +188,18 @@ def _rows(
         output = _count(cols["output_tokens"][k])
         if reported:
             input_tokens = _count(cols["input_tokens"][k])
-            cached = _count(cols["cache_read_tokens"][k])
-            written = _count(cols["cache_write_tokens"][k])
         else:
             input_tokens = math.ceil(request_chars * ratio)
-            cached = min(input_tokens, math.floor(prefix_chars * ratio))
-            written = 0
             if not output:  # nobody counted the reply either: its characters at the ratio
                 output = math.ceil(_count(cols["reply_chars"][k]) * ratio)
+        if rule == "reported":  # nothing reported for an estimated row: nothing cached
+            cached = _count(cols["cache_read_tokens"][k]) if reported else 0
+            written = _count(cols["cache_write_tokens"][k]) if reported else 0
+        elif rule == "prefix":
+            shared = shared_prefix_tokens(input_tokens, request_chars, prefix_chars, ratio)
+            cached, written = prefix_cache(input_tokens, shared, provider)
+        else:
+            cached = written = 0
         parts = price.cost(
             input_tokens=input_tokens,
             cached_tokens=cached,
@@ -153,6 +213,7 @@ def _rows(
                 "iteration": _count(cols["iteration"][k]),
                 "model": model,
                 "priced_as": price.model or "custom",
+                "cache_rule": rule,
                 "estimated": not reported,
                 "input_tokens": input_tokens,
                 "cached_input_tokens": cached,
@@ -173,26 +234,45 @@ def _rows(
 
 
 def cost_frame(
-    runs_or_frames: RunsOrFrames, pricing: Pricing | Mapping[str, Pricing] | None = None
+    runs_or_frames: RunsOrFrames,
+    pricing: Pricing | Mapping[str, Pricing] | None = None,
+    *,
+    cache: CacheRule | None = None,
 ) -> pd.DataFrame:
     """One row per LLM call of every run: tokens (reported, or estimated and marked so), what
-    the prefix cache could reuse, and the price of each part (see the module docstring).
+    the prompt cache reads and writes under one cache rule, and the price of each part (see
+    the module docstring).
 
     Args:
         runs_or_frames: A run, its frames, a list of them, or a ``{label: run}`` mapping.
         pricing: One :class:`Pricing` for every run, a ``{model name: Pricing}`` mapping
             (longest-prefix match on each run's model), or None for the built-in table.
+        cache: The cache rule for every row: ``"reported"`` (as the provider reported; nothing
+            cached where nothing was reported), ``"prefix"`` (the shared prefix, under the
+            provider's rules), ``"none"`` (nothing cached), or None: ``"reported"`` when every
+            call of every run reported its usage and cache tokens, else ``"prefix"``. Price
+            runs you compare in one call, so they share the rule.
+
+    Returns:
+        Columns :data:`COST_COLUMNS`; ``frame.attrs["cache"]`` names the rule (also each
+        row's ``cache_rule``).
 
     Raises:
         PricingError: a run's model has no price (the message says how to pass one).
         TypeError: ``runs_or_frames`` is not runs or frames.
+        ValueError: ``cache`` is not a rule.
     """
     pricing = check_pricing(pricing)
+    checked = check_cache(cache)
+    labelled = _labelled(runs_or_frames)
+    rule = _rule(checked, labelled)
     rows: list[dict[str, Any]] = []
-    for label, frames in _labelled(runs_or_frames):
-        rows.extend(_rows(label, frames, pricing))
+    for label, frames in labelled:
+        rows.extend(_rows(label, frames, pricing, rule))
     frame = pd.DataFrame(rows, columns=list(COST_COLUMNS))
     ints = [
         c for c in COST_COLUMNS if c.endswith(("_tokens", "_chars")) or c in ("call", "iteration")
     ]
-    return frame.astype({c: "int64" for c in ints} | {"estimated": "bool"})
+    typed = frame.astype({c: "int64" for c in ints} | {"estimated": "bool"})
+    typed.attrs["cache"] = rule
+    return typed

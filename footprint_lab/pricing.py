@@ -1,4 +1,5 @@
-"""What tokens cost: a model's prices, and the built-in table of list prices.
+"""What tokens cost: a model's prices, the built-in table of list prices, and the rules of each
+provider's prompt cache.
 
 Layer: bottom (beside ``usage``; pure pydantic, no pandas). :mod:`footprint_lab.costs` turns a
 run's calls into priced rows with these; the lab's evidence grid prices its configurations with
@@ -10,25 +11,62 @@ provider's pricing page, and pass your own :class:`Pricing` (or a mapping of mod
 :class:`Pricing`) wherever one is taken. OpenAI's automatic prompt cache charges nothing extra
 to write, so its ``cache_write_per_mtok`` is the input price; Anthropic bills a cache write
 (5-minute TTL) at 1.25x the input price and a cache read at 0.1x.
+
+**Cache rules.** What is billed at the cached price depends on a rule (:data:`CACHE_RULES`),
+chosen once for every row compared (``cost_frame(..., cache=...)``, ``evidence_frame(...,
+cache=...)``):
+
+* ``"reported"`` — the cached and written tokens the provider reported; a row nobody reported
+  (a replay, an estimate) has none.
+* ``"prefix"`` — the common prefix with the previous request, under the provider's own rules
+  (:data:`PREFIX_CACHE_RULES`, applied by :func:`prefix_cache`): the provider named by the
+  price (:attr:`Pricing.provider`; every entry of the table names its own), else by the run.
+  **OpenAI** caches automatically, only a prompt of at least
+  :data:`OPENAI_CACHE_MIN_TOKENS` (1,024) tokens, and reads hits in steps of
+  :data:`OPENAI_CACHE_STEP_TOKENS` (128): a shared prefix under 1,024 tokens is not cached, a
+  longer one is floored to a multiple of 128; nothing is written (writing is free).
+  **Anthropic** caches at the breakpoints the caller sets (``cache_control``), reads at the
+  cached price and writes at the cache-write price; modelled as a breakpoint at the end of
+  every request: the prefix shared with the previous request is read, the rest of the request
+  written (minimum cacheable lengths and the TTL are not modelled). **Any other provider**: the
+  shared prefix is read, nothing written.
+* ``"none"`` — nothing cached: every input token at the full input price.
+
+The rules follow the providers' documentation as of :data:`PRICES_AS_OF` (OpenAI: "Prompt
+caching", cache hits for prompts of 1,024 tokens or more, in increments of 128 tokens;
+Anthropic: "Prompt caching", cache writes and reads per ``cache_control`` breakpoint).
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, NonNegativeFloat
 
 from footprint_lab.usage import Usage
 
 __all__ = [
+    "ANTHROPIC",
+    "CACHE_RULES",
+    "DEFAULT_TOKENS_PER_CHAR",
+    "OPENAI",
+    "OPENAI_CACHE_MIN_TOKENS",
+    "OPENAI_CACHE_STEP_TOKENS",
+    "PREFIX_CACHE_RULES",
     "PRICES",
     "PRICES_AS_OF",
+    "CacheRule",
     "CostParts",
     "Pricing",
     "PricingError",
+    "cache_provider",
+    "check_cache",
+    "prefix_cache",
     "pricing_for",
     "run_tokens_per_char",
+    "shared_prefix_tokens",
     "tokens_per_char",
 ]
 
@@ -38,6 +76,37 @@ PRICES_AS_OF = "2025-06-01"
 
 class PricingError(ValueError):
     """No price is known for a model (pass ``pricing=``), or a price table is malformed."""
+
+
+CacheRule = Literal["reported", "prefix", "none"]
+"""How a priced row's input is split into cached, written and full-price tokens (see the module
+docstring)."""
+
+CACHE_RULES: tuple[CacheRule, ...] = get_args(CacheRule)
+"""Every cache rule: ``"reported"``, ``"prefix"``, ``"none"``."""
+
+OPENAI = "openai"
+"""The provider name whose prefix-cache rules are OpenAI's."""
+ANTHROPIC = "anthropic"
+"""The provider name whose prefix-cache rules are Anthropic's."""
+
+OPENAI_CACHE_MIN_TOKENS = 1024
+"""OpenAI caches a prompt only from this many tokens: a shared prefix below it is not read."""
+OPENAI_CACHE_STEP_TOKENS = 128
+"""OpenAI's cache hits come in steps of this many tokens (a prefix is floored to a multiple)."""
+
+PREFIX_CACHE_RULES: Mapping[str, str] = {
+    OPENAI: (
+        f"automatic; only from {OPENAI_CACHE_MIN_TOKENS:,} shared prefix tokens, read in steps of "
+        f"{OPENAI_CACHE_STEP_TOKENS} (the prefix floored to a multiple); nothing written"
+    ),
+    ANTHROPIC: (
+        "at the caller's cache breakpoints, modelled as one at the end of every request: the "
+        "prefix shared with the previous request read, the rest of the request written"
+    ),
+    "other": "the prefix shared with the previous request read, nothing written",
+}
+"""What ``cache="prefix"`` bills at the cached (and cache-write) price, by provider."""
 
 
 class CostParts(BaseModel):
@@ -75,6 +144,10 @@ class Pricing(BaseModel):
     """Output tokens."""
     model: str | None = Field(default=None)
     """The model these prices are for, when they come from a table."""
+    provider: str | None = Field(default=None)
+    """Whose prompt-cache rules ``cache="prefix"`` applies (:data:`PREFIX_CACHE_RULES`):
+    ``"openai"``, ``"anthropic"``, any other name for the plain prefix, or None (a custom
+    price) for the rules of the provider the run names."""
 
     def cost(
         self,
@@ -99,6 +172,7 @@ class Pricing(BaseModel):
 def _openai(model: str, input_: float, cached: float, output: float) -> Pricing:
     return Pricing(
         model=model,
+        provider=OPENAI,
         input_per_mtok=input_,
         cached_input_per_mtok=cached,
         cache_write_per_mtok=input_,
@@ -109,6 +183,7 @@ def _openai(model: str, input_: float, cached: float, output: float) -> Pricing:
 def _anthropic(model: str, input_: float, output: float) -> Pricing:
     return Pricing(
         model=model,
+        provider=ANTHROPIC,
         input_per_mtok=input_,
         cached_input_per_mtok=round(input_ * 0.1, 6),
         cache_write_per_mtok=round(input_ * 1.25, 6),
@@ -162,6 +237,11 @@ def pricing_for(model: str | None, table: Mapping[str, Pricing] | None = None) -
             "cache_write_per_mtok=..., output_per_mtok=...) or a {model: Pricing} mapping"
         )
     return entries[best]
+
+
+DEFAULT_TOKENS_PER_CHAR = 0.25
+"""The one token estimate: input tokens per character where no call of a run (or of its
+original) reported usage — a replay's token strategies and estimated cost rows both use it."""
 
 
 def tokens_per_char(pairs: Iterable[tuple[int | None, int]]) -> float | None:
@@ -221,3 +301,61 @@ def check_pricing(value: Any) -> Pricing | Mapping[str, Pricing] | None:
         "pricing must be a Pricing, a {model name: Pricing} mapping, or None for the built-in "
         f"table; got {type(value).__name__}"
     )
+
+
+def check_cache(value: Any) -> CacheRule | None:
+    """Validate a ``cache=`` argument: one of :data:`CACHE_RULES`, or None (the caller's
+    default).
+
+    Raises:
+        ValueError: anything else, naming the rules.
+    """
+    if value is None:
+        return None
+    for rule in CACHE_RULES:
+        if value == rule:
+            return rule
+    rules = ", ".join(repr(r) for r in CACHE_RULES)
+    raise ValueError(f"cache must be one of {rules} or None; got {value!r}")
+
+
+def cache_provider(price: Pricing, run_provider: str | None) -> str | None:
+    """Whose prefix-cache rules price a row: the price's :attr:`~Pricing.provider`, else the
+    run's provider when it is one whose rules are known (``"openai"``, ``"anthropic"``), else
+    None (the plain prefix)."""
+    if price.provider is not None:
+        return price.provider.lower()
+    name = (run_provider or "").lower()
+    return name if name in (OPENAI, ANTHROPIC) else None
+
+
+def shared_prefix_tokens(
+    input_tokens: int, request_chars: int, prefix_chars: int, ratio: float
+) -> int:
+    """How many of a request's ``input_tokens`` it shares with the previous request: all but
+    its new tail — the characters after the common prefix of ``prefix_chars``, at ``ratio``
+    tokens each (none when nothing is shared). Counting the tail, not the prefix, keeps what
+    a provider counts but the request's characters do not show (tool definitions, the
+    provider's own framing: they come first) in the shared part, and gives an estimated
+    request (``input_tokens`` from its characters at the same ratio) the prefix's characters
+    at the ratio, within a token."""
+    if prefix_chars <= 0 or input_tokens <= 0:
+        return 0
+    tail = math.ceil(max(0, request_chars - prefix_chars) * ratio)
+    return max(0, input_tokens - tail)
+
+
+def prefix_cache(input_tokens: int, prefix_tokens: int, provider: str | None) -> tuple[int, int]:
+    """``(cached, written)`` input tokens of one request under ``cache="prefix"``: of
+    ``input_tokens``, the ``prefix_tokens`` it shares with the previous request, under
+    ``provider``'s rules (:data:`PREFIX_CACHE_RULES`; None or an unknown name: the plain
+    prefix)."""
+    shared = max(0, min(input_tokens, prefix_tokens))
+    name = (provider or "").lower()
+    if name == OPENAI:
+        if shared < OPENAI_CACHE_MIN_TOKENS:
+            return 0, 0
+        return shared - shared % OPENAI_CACHE_STEP_TOKENS, 0
+    if name == ANTHROPIC:
+        return shared, max(0, input_tokens) - shared
+    return shared, 0

@@ -18,7 +18,7 @@ from footprint_lab.costs import (
 )
 from footprint_lab.importers import from_openai, load_tau_bench
 from footprint_lab.lab import capture
-from footprint_lab.pricing import run_tokens_per_char
+from footprint_lab.pricing import run_tokens_per_char, shared_prefix_tokens
 from footprint_lab.providers import Reply, ScriptedProvider
 from tests.builders import EVIDENCE_TRANSCRIPT
 from tests.evidence.test_evidence import DATA
@@ -81,9 +81,12 @@ def test_a_scripted_run_is_estimated_from_characters_and_its_prefix() -> None:
     assert ratio is not None and 0.2 < ratio < 0.3  # the scripted provider's own 4 chars/token
     for row, call in zip(costs.itertuples(), calls.itertuples(), strict=True):
         assert row.input_tokens == math.ceil(call.request_chars * ratio)
-        assert row.cached_input_tokens == min(
-            row.input_tokens, math.floor(call.prefix_chars * ratio)
+        # The shared prefix: the request's tokens less its new tail's, within a token of the
+        # prefix's characters at the ratio (a custom price: the plain prefix, no writes).
+        assert row.cached_input_tokens == shared_prefix_tokens(
+            row.input_tokens, call.request_chars, call.prefix_chars, ratio
         )
+        assert abs(row.cached_input_tokens - math.floor(call.prefix_chars * ratio)) <= 1
         assert row.cache_write_tokens == 0
     assert costs["total_cost"].sum() == pytest.approx(
         costs[["input_cost", "cached_input_cost", "cache_write_cost", "output_cost"]].sum().sum()

@@ -19,6 +19,7 @@ import numpy as np
 from footprint_lab._gc import gc_paused
 from footprint_lab.agent.checkpoint import Checkpoint, run_from_checkpoint
 from footprint_lab.agent.run import Run
+from footprint_lab.applicability import blocked, reasons_of, reasons_text
 from footprint_lab.evidence import (
     SentWindows,
     calls_of,
@@ -30,7 +31,15 @@ from footprint_lab.evidence import (
     wire_problem_calls,
 )
 from footprint_lab.evidence.prefix import call_prefixes
-from footprint_lab.pricing import Pricing, run_tokens_per_char
+from footprint_lab.pricing import (
+    DEFAULT_TOKENS_PER_CHAR,
+    CacheRule,
+    Pricing,
+    cache_provider,
+    prefix_cache,
+    run_tokens_per_char,
+    shared_prefix_tokens,
+)
 from footprint_lab.replay import replay
 
 RELATIVE_PRICING = Pricing(
@@ -42,9 +51,6 @@ RELATIVE_PRICING = Pricing(
 """The grid's default price: one unit per uncached input token, a tenth of one per cached token
 (cached input costs about a tenth of uncached at the providers), output not counted — so
 ``input_cost`` reads in uncached-token equivalents."""
-
-DEFAULT_TOKENS_PER_CHAR = 0.25
-"""The ratio used for a run whose calls reported no usage (about four characters a token)."""
 
 if TYPE_CHECKING:
     from footprint_lab.lab._evidence_configs import EvidenceConfig
@@ -61,35 +67,58 @@ def run_ratio(run: Run) -> float:
     return float(ratio) if isinstance(ratio, int | float) and ratio > 0 else DEFAULT_TOKENS_PER_CHAR
 
 
-def input_cost(request_chars: int, prefix_chars: int, ratio: float, pricing: Pricing) -> float:
-    """The estimated input cost of one request: its characters at ``ratio`` tokens each, the
-    common prefix with the previous request read from the cache."""
+def input_cost(
+    request_chars: int,
+    prefix_chars: int,
+    ratio: float,
+    pricing: Pricing,
+    cache: CacheRule = "prefix",
+    provider: str | None = None,
+) -> float:
+    """The estimated input cost of one request: its characters at ``ratio`` tokens each; under
+    ``cache="prefix"`` the common prefix with the previous request read from the cache by
+    ``provider``'s rules (:func:`~footprint_lab.pricing.prefix_cache`, cache writes priced
+    too), else (``"none"``, or ``"reported"``: nothing is reported for an estimate) nothing
+    cached."""
     tokens = math.ceil(request_chars * ratio)
-    cached = min(tokens, math.floor(prefix_chars * ratio))
-    parts = pricing.cost(input_tokens=tokens, cached_tokens=cached)
-    return parts.input_cost + parts.cached_input_cost
+    cached = written = 0
+    if cache == "prefix":
+        shared = shared_prefix_tokens(tokens, request_chars, prefix_chars, ratio)
+        cached, written = prefix_cache(tokens, shared, provider)
+    parts = pricing.cost(input_tokens=tokens, cached_tokens=cached, cache_write_tokens=written)
+    return parts.input_cost + parts.cached_input_cost + parts.cache_write_cost
 
 
 def estimated_input_cost(
-    run: Run, pricing: Pricing = RELATIVE_PRICING, windows: SentWindows | None = None
+    run: Run,
+    pricing: Pricing = RELATIVE_PRICING,
+    windows: SentWindows | None = None,
+    cache: CacheRule = "prefix",
 ) -> dict[str, Any]:
     """``request_chars``, ``prefix_chars`` and the estimated ``input_cost`` of every call of
-    ``run``, summed (the cache lens of :mod:`footprint_lab.evidence.prefix`, priced)."""
+    ``run``, summed (the cache lens of :mod:`footprint_lab.evidence.prefix`, priced under the
+    cache rule ``cache``, by the rules of the provider the price or the run names)."""
     requests, prefixes = call_prefixes(run, windows)
     ratio = run_ratio(run)
+    provider = cache_provider(pricing, run.provider)
     return {
         "request_chars": sum(requests),
         "prefix_chars": sum(prefixes),
         "input_cost": sum(
-            input_cost(r, p, ratio, pricing) for r, p in zip(requests, prefixes, strict=True)
+            input_cost(r, p, ratio, pricing, cache, provider)
+            for r, p in zip(requests, prefixes, strict=True)
         ),
     }
 
 
-def baseline_input_cost(run: Run, pricing: Pricing = RELATIVE_PRICING) -> float:
+def baseline_input_cost(
+    run: Run, pricing: Pricing = RELATIVE_PRICING, cache: CacheRule = "prefix"
+) -> float:
     """What the calls of ``run`` would cost in input with no window management: each request is
-    the previous one plus what was appended, so all of the previous one is a cached prefix."""
+    the previous one plus what was appended, so all of the previous one is a cached prefix
+    (priced under the cache rule ``cache``, as :func:`estimated_input_cost`)."""
     ratio = run_ratio(run)
+    provider = cache_provider(pricing, run.provider)
     system = len(run.system or "")
     total = 0.0
     sent = 0
@@ -97,13 +126,15 @@ def baseline_input_cost(run: Run, pricing: Pricing = RELATIVE_PRICING) -> float:
     for message in transcript(run):
         if message.role == "assistant":
             request = system + sent
-            total += input_cost(request, previous or 0, ratio, pricing)
+            total += input_cost(request, previous or 0, ratio, pricing, cache, provider)
             previous = request
         sent += message.chars
     return total
 
 
-def run_facts(label: str, run: Run, pricing: Pricing = RELATIVE_PRICING) -> dict[str, Any]:
+def run_facts(
+    label: str, run: Run, pricing: Pricing = RELATIVE_PRICING, cache: CacheRule = "prefix"
+) -> dict[str, Any]:
     """What a run contributes regardless of the configuration."""
     meta = run.meta if isinstance(run.meta, dict) else {}
     reward = meta.get("reward")
@@ -114,7 +145,7 @@ def run_facts(label: str, run: Run, pricing: Pricing = RELATIVE_PRICING) -> dict
         "reward": float(reward) if isinstance(reward, int | float) else None,
         "tool_calls": tool_calls_in(run),
         "baseline_window_chars": baseline_window_chars(run),
-        "baseline_input_cost": baseline_input_cost(run, pricing),
+        "baseline_input_cost": baseline_input_cost(run, pricing, cache),
     }
 
 
@@ -141,6 +172,7 @@ def measure(
     keep_last_tool_results: int,
     min_chars: int,
     pricing: Pricing = RELATIVE_PRICING,
+    cache: CacheRule = "prefix",
 ) -> dict[str, Any]:
     """Replay ``run`` under one configuration and measure it (one row's numbers)."""
     replayed = replay(run, strategy, keep_last_tool_results=keep_last_tool_results)
@@ -157,7 +189,7 @@ def measure(
     wire = len(wire_problem_calls(replayed, windows))
     no_request = len(request_lost_calls(replayed, windows))
     return {
-        **estimated_input_cost(replayed, pricing, windows),
+        **estimated_input_cost(replayed, pricing, windows, cache),
         "dependent_calls": calls_of(deps),
         "lost_calls": calls_of(lost),
         "lost_values": len(lost),
@@ -170,25 +202,46 @@ def measure(
         "request_lost": no_request,
         "violations": sum(len(r.violations or ()) for r in replayed.records),
         "removed_messages": sum(r.removed_message_count for r in replayed.records),
+        **applicability(replayed),
+    }
+
+
+def applicability(replayed: Run) -> dict[str, Any]:
+    """A replay's ``not_applicable`` (the reasons in words, None when its policy applies),
+    whether they keep the policy from engaging (``blocked``: no cost ratio then), and how
+    many of its calls' tokens were estimated."""
+    reasons = reasons_of(replayed.meta)
+    estimated = replayed.meta.get("estimated_calls")
+    return {
+        "not_applicable": reasons_text(reasons),
+        "blocked": blocked(reasons),
+        "estimated_calls": estimated if isinstance(estimated, int) else 0,
     }
 
 
 def measure_config(
-    runs: Sequence[Run], config: EvidenceConfig, min_chars: int, pricing: Pricing = RELATIVE_PRICING
+    runs: Sequence[Run],
+    config: EvidenceConfig,
+    min_chars: int,
+    pricing: Pricing = RELATIVE_PRICING,
+    cache: CacheRule = "prefix",
 ) -> list[dict[str, Any]]:
     strategy = config.build()
     return [
-        measure(run, strategy, config.keep_last_tool_results, min_chars, pricing) for run in runs
+        measure(run, strategy, config.keep_last_tool_results, min_chars, pricing, cache)
+        for run in runs
     ]
 
 
 @gc_paused
-def job(job: tuple[Sequence[str], EvidenceConfig, int, Pricing]) -> list[dict[str, Any]]:
+def job(
+    job: tuple[Sequence[str], EvidenceConfig, int, Pricing, CacheRule],
+) -> list[dict[str, Any]]:
     """One configuration over every run, in a worker (runs arrive as checkpoints); the
     collector waits, as it does inline: the job allocates much and frees it all at its end."""
-    shipped, config, min_chars, pricing = job
+    shipped, config, min_chars, pricing, cache = job
     runs = [run_from_checkpoint(Checkpoint.model_validate_json(text)) for text in shipped]
-    return measure_config(runs, config, min_chars, pricing)
+    return measure_config(runs, config, min_chars, pricing, cache)
 
 
 def labelled_runs(runs: Sequence[Run] | Mapping[str, Run]) -> list[tuple[str, Run]]:

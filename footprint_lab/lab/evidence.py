@@ -61,7 +61,7 @@ from footprint_lab.lab._evidence_rows import (
 from footprint_lab.lab._evidence_rows import measure as measure
 from footprint_lab.lab.experiments import run_jobs
 from footprint_lab.lab.schema import column
-from footprint_lab.pricing import Pricing
+from footprint_lab.pricing import CacheRule, Pricing, check_cache
 
 __all__ = [
     "EVIDENCE_COLUMNS",
@@ -104,6 +104,9 @@ EVIDENCE_COLUMNS: dict[str, str] = {
     "input_cost": "float64",
     "baseline_input_cost": "float64",
     "cost_ratio": "float64",
+    "cache_rule": "string",
+    "estimated_calls": "Int64",
+    "not_applicable": "string",
 }
 """The columns of :func:`evidence_frame` and their dtypes (knob columns sit between
 ``strategy`` and ``keep_last_tool_results``; ``task_id`` is ``string`` when some id is not an
@@ -134,7 +137,18 @@ integer):
   prefix at the cached price (tokens from characters at the ratio the run's own reported usage
   shows, else four characters a token; in uncached-token equivalents by default, in dollars
   with ``pricing=``); ``baseline_input_cost`` — the same with no window management (every
-  request reuses all of the previous one); ``cost_ratio`` — ``input_cost`` over it.
+  request reuses all of the previous one); ``cost_ratio`` — ``input_cost`` over it;
+  ``cache_rule`` — the cache rule both were priced on (``cache=`` of :func:`evidence_frame`,
+  one for every row; also ``frame.attrs["cache"]``): ``'prefix'``, the shared prefix read from
+  the cache under the provider's own rules (the price's provider, else the run's: OpenAI's
+  reads nothing under 1,024 tokens and reads in steps of 128, Anthropic's writes what it does
+  not read; see :mod:`footprint_lab.pricing`), or ``'none'``, nothing cached;
+* ``estimated_calls`` — calls whose tokens the replay estimated from characters for its token
+  strategy (no provider reported them: tau-bench, SWE-agent); ``not_applicable`` — why the
+  configuration cannot apply to the run, in words (``replay``'s ``meta['not_applicable']``,
+  :mod:`footprint_lab.applicability`), <NA> when it can. A configuration that cannot engage at
+  all (no tool results to clear, no tokens, no context window, a keep window holding the whole
+  run) has ``cost_ratio`` <NA>, never a ratio of 1.0 that reads "costs the same as none".
 """
 
 SUMMARY_COLUMNS: tuple[str, ...] = (
@@ -162,6 +176,7 @@ SUMMARY_COLUMNS: tuple[str, ...] = (
     "input_cost",
     "baseline_input_cost",
     "cost_ratio",
+    "not_applicable_runs",
     "pareto",
     "cost_pareto",
 )
@@ -169,9 +184,11 @@ SUMMARY_COLUMNS: tuple[str, ...] = (
 ``lost_share`` (lost_calls / dependent_calls), ``mean_window_chars`` (window_chars / windows),
 ``peak_window_chars`` (max over runs), ``chars_saved_share`` (chars_saved /
 baseline_window_chars), ``cache_share`` (prefix over request characters), ``cost_ratio``
-(input_cost / baseline_input_cost), ``pareto`` (on the front of saving most while losing
-least) and ``cost_pareto`` (on the front of costing least while losing least, the front
-:func:`~footprint_lab.lab.plots.policy_frontier` draws)."""
+(input_cost / baseline_input_cost, over the runs the configuration applies to; <NA> when it
+applies to none), ``not_applicable_runs`` (runs it cannot engage on), ``pareto`` (on the
+front of saving most while losing least) and ``cost_pareto`` (on the front of costing least
+while losing least, the front :func:`~footprint_lab.lab.plots.policy_frontier` draws; a
+configuration with no cost ratio is never on it)."""
 
 _MEASURES = (
     "dependent_calls",
@@ -201,6 +218,7 @@ def evidence_frame(
     min_chars: int = DEFAULT_MIN_CHARS,
     progress: bool = True,
     pricing: Pricing | None = None,
+    cache: CacheRule | None = None,
 ) -> pd.DataFrame:
     """Replay every run under every configuration and measure what evidence it lost.
 
@@ -216,10 +234,26 @@ def evidence_frame(
         progress: Show a progress bar (quiet with ``FOOTPRINT_LAB_QUIET=1``).
         pricing: Prices for ``input_cost`` (one :class:`~footprint_lab.costs.Pricing` for every
             run); None prices in uncached-token equivalents, cached input at a tenth.
+        cache: The cache rule of ``input_cost`` and ``baseline_input_cost`` for every row (the
+            ``cache_rule`` column): ``"prefix"`` (the default, also for None) reads the prefix
+            shared with the previous request under the provider's rules, ``"none"`` caches
+            nothing. Every row is a replay, which no provider reported, so ``"reported"`` is
+            refused (in :func:`footprint_lab.costs.cost_frame` it prices observed runs).
 
     Returns:
-        One row per configuration × run, in that order; columns :data:`EVIDENCE_COLUMNS`.
+        One row per configuration × run, in that order; columns :data:`EVIDENCE_COLUMNS`;
+        ``frame.attrs["cache"]`` names the cache rule.
+
+    Raises:
+        ValueError: ``cache`` is ``"reported"`` or not a rule; two configurations share a label.
     """
+    rule: CacheRule = check_cache(cache) or "prefix"
+    if rule == "reported":
+        raise ValueError(
+            "evidence_frame: cache='reported' prices nothing here — every row is a replay, and "
+            "no provider reported a replay's cache; use cache='prefix' (the shared prefix, "
+            "under the provider's rules) or cache='none' (nothing cached)"
+        )
     labelled = labelled_runs(runs)
     cfgs = [EvidenceConfig.coerce(c) for c in configs]
     seen: set[str] = set()
@@ -231,12 +265,12 @@ def evidence_frame(
     if not isinstance(price, Pricing):
         raise TypeError(f"pricing must be a Pricing or None, got {type(pricing).__name__}")
     run_list = [run for _, run in labelled]
-    facts = [run_facts(label, run, price) for label, run in labelled]
+    facts = [run_facts(label, run, price, rule) for label, run in labelled]
     weights = [len(run_list)] * len(cfgs)
     results: list[list[dict[str, Any]]]
     if executor is None:  # inline: the runs as they are, no checkpoints
         results = run_jobs(
-            lambda config: measure_config(run_list, config, min_chars, price),
+            lambda config: measure_config(run_list, config, min_chars, price, rule),
             cfgs,
             executor="inline",
             progress=progress,
@@ -247,13 +281,15 @@ def evidence_frame(
         shipped = [run.checkpoint().model_dump_json() for run in run_list]
         results = run_jobs(
             job,
-            [(shipped, config, min_chars, price) for config in cfgs],
+            [(shipped, config, min_chars, price, rule) for config in cfgs],
             executor=executor,
             progress=progress,
             desc="evidence",
             weights=weights,
         )
-    return _frame(cfgs, facts, results)
+    frame = _frame(cfgs, facts, results, rule)
+    frame.attrs["cache"] = rule
+    return frame
 
 
 def _knob_keys(cfgs: Sequence[EvidenceConfig]) -> list[str]:
@@ -281,6 +317,7 @@ def _frame(
     cfgs: Sequence[EvidenceConfig],
     facts: Sequence[Mapping[str, Any]],
     results: Sequence[list[dict[str, Any]]],
+    rule: CacheRule = "prefix",
 ) -> pd.DataFrame:
     knob_keys = _knob_keys(cfgs)
     cols: dict[str, list[Any]] = {name: [] for name in EVIDENCE_COLUMNS}
@@ -301,10 +338,15 @@ def _frame(
             cols["chars_saved"].append(fact["baseline_window_chars"] - row["window_chars"])
             baseline = fact["baseline_input_cost"]
             cols["baseline_input_cost"].append(baseline)
-            cols["cost_ratio"].append(row["input_cost"] / baseline if baseline else None)
+            cols["cost_ratio"].append(
+                row["input_cost"] / baseline if baseline and not row["blocked"] else None
+            )
+            cols["estimated_calls"].append(row["estimated_calls"])
+            cols["not_applicable"].append(row["not_applicable"])
             cols["cache_share"].append(
                 row["prefix_chars"] / row["request_chars"] if row["request_chars"] else None
             )
+            cols["cache_rule"].append(rule)
             for k in knob_keys:
                 knob_cols[k].append(knobs.get(k))
     data: dict[str, Any] = {}
@@ -356,9 +398,26 @@ def _share(part: pd.Series, whole: pd.Series) -> np.ndarray[Any, np.dtype[np.flo
 def evidence_summary(frame: pd.DataFrame) -> pd.DataFrame:
     """One row per configuration (in the frame's order): sums over its runs, the share of
     dependent calls lost, characters saved against no policy, and whether it is on the Pareto
-    front of saving most while losing least. Columns: :data:`SUMMARY_COLUMNS`."""
+    front of saving most while losing least. Columns: :data:`SUMMARY_COLUMNS`;
+    ``summary.attrs["cache"]`` is the frame's cache rule.
+
+    Raises:
+        ValueError: not an :func:`evidence_frame`, or rows priced on different cache rules
+            (their costs do not compare: price them in one ``evidence_frame`` call).
+    """
     if "config" not in frame.columns:
         raise ValueError("evidence_summary takes the frame evidence_frame returns")
+    rules = (
+        sorted(frame["cache_rule"].dropna().astype(str).unique())
+        if "cache_rule" in frame.columns
+        else []
+    )
+    if len(rules) > 1:
+        raise ValueError(
+            "evidence_summary: the rows were priced on different cache rules "
+            f"({', '.join(rules)}), so their costs do not compare; build the frame with one "
+            "evidence_frame(cache=...)"
+        )
     start = list(frame.columns).index("strategy") + 1
     stop = list(frame.columns).index("keep_last_tool_results")
     knob_keys = list(frame.columns[start:stop])
@@ -390,17 +449,33 @@ def evidence_summary(frame: pd.DataFrame) -> pd.DataFrame:
     out["mean_window_chars"] = _share(out["window_chars"], out["windows"])
     out["chars_saved_share"] = _share(out["chars_saved"], out["baseline_window_chars"])
     out["cache_share"] = _share(out["prefix_chars"], out["request_chars"])
-    out["cost_ratio"] = _share(out["input_cost"], out["baseline_input_cost"])
+    # A row that cannot engage has no cost ratio: its costs stay out of the configuration's.
+    applies = frame["cost_ratio"].notna()
+    costs = frame.loc[applies].groupby("config", sort=False, observed=True)[
+        ["input_cost", "baseline_input_cost"]
+    ]
+    applied = costs.sum().reindex(order)
+    ratio = _share(applied["input_cost"].fillna(0), applied["baseline_input_cost"].fillna(0))
+    none_apply = (~applies).groupby(frame["config"], sort=False, observed=True).all()
+    out["cost_ratio"] = np.where(none_apply.reindex(order).to_numpy(dtype=bool), np.nan, ratio)
+    out["not_applicable_runs"] = (
+        (~applies).groupby(frame["config"], sort=False, observed=True).sum().reindex(order)
+    ).astype("Int64")
     out["pareto"] = pd.array(
         pareto_front(out["chars_saved_share"], out["lost_share"]), dtype="boolean"
     )
-    out["cost_pareto"] = pd.array(
-        pareto_front(-out["cost_ratio"].to_numpy(dtype=np.float64), out["lost_share"]),
-        dtype="boolean",
+    priced = out["cost_ratio"].notna().to_numpy(dtype=bool)
+    front = np.zeros(len(out), dtype=bool)
+    front[priced] = pareto_front(
+        -out["cost_ratio"].to_numpy(dtype=np.float64)[priced],
+        out["lost_share"].to_numpy(dtype=np.float64)[priced],
     )
+    out["cost_pareto"] = pd.array(front, dtype="boolean")
     out = out.reset_index(names="config")
     out["config"] = out["config"].astype("string")
     columns = [*SUMMARY_COLUMNS[:2], *knob_keys, *SUMMARY_COLUMNS[2:]]
     for name in ("runs", "peak_window_chars"):
         out[name] = out[name].astype("Int64")
-    return out.loc[:, columns]
+    summary = out.loc[:, columns]
+    summary.attrs["cache"] = rules[0] if rules else frame.attrs.get("cache")
+    return summary
