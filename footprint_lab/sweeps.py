@@ -19,6 +19,7 @@ import pandas as pd
 
 from footprint_lab.agent.checkpoint import Checkpoint, run_from_checkpoint
 from footprint_lab.agent.run import Run
+from footprint_lab.applicability import blocked, reasons_of, reasons_text
 from footprint_lab.replay import replay
 from footprint_lab.scenarios import Scenario
 
@@ -61,23 +62,35 @@ Job = tuple[Scenario | str, Callable[..., Any], Mapping[str, Any], float]
 """One sweep job: the source (a scenario, or a run as checkpoint JSON), the factory, the
 configuration, and the no-policy input cost its cost is measured against."""
 
-COST_KEYS: tuple[str, ...] = ("cache_share", "input_cost", "baseline_input_cost", "cost_ratio")
+COST_KEYS: tuple[str, ...] = (
+    "cache_share",
+    "input_cost",
+    "baseline_input_cost",
+    "cost_ratio",
+    "not_applicable",
+)
 """The cost columns of every sweep row (see :func:`footprint_lab.lab.evidence_frame`):
 request characters a prefix cache could reuse, the estimated input cost in uncached-token
-equivalents (cached input at a tenth), the same with no window management, and their ratio."""
+equivalents (cached input at a tenth), the same with no window management, and their ratio —
+every row on the one cache rule ``"prefix"`` (the shared prefix under the provider's rules:
+:mod:`footprint_lab.pricing`) — and why the configuration cannot apply to a recorded run, in
+words (None when it can; :mod:`footprint_lab.applicability`): one that cannot engage at all
+has no cost ratio, never a ratio of 1.0."""
 
 
 def _costs(run: Run, baseline: float) -> dict[str, Any]:
     from footprint_lab.lab._evidence_rows import estimated_input_cost
 
     cost = estimated_input_cost(run)
+    reasons = reasons_of(run.meta)
     return {
         "cache_share": cost["prefix_chars"] / cost["request_chars"]
         if cost["request_chars"]
         else None,
         "input_cost": cost["input_cost"],
         "baseline_input_cost": baseline,
-        "cost_ratio": cost["input_cost"] / baseline if baseline else None,
+        "cost_ratio": cost["input_cost"] / baseline if baseline and not blocked(reasons) else None,
+        "not_applicable": reasons_text(reasons),
     }
 
 

@@ -130,6 +130,8 @@ def record_text(record: WindowRecord) -> str:
     extra = ""
     if record.measured_tokens is not None:
         extra = f"  tokens {record.measured_tokens}/{record.threshold_tokens}"
+        if record.tokens_from not in (None, "reported"):
+            extra += f" ({record.tokens_from})"
     return (
         f"  iter {record.iteration:>3}  removed {record.removed_message_count:>3} [{removed}]  "
         f"chars {record.window_chars_before} -> {record.window_chars_after}  "
@@ -139,6 +141,15 @@ def record_text(record: WindowRecord) -> str:
 
 def _plural(n: int, word: str) -> str:
     return f"{n:,} {word}" if n == 1 else f"{n:,} {word}s"
+
+
+_TOKENS_FROM: dict[str, str] = {
+    "reported": "",
+    "counted": " (counted for the replayed window)",
+    "scaled": " (scaled from the original call's to the replayed window)",
+    "estimated": " (estimated from characters: nobody reported them)",
+}
+"""How a record's measured tokens were obtained, as the words after them."""
 
 
 def record_trigger(record: WindowRecord) -> str:
@@ -151,7 +162,8 @@ def record_trigger(record: WindowRecord) -> str:
     if record.measured_tokens is not None and record.threshold_tokens is not None:
         over = record.over_budget or record.measured_tokens > record.threshold_tokens
         return (
-            f"the last call's {record.measured_tokens:,} input tokens were "
+            f"the last call's {record.measured_tokens:,} input tokens"
+            f"{_TOKENS_FROM.get(record.tokens_from or 'reported', '')} were "
             f"{'over' if over else 'within'} the threshold of {record.threshold_tokens:,}"
         )
     if record.turns_before is not None and record.keep_recent_turns is not None:

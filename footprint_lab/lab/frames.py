@@ -294,6 +294,11 @@ def _info(run: Run, label: str | None, evidence: bool) -> dict[str, Any]:
         "evidence": evidence,
         "model": run.model,
         "provider": run.provider,
+        "imported_from": meta.get("imported_from"),
+        "recorded": meta.get("recorded"),
+        "not_applicable": meta.get("not_applicable"),
+        "estimated_calls": meta.get("estimated_calls"),
+        "estimated_tokens_per_char": meta.get("estimated_tokens_per_char"),
         # A replay's own usage is the original's: the ratio is the one its source showed.
         "tokens_per_char": meta.get("tokens_per_char")
         if meta.get("counterfactual")

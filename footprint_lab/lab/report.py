@@ -52,6 +52,7 @@ from footprint_lab.lab.views import (
     part_badges,
     record_pairs,
     record_sentence,
+    run_notes,
     strategy_facts,
     truncation,
 )
@@ -264,6 +265,7 @@ def _run_context(
         "knobs": strategy_facts(frames, source),
         "error": frames.info.get("error"),
         "banner": counterfactual_banner(frames.info),
+        "notes": run_notes(frames.info),
         "truncation": cut,
         "problems": _problems_context(source.import_problems) if isinstance(source, Run) else None,
         "figures": figures,

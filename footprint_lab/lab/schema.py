@@ -141,7 +141,12 @@ _RECORD_COLUMNS = _cols(
     keep_recent_turns=(_I, "The strategy's keep window, in turns."),
     turns_before=(_I, "Turns in the window before the visit."),
     turns_after=(_I, "Turns in the window after the visit."),
-    measured_tokens=(_I, "Input tokens reported for the last call (token strategies)."),
+    measured_tokens=(_I, "Input tokens of the last call (token strategies); see tokens_from."),
+    tokens_from=(
+        _S,
+        "How measured_tokens was obtained: 'reported' (live), 'counted', 'scaled' or "
+        "'estimated' (a replay); <NA> when none was.",
+    ),
     threshold_tokens=(_I, "The absolute threshold in force (token strategies)."),
     over_budget=(_B, "The measured tokens were over the threshold (token strategies)."),
     summary_chars=(_I, "Characters of the compaction frame written (summarize-oldest)."),
@@ -290,6 +295,12 @@ FRAME_SPECS: dict[str, FrameSpec] = {
             cache_read_tokens=(_I, "As reported; <NA> when the call failed."),
             cache_write_tokens=(_I, "As reported; <NA> when the call failed."),
             reported=(_B, "The provider reported non-zero usage."),
+            tokens_from=(
+                _S,
+                "<NA>: the usage a provider reported for this very call; in a replay, how the "
+                "input tokens of the window it sent were obtained ('counted', 'scaled', "
+                "'estimated').",
+            ),
             failed=(
                 _B,
                 "The call failed (no usage; an imported call whose source recorded none did not).",

@@ -25,7 +25,9 @@ from typing import Any
 import pandas as pd
 
 from footprint_lab.agent.run import ImportProblem, Run
+from footprint_lab.applicability import reasons_of
 from footprint_lab.counterfactual import COUNTERFACTUAL_NOTE
+from footprint_lab.importers.recorded import recorded_of, unrecorded_notes
 from footprint_lab.lab._boundary_views import (
     BOUNDARY_COLUMNS,
     BOUNDARY_OTHER_ITERATIONS,
@@ -75,6 +77,7 @@ __all__ = [
     "STATE_MEANINGS",
     "Banner",
     "BoundarySample",
+    "RunNote",
     "Truncation",
     "boundary_caption",
     "boundary_frame",
@@ -95,6 +98,7 @@ __all__ = [
     "record_trigger",
     "records_view",
     "refusal_counts",
+    "run_notes",
     "state_words",
     "strategy_facts",
     "tool_call_text",
@@ -175,6 +179,37 @@ def counterfactual_banner(facts: Mapping[str, Any]) -> Banner | None:
     return Banner(source=None if source is None else str(source), note=note)
 
 
+@dataclass(frozen=True)
+class RunNote:
+    """One thing a reader must know before trusting a run's figures, in words."""
+
+    kind: str
+    """'not recorded' (the source's file lacks it), 'cannot apply' (the policy could not
+    engage on this run) or 'estimated' (token figures from characters)."""
+    text: str
+    """The sentence."""
+
+
+def run_notes(facts: Mapping[str, Any]) -> list[RunNote]:
+    """What the views say above a run's figures, from ``run.meta`` or ``frames.info``: what
+    its imported file does not record, why its policy cannot apply, which figures are
+    estimated — each once, in a fixed order."""
+    notes = [RunNote("not recorded", text) for text in unrecorded_notes(facts)]
+    notes += [RunNote("cannot apply", reason.detail) for reason in reasons_of(facts)]
+    estimated = facts.get("estimated_calls")
+    if isinstance(estimated, int) and estimated > 0:
+        ratio = facts.get("estimated_tokens_per_char")
+        at = f" at {ratio:g} tokens per character" if isinstance(ratio, int | float) else ""
+        notes.append(
+            RunNote(
+                "estimated",
+                f"the tokens of {estimated} {'call' if estimated == 1 else 'calls'} are "
+                f"estimated from characters{at}: nobody reported them",
+            )
+        )
+    return notes
+
+
 def import_problem_items(
     problems: Sequence[ImportProblem], limit: int = IMPORT_PROBLEMS_SHOWN
 ) -> tuple[list[tuple[str, str, str]], int]:
@@ -220,8 +255,17 @@ def strategy_facts(frames: Frames, source: Any = None) -> list[tuple[str, Any]]:
     """The strategy a run used and every knob it was configured with, as (name, value) pairs:
     read from the live strategy when the run still has its agent, else from the first record
     (saved and imported runs keep the knobs there), plus the agent's pin limit."""
-    name = frames.info.get("strategy") or "none"
+    info = frames.info
+    imported = bool(info.get("imported_from")) and not info.get("counterfactual")
+    recorded = recorded_of(info) if imported else None
+    name = info.get("strategy") or (
+        "not recorded" if recorded is not None and not recorded.inputs else "none"
+    )
     pairs: list[tuple[str, Any]] = [("strategy", name)]
+    if imported:
+        # The source's own policy (observed records name it); no library default — the pin
+        # limit above all — was ever the source's setting.
+        return pairs
     agent = getattr(source, "agent", None)
     strategy = getattr(agent, "strategy", None)
     knobs = getattr(strategy, "knobs", None)

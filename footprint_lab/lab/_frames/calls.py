@@ -55,6 +55,7 @@ def build(ctx: CaptureContext) -> pd.DataFrame:
             "cache_read_tokens": usage("cache_read_tokens"),
             "cache_write_tokens": usage("cache_write_tokens"),
             "reported": [u is not None and u.reported for u in usages],
+            "tokens_from": [c.tokens_from for c in calls],
             "failed": [u is None and not imported for u in usages],
             "reply_chars": [
                 int(sum(chars[p] for p in positions.get(c.stage_id or "", ()))) for c in calls

@@ -40,6 +40,7 @@ from footprint_lab.lab.views import (
     left_frame,
     record_pairs,
     refusal_counts,
+    run_notes,
     window_at,
 )
 from footprint_lab.lab.widgets._figures import figure_widget
@@ -347,6 +348,7 @@ class Inspector(LabWidget):
         return render(
             "overview.html.j2",
             banner=counterfactual_banner(self.run.meta),
+            notes=run_notes(self.run.meta),
             problems={"items": items, "more": more, "total": len(problems)} if problems else None,
             pairs=self._key_pairs(),
             reasons=table_context(reasons, empty="no refusals"),
