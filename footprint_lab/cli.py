@@ -5,8 +5,10 @@ a short summary table per run (:func:`~footprint_lab.lab.summary.run_summary`) a
 WindowRecord (:func:`~footprint_lab.lab.views.record_text`), writes a standalone HTML report
 (``footprint-report.html``, or ``-o PATH``) with the lab's charts, every removal in words and a
 Boundary view for every run, and ends with one short table of every run
-(:func:`closing_lines`) and where the report is. ``footprint-lab report`` does the same for
-saved runs. The ``--help`` texts (:data:`DESCRIPTION`) are in plain words.
+(:func:`closing_lines`) and where the report is. ``footprint-lab report FILE...`` does the
+same for saved runs and for transcripts of every stack :func:`footprint_lab.importers.load`
+reads (files, or folders read file by file; what a folder holds that does not load is named and
+skipped). The ``--help`` texts (:data:`DESCRIPTION`) are in plain words.
 """
 
 from __future__ import annotations
@@ -16,12 +18,15 @@ import sys
 import textwrap
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from footprint_lab.agent import Run
 from footprint_lab.lab.summary import run_summary
 from footprint_lab.lab.views import record_text
 from footprint_lab.scenarios import SCENARIOS
+
+if TYPE_CHECKING:
+    from footprint_lab.importers import TranscriptError
 
 DEMO_SCENARIOS: tuple[str, ...] = (
     "deploy-audit",
@@ -164,23 +169,134 @@ def report_lines(path: Path) -> list[str]:
     return [f"report written to {path.resolve()}", *textwrap.wrap(REPORT_HINT, 88)]
 
 
-def report(paths: Sequence[Path], output: Path) -> int:
-    """Load saved runs and write one report; a bad file is a clear error and exit code 2."""
-    from footprint_lab.agent.checkpoint import RunFileError, load_run
-    from footprint_lab.lab.report import write_report
+Skipped = list[tuple[Path, str]]
+"""Files of a folder the report leaves out, each with why."""
+
+
+def _label(run: Run, path: Path) -> tuple[str, str]:
+    """The report section (scenario) and the label of one run read from ``path``: a saved
+    run's scenario and strategy, as ``run.save`` left them; an imported run's file and its
+    label (``meta['label']``, else the file's name)."""
+    if run.meta.get("format") == "footprint-lab-run":
+        scenario = str(run.meta.get("scenario") or path.stem)
+        return scenario, f"{run.strategy or 'no strategy'} ({path.stem})"
+    label = str(run.meta.get("label") or path.stem)
+    if run.strategy:  # an observed policy: the stack's own (e.g. swe-agent)
+        label = f"{label} ({run.strategy})"
+    return str(path), label
+
+
+def _add(grouped: dict[str, dict[str, Run]], path: Path, runs: Sequence[Run]) -> None:
+    for run in runs:
+        scenario, label = _label(run, path)
+        section = grouped.setdefault(scenario, {})
+        unique, n = label, 2
+        while unique in section:
+            unique, n = f"{label} #{n}", n + 1
+        section[unique] = run
+
+
+_DOCUMENTATION = "documentation (README, LICENSE, SOURCE, .md, .txt, .rst): not read"
+
+
+def _why(error: TranscriptError, path: Path) -> str:
+    """Why a folder's file was skipped: its error less the file's name (the line names it);
+    for a file no format claims, the formats tried by name only (the error of a file named
+    on the command line says how each is told)."""
+    from footprint_lab.importers import FORMATS
+
+    if error.source == "load":
+        problem = error.problem.partition("; formats tried: ")[0]
+        return f"{problem}; formats tried: {', '.join(FORMATS)}"
+    text = str(error)
+    head = f"{path}: "
+    return text[len(head) :] if text.startswith(head) else text
+
+
+def _walk(folder: Path, grouped: dict[str, dict[str, Run]], skipped: Skipped) -> None:
+    """Every file under ``folder`` that :func:`footprint_lab.importers.load` reads, into
+    ``grouped``; what it does not (documentation, hidden files, files of no format or broken
+    for theirs), into ``skipped`` with why."""
+    from footprint_lab.importers import TranscriptError, detect_format, load
+    from footprint_lab.importers._detect import _folder_entries
+
+    try:
+        entries = sorted(folder.iterdir(), key=lambda p: p.name)
+    except OSError as exc:
+        skipped.append((folder, f"cannot list the folder: {exc.strerror or exc}"))
+        return
+    kept = set(_folder_entries(folder))
+    for entry in entries:
+        if entry not in kept:
+            why = "hidden" if entry.name.startswith(".") else _DOCUMENTATION
+            skipped.append((entry, why))
+            continue
+        if entry.is_dir():
+            try:
+                detect_format(entry)  # a folder is read whole only when it is one (tau-bench)
+            except TranscriptError:
+                _walk(entry, grouped, skipped)
+                continue
+        try:
+            runs = load(entry)
+        except TranscriptError as exc:
+            skipped.append((entry, _why(exc, entry)))
+            continue
+        _add(grouped, entry, runs)
+
+
+def gather(paths: Sequence[Path]) -> tuple[dict[str, dict[str, Run]], Skipped]:
+    """The runs of every path, for the report: each file is read by
+    :func:`footprint_lab.importers.load` (a saved run, or a transcript of any stack it reads;
+    one file may hold many runs), each folder file by file (a tau-bench folder whole).
+
+    Returns:
+        ``{section: {label: run}}`` — one section per file (a saved run's section is its
+        scenario) — and the files of the folders that were left out, each with why.
+
+    Raises:
+        TranscriptError: a file named in ``paths`` does not load (the message names the file,
+            and the formats tried when none claims it).
+    """
+    from footprint_lab.importers import TranscriptError, detect_format, load
 
     grouped: dict[str, dict[str, Run]] = {}
+    skipped: Skipped = []
     for path in paths:
-        try:
-            run = load_run(path)
-        except RunFileError as exc:
-            print(f"footprint-lab report: {exc}", file=sys.stderr)
-            return 2
-        scenario = str(run.meta.get("scenario") or path.stem)
-        label = f"{run.strategy or 'no strategy'} ({path.stem})"
-        grouped.setdefault(scenario, {})[label] = run
+        if path.is_dir():
+            try:
+                detect_format(path)
+            except TranscriptError:
+                _walk(path, grouped, skipped)
+                continue
+        _add(grouped, path, load(path))
+    return grouped, skipped
+
+
+def report(paths: Sequence[Path], output: Path) -> int:
+    """Read saved runs and transcripts (files or folders) and write one report; a file that
+    does not load is a clear error and exit code 2, a folder's files that do not load are
+    skipped and named (on stderr)."""
+    from footprint_lab.importers import TranscriptError
+    from footprint_lab.lab.report import write_report
+
+    try:
+        grouped, skipped = gather(paths)
+    except TranscriptError as exc:
+        print(f"footprint-lab report: {exc}", file=sys.stderr)
+        return 2
+    for path, why in skipped:
+        print(f"footprint-lab report: skipped {path}: {why}", file=sys.stderr)
+    if not grouped:
+        named = ", ".join(str(p) for p in paths)
+        print(f"footprint-lab report: no runs to report in {named}", file=sys.stderr)
+        return 2
     written = write_report(grouped, output)
-    for line in [*closing_lines(grouped), "", *report_lines(written)]:
+    runs = sum(len(section) for section in grouped.values())
+    lines = [f"{runs} run(s) from {len(grouped)} file(s)"]
+    if skipped:
+        lines.append(f"{len(skipped)} file(s) skipped (listed on stderr)")
+    for line in [*lines, "", *closing_lines(grouped), "", *report_lines(written)]:
         print(line)
     return 0
 
@@ -191,7 +307,9 @@ See how an agent's context window is trimmed, and why.
   footprint-lab demo     runs small scripted agents (no network, no API key) under three
                          window strategies, prints what each one removed and why, and
                          writes one HTML report to open in a browser.
-  footprint-lab report   writes the same report for runs you saved with run.save().
+  footprint-lab report   writes the same report for runs you saved with run.save(), or
+                         for transcripts of other agent stacks (SWE-agent, OpenHands,
+                         Inspect, Claude Code, OpenTelemetry, tau-bench): files or folders.
 
 The report works offline. For each run it shows the window's size call by call, which
 messages were in the window at each call, every removal with its reasons in words, and a
@@ -209,6 +327,18 @@ numbers count from the start of the window). It ends with one short table of eve
 where the report is.
 """
 """The ``--help`` text of ``footprint-lab demo``."""
+
+REPORT_DESCRIPTION = """\
+Write one HTML report for every run in the files given: runs saved with run.save(), and
+transcripts of other agent stacks, whatever wrote them (the format is detected from the
+file): SWE-agent .traj files, OpenHands event files (.json or .jsonl), Inspect AI logs (.eval
+or .json), Claude Code sessions (.jsonl), OpenTelemetry traces (OTLP JSON) and tau-bench
+trajectories. One file may hold several runs. A folder is read file by file; the files in it
+that cannot be read (documentation, other files) are named, with why, and skipped. A file
+named on the command line that cannot be read stops the command, saying which formats were
+tried.
+"""
+"""The ``--help`` text of ``footprint-lab report``."""
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -245,11 +375,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     p_report = sub.add_parser(
         "report",
-        help="write the HTML report for runs you saved with run.save()",
-        description="Write one HTML report for runs saved with run.save(), grouped by scenario.",
+        help="write the HTML report for saved runs or other stacks' transcripts",
+        description=REPORT_DESCRIPTION,
+        formatter_class=plain,
     )
     p_report.add_argument(
-        "runs", nargs="+", type=Path, help="the run files (JSON) that run.save() wrote"
+        "paths",
+        nargs="+",
+        type=Path,
+        metavar="FILE",
+        help=(
+            "a run saved with run.save(), a transcript file of a supported stack, or a folder "
+            "of them (every file in it that can be read; the others are named and skipped)"
+        ),
     )
     p_report.add_argument(
         "-o",
@@ -260,7 +398,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     if args.command == "report":
-        return report(args.runs, args.output)
+        return report(args.paths, args.output)
     if args.command == "demo":
         results = demo(args.scenario)
         from footprint_lab.lab.report import write_report

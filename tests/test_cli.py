@@ -1,14 +1,22 @@
-"""``footprint-lab demo``: record lines, the HTML report, and where it was written."""
+"""``footprint-lab demo`` and ``report``: record lines, the HTML report, where it was written, and
+the report of any file (or folder) ``footprint_lab.importers.load`` reads."""
 
 from __future__ import annotations
 
+import json
+import os
+import shutil
+import subprocess
+import sys
+from html import escape as html_escape
 from pathlib import Path
 
 import pytest
 
 from footprint_lab import cli
+from footprint_lab.importers import FORMATS
 from footprint_lab.lab.progress import quiet
-from footprint_lab.scenarios import SCENARIOS
+from footprint_lab.scenarios import SCENARIOS, deploy_audit
 
 
 def test_demo_writes_the_report_and_prints_its_path(
@@ -79,8 +87,17 @@ def test_report_command_rejects_a_bad_file_clearly(
     bad.write_text("{not json")
     assert cli.main(["report", str(bad), "-o", str(tmp_path / "r.html")]) == 2
     err = capsys.readouterr().err
-    assert str(bad) in err and "truncated or corrupt" in err
+    # No format claims it: the error names the file and every format tried.
+    assert str(bad) in err and "formats tried" in err
+    assert all(name in err for name in FORMATS)
     assert not (tmp_path / "r.html").exists()
+    # A saved run cut short is that format's own error.
+    saved = tmp_path / "saved.json"
+    text = deploy_audit().run(None).save(tmp_path / "whole.json").read_text()
+    saved.write_text(text[: len(text) // 2])
+    assert cli.main(["report", str(saved), "-o", str(tmp_path / "r.html")]) == 2
+    err = capsys.readouterr().err
+    assert str(saved) in err and "footprint-lab-run" in err and "formats tried" not in err
 
 
 def test_version_is_printed(capsys: pytest.CaptureFixture[str]) -> None:
@@ -173,3 +190,161 @@ def test_the_demo_prints_a_few_records_per_run_and_says_how_many_more() -> None:
     assert len(cli.run_lines("sliding-window", run)) == len(lines) - 1 + (
         len(run.records) - cli.DEMO_RECORD_LINES
     )
+
+
+# -- footprint-lab report FILE...: any file load reads, and folders ------------------------------
+
+DATA = Path(__file__).resolve().parents[1] / "data"
+TRANSCRIPTS = DATA / "transcripts"
+DOCS = {"LICENSE", "README.md", "SOURCE.md"}
+REAL = sorted(p for p in TRANSCRIPTS.glob("*/*") if p.is_file() and p.name not in DOCS)
+"""Every real transcript file of every stack (data/transcripts/<stack>/)."""
+
+
+def _tau_sample(tmp_path: Path) -> Path:
+    """Three tau-bench trajectories from the real file (the whole file's 50 take long)."""
+    entries = json.loads((DATA / "tau-bench" / "gpt-4o-airline-dev.json").read_text())
+    path = tmp_path / "tau-bench-sample.json"
+    path.write_text(json.dumps(entries[:3]))
+    return path
+
+
+def _report(
+    paths: list[Path], out: Path, capsys: pytest.CaptureFixture[str]
+) -> tuple[int, str, str]:
+    code = cli.main(["report", *map(str, paths), "-o", str(out)])
+    printed = capsys.readouterr()
+    return code, printed.out, printed.err
+
+
+def _names(path: Path) -> list[str]:
+    """The labels the report gives the runs of ``path`` (its label, else the file's name)."""
+    from footprint_lab.importers import load
+
+    return [str(run.meta.get("label") or path.stem) for run in load(path)]
+
+
+def test_every_stack_is_read_by_its_format() -> None:
+    from footprint_lab.importers import detect_format
+
+    found = {detect_format(p) for p in REAL}
+    assert found == {"swe-agent", "openhands", "inspect", "claude-code"}
+    assert {p.parent.name for p in REAL} == {"swe-agent", "openhands", "inspect", "claude-code"}
+
+
+@pytest.mark.parametrize("path", REAL, ids=[f"{p.parent.name}/{p.name}" for p in REAL])
+def test_report_on_each_real_transcript(
+    path: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "report.html"
+    code, printed, err = _report([path], out, capsys)
+    assert code == 0, err
+    assert err == ""
+    html = out.read_text(encoding="utf-8")
+    names = _names(path)
+    assert names and f"{len(names)} run(s) from 1 file(s)" in printed
+    for name in names:
+        assert html_escape(name) in html, name
+    assert html_escape(str(path)) in html  # the file is the report's section
+    assert f"report written to {out.resolve()}" in printed
+
+
+def test_report_on_tau_bench_trajectories(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    sample = _tau_sample(tmp_path)
+    out = tmp_path / "tau.html"
+    code, printed, err = _report([sample], out, capsys)
+    assert code == 0, err
+    html = out.read_text(encoding="utf-8")
+    assert "3 run(s) from 1 file(s)" in printed
+    names = _names(sample)
+    assert len(set(names)) == 3 and all(name.startswith("task-") for name in names)
+    assert all(name in html and name in printed for name in names)
+
+
+def test_the_openhands_jsonl_is_a_transcript_not_a_corrupt_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = TRANSCRIPTS / "openhands" / "multi-swe-bench-example-1.jsonl"
+    out = tmp_path / "openhands.html"
+    code, printed, err = _report([path], out, capsys)
+    assert code == 0 and "truncated or corrupt" not in err + printed
+    assert "multi-swe-bench-example-1" in out.read_text(encoding="utf-8")
+
+
+def test_report_on_a_folder_names_what_it_skipped(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = TRANSCRIPTS / "openhands"
+    out = tmp_path / "openhands.html"
+    code, printed, err = _report([folder], out, capsys)
+    assert code == 0, err
+    files = sorted(p for p in folder.iterdir() if p.name not in DOCS)
+    html = out.read_text(encoding="utf-8")
+    assert f"{len(files)} run(s) from {len(files)} file(s)" in printed
+    for path in files:
+        assert html_escape(str(path)) in html
+    assert f"skipped {folder / 'LICENSE'}: documentation" in err
+    assert "1 file(s) skipped" in printed
+
+
+def test_a_mixed_folder_reads_what_it_can_and_says_why_it_skipped_the_rest(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = tmp_path / "runs"
+    (folder / "nested").mkdir(parents=True)
+    shutil.copy(TRANSCRIPTS / "claude-code" / "edge_cases.jsonl", folder / "session.jsonl")
+    shutil.copy(TRANSCRIPTS / "swe-agent" / "function_calling_simple.traj", folder / "nested")
+    saved = deploy_audit().run(None).save(folder / "saved.json")
+    (folder / "notes.log").write_text("not a transcript\n")
+    (folder / "cut.json").write_text('{"history": [')
+    (folder / "README.md").write_text("# runs\n")
+    (folder / ".hidden.json").write_text("{}")
+    out = tmp_path / "mixed.html"
+    code, printed, err = _report([folder], out, capsys)
+    assert code == 0, err
+    assert "3 run(s) from 3 file(s)" in printed and "4 file(s) skipped" in printed
+    html = out.read_text(encoding="utf-8")
+    assert "edge_cases" in html and "function_calling_simple" in html
+    assert "deploy-audit" in html and f"no strategy ({saved.stem})" in html
+    skipped = {line.split(": ", 2)[1]: line for line in err.splitlines()}
+    assert set(skipped) == {
+        f"skipped {folder / name}"
+        for name in (".hidden.json", "README.md", "cut.json", "notes.log")
+    }
+    assert "hidden" in skipped[f"skipped {folder / '.hidden.json'}"]
+    assert "documentation" in skipped[f"skipped {folder / 'README.md'}"]
+    assert "openhands" in skipped[f"skipped {folder / 'cut.json'}"]  # its format's own error
+    unknown = skipped[f"skipped {folder / 'notes.log'}"]
+    assert "formats tried" in unknown and all(name in unknown for name in FORMATS)
+
+
+def test_an_unknown_file_fails_and_lists_the_formats(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    text = tmp_path / "notes.txt"
+    text.write_text("just some notes\n")
+    out = tmp_path / "r.html"
+    code, printed, err = _report([text], out, capsys)
+    assert code == 2 and printed == ""
+    assert str(text) in err and "formats tried" in err
+    assert all(name in err for name in FORMATS)
+    assert not out.exists()
+    # as a subprocess, the command's own exit status and message
+    done = subprocess.run(
+        [sys.executable, "-m", "footprint_lab.cli", "report", str(text), "-o", str(out)],
+        capture_output=True,
+        text=True,
+        check=False,
+        env={**os.environ, "FOOTPRINT_LAB_QUIET": "1"},
+    )
+    assert done.returncode == 2 and "formats tried" in done.stderr and not out.exists()
+
+
+def test_a_folder_with_nothing_to_read_is_an_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "LICENSE").write_text("MIT")
+    code, _, err = _report([tmp_path], tmp_path / "r.html", capsys)
+    assert code == 2 and "no runs to report" in err and "documentation" in err
