@@ -38,7 +38,11 @@ version, ``messages`` or ``query``), ``info`` (``exit_status``, ``submission``,
   SWE-agent does not write back to history) stay text. Recorded inputs get the same calls
   and results, so they still match the history. ``tool_loop=False`` keeps the file's literal
   form — assistant text and ``observation`` user messages (``'literal'``, also the value for a
-  text-mode file with nothing to rebuild).
+  text-mode file with nothing to rebuild). Sizes: a rebuilt call's arguments repeat the
+  action the assistant text already holds, so a rebuilt run's windows count each action
+  twice; the literal form counts exactly what SWE-agent sent. Evidence: a rebuilt call has
+  one argument, the whole command line, so :func:`~footprint_lab.evidence.dependencies`
+  finds a dependency only where an earlier result held that line verbatim.
 * **Agents.** SWE-agent sends a model only the history entries of its own agent (those whose
   ``agent`` is the agent's name, the one its system prompt names): entries of another agent
   (demonstrations put in history keep the name of the trajectory they came from) were never
