@@ -53,8 +53,9 @@ def drive(agent: Agent, work: Coroutine[Any, Any, Run]) -> Run:
     except RuntimeError:
         try:
             return asyncio.run(work)
-        except (KeyboardInterrupt, SystemExit) as exc:
-            _interrupted(agent, exc)
+        except BaseException as exc:
+            if not isinstance(exc, Exception):  # an interrupt, or any other BaseException
+                _interrupted(agent, exc)
             raise
         finally:
             agent._in_flight = None

@@ -17,7 +17,6 @@ Pauses live in :mod:`footprint_lab.agent._pauses`; the sync driver in ``_driver`
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -224,9 +223,6 @@ class _Loop:
         except StopRequested as exc:  # a Ctrl-C seen by the driver: stopped at a boundary
             self.record_cancel(KeyboardInterrupt())
             attach_run(exc, run)
-        except (asyncio.CancelledError, KeyboardInterrupt, SystemExit) as exc:
-            self.record_cancel(exc)
-            raise
         except Exception as exc:  # a fault never loses the run
             run.status = "error"
             run.error = exc
@@ -238,6 +234,11 @@ class _Loop:
                     message=str(exc),
                 )
             )
+        except BaseException as exc:
+            # An interrupt, a cancellation, SystemExit, GeneratorExit or any other
+            # BaseException: never lost either — the run is cancelled and rides on it.
+            self.record_cancel(exc)
+            raise
         self._leave()
         return run
 

@@ -276,6 +276,32 @@ def test_system_exit_from_a_tool_cancels_and_carries_the_run() -> None:
     _assert_resumes_identically(info.value.run, agent, {})  # type: ignore[attr-defined]
 
 
+class _Halt(BaseException):
+    """A BaseException of the caller's own, neither an interrupt nor an Exception."""
+
+
+@pytest.mark.parametrize("kind", [GeneratorExit, _Halt])
+def test_any_base_exception_from_a_tool_keeps_the_run(kind: type[BaseException]) -> None:
+    """Like KeyboardInterrupt, any BaseException leaves a cancelled run on the exception and
+    on ``agent.conversation``, and the run resumes identically."""
+    armed = {"on": True}
+
+    def step(n: int) -> str:
+        if armed["on"]:
+            armed["on"] = False
+            raise kind("stop")
+        return _calm(n)
+
+    agent = _interrupting_agent(step)
+    with pytest.raises(kind) as info:
+        agent.run("work")
+    run: Run = info.value.run  # type: ignore[attr-defined]
+    assert run.status == "cancelled"
+    assert agent.conversation is run
+    assert run.events[-1].reason == kind.__name__  # type: ignore[union-attr]
+    _assert_resumes_identically(run, agent, {})
+
+
 def test_sigint_in_a_script_cancels_and_the_run_resumes() -> None:
     if threading.current_thread() is not threading.main_thread():
         pytest.skip("signals reach only the main thread")
