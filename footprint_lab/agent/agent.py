@@ -211,8 +211,8 @@ class Agent:
             )
         if checkpoint.phase == "finished":
             raise ValueError(
-                f"the run is {checkpoint.status}: there is nothing to resume; call run() with a "
-                "new request to continue the conversation"
+                f"the run is {checkpoint.status}: there is nothing to resume; to continue its "
+                "conversation, call agent.continue_from(checkpoint).run(next_request)"
             )
         loop = _Loop.from_checkpoint(self, checkpoint, on_checkpoint)
         if checkpoint.phase == "resume" and checkpoint.pause is not None:

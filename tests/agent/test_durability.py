@@ -318,8 +318,11 @@ def test_fuzzed_and_truncated_files_always_give_the_clear_error(
 
 def test_a_finished_run_has_nothing_to_resume() -> None:
     run = deploy_audit().run(sliding_window(3))
-    with pytest.raises(ValueError, match="nothing to resume"):
+    with pytest.raises(ValueError, match="nothing to resume") as raised:
         run.agent.resume(run.checkpoint())  # type: ignore[union-attr]
+    # It points to the call that continues the conversation, not to run(), which starts anew.
+    assert "agent.continue_from(checkpoint).run(" in str(raised.value)
+    assert "call run()" not in str(raised.value)
     with pytest.raises(ValueError, match="not stopped on a fault"):
         run.agent.resume_on_error(run.checkpoint())  # type: ignore[union-attr]
 
