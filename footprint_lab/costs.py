@@ -195,6 +195,13 @@ def _rows(
         if rule == "reported":  # nothing reported for an estimated row: nothing cached
             cached = _count(cols["cache_read_tokens"][k]) if reported else 0
             written = _count(cols["cache_write_tokens"][k]) if reported else 0
+            if cached + written > input_tokens:
+                raise ValueError(
+                    f"cost_frame: run {label!r}, call {_count(cols['call'][k])}: the provider "
+                    f"reported {cached} cached and {written} written input tokens of a prompt "
+                    f"of {input_tokens}; cached tokens cannot exceed the prompt's (price it on "
+                    "cache='prefix' or 'none', or mend the usage)"
+                )
         elif rule == "prefix":
             shared = shared_prefix_tokens(input_tokens, request_chars, prefix_chars, ratio)
             cached, written = prefix_cache(input_tokens, shared, provider)

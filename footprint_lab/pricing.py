@@ -41,9 +41,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, Literal, Protocol, get_args
+from typing import Annotated, Any, Literal, Protocol, get_args
 
-from pydantic import BaseModel, ConfigDict, Field, NonNegativeFloat
+from pydantic import BaseModel, ConfigDict, Field
 
 from footprint_lab.usage import Usage
 
@@ -129,18 +129,23 @@ class CostParts(BaseModel):
         return self.input_cost + self.cached_input_cost + self.cache_write_cost + self.output_cost
 
 
+Price = Annotated[float, Field(ge=0, allow_inf_nan=False)]
+"""A price in US dollars per million tokens: a finite number >= 0 (``inf``, ``NaN`` and
+negative prices are refused when the :class:`Pricing` is built)."""
+
+
 class Pricing(BaseModel):
     """A model's prices in US dollars per million tokens."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    input_per_mtok: NonNegativeFloat
+    input_per_mtok: Price
     """Uncached input tokens."""
-    cached_input_per_mtok: NonNegativeFloat
+    cached_input_per_mtok: Price
     """Input tokens read from the provider's prefix cache."""
-    cache_write_per_mtok: NonNegativeFloat
+    cache_write_per_mtok: Price
     """Input tokens written to the cache (the input price where writing costs nothing extra)."""
-    output_per_mtok: NonNegativeFloat
+    output_per_mtok: Price
     """Output tokens."""
     model: str | None = Field(default=None)
     """The model these prices are for, when they come from a table."""

@@ -3,13 +3,15 @@ a replay of the same windows cost the same (issue #23, item 6)."""
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 import pytest
+from pydantic import ValidationError
 
-from footprint_lab import replay, sliding_window
+from footprint_lab import Agent, Reply, ScriptedProvider, replay, sliding_window
 from footprint_lab.agent.run import Run
 from footprint_lab.costs import COST_COLUMNS, PRICES, Pricing, cost_frame
 from footprint_lab.importers import load, load_tau_bench
@@ -271,3 +273,31 @@ def test_evidence_frame_states_its_rule_and_refuses_reported() -> None:
     openai = evidence_frame(runs, configs, progress=False, pricing=PRICES["gpt-4o"])
     assert (openai["input_cost"] >= plain["input_cost"]).all()
     assert (openai["input_cost"] > plain["input_cost"]).any()
+
+
+@pytest.mark.parametrize("bad", [math.inf, -math.inf, math.nan, -0.5])
+def test_a_price_must_be_a_finite_number_at_least_zero(bad: float) -> None:
+    with pytest.raises(ValidationError):
+        Pricing(
+            input_per_mtok=bad, cached_input_per_mtok=0, cache_write_per_mtok=0, output_per_mtok=0
+        )
+
+
+def test_reported_cache_tokens_above_the_prompt_are_refused() -> None:
+    provider = ScriptedProvider([Reply.text("ok")])
+    run = Agent.create(provider=provider, max_iterations=2).build().run("hi")
+    call = run.calls[0]
+    assert call.usage is not None
+    run.calls[0] = call.model_copy(
+        update={
+            "usage": call.usage.model_copy(
+                update={"cache_read_tokens": call.usage.input_tokens + 5}
+            )
+        }
+    )
+    run.provider = "recorded-api"  # a provider's report, not the scripted provider's guess
+    price = Pricing(
+        input_per_mtok=1, cached_input_per_mtok=0.1, cache_write_per_mtok=1, output_per_mtok=1
+    )
+    with pytest.raises(ValueError, match="cannot exceed the prompt's"):
+        cost_frame(run, price, cache="reported")
