@@ -39,23 +39,34 @@ _NS_PER_MS = 1_000_000
 # -- attribute values -------------------------------------------------------------------------
 
 
-def _any_value(value: Any) -> AnyValue:
+_INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
+
+
+def _any_value(value: Any, key: str | None = None) -> AnyValue:
     if isinstance(value, bool):
         return AnyValue(bool_value=value)
     if isinstance(value, int):
+        if not _INT64_MIN <= value <= _INT64_MAX:
+            # OTLP carries integers as int64: say which figure cannot be written, not protobuf's
+            # bare "Value out of range".
+            raise ValueError(
+                f"to_otel: attribute {key or 'value'!r} is {value}, outside OTLP's 64-bit "
+                f"integers ({_INT64_MIN} to {_INT64_MAX}); the run holds a figure no trace can "
+                "carry (a usage count, say): mend it before exporting"
+            )
         return AnyValue(int_value=value)
     if isinstance(value, float):
         return AnyValue(double_value=value)
     if isinstance(value, str):
         return AnyValue(string_value=value)
     if isinstance(value, (list, tuple)):
-        return AnyValue(array_value=ArrayValue(values=[_any_value(v) for v in value]))
+        return AnyValue(array_value=ArrayValue(values=[_any_value(v, key) for v in value]))
     raise TypeError(f"no OTLP attribute value for {type(value).__name__}")
 
 
 def _attributes(pairs: Mapping[str, Any]) -> list[KeyValue]:
     """OTLP attributes of the pairs whose value is not None, in order."""
-    return [KeyValue(key=k, value=_any_value(v)) for k, v in pairs.items() if v is not None]
+    return [KeyValue(key=k, value=_any_value(v, k)) for k, v in pairs.items() if v is not None]
 
 
 def _ns(at_ms: int) -> int:

@@ -485,6 +485,10 @@ def to_otel(run: Run, path: str | Path) -> Path:
 
     Returns:
         ``path``.
+
+    Raises:
+        ValueError: a figure of the run (a usage count, say) is outside OTLP's 64-bit
+            integers; the error names the attribute, and nothing is written.
     """
     text = json.dumps(otel_document(run), ensure_ascii=False, separators=(",", ":"))
     return atomic_write(path, text + "\n")

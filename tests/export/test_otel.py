@@ -936,3 +936,18 @@ def test_truncated_files_always_raise_transcript_error(kind: str, cut: float) ->
 def test_arbitrary_json_raises_transcript_error(value: Any) -> None:
     data = json.dumps(value, allow_nan=True).encode("utf-8", "surrogatepass")
     assert _load_or_error(data) is None
+
+
+def test_a_usage_beyond_int64_is_a_clear_error_and_writes_nothing(tmp_path: Path) -> None:
+    from footprint_lab import Agent, Reply, ScriptedProvider
+    from footprint_lab.usage import Usage
+
+    run = Agent.create(provider=ScriptedProvider([Reply.text("ok")]), max_iterations=2).build()
+    done = run.run("hi")
+    done.calls[0] = done.calls[0].model_copy(
+        update={"usage": Usage(input_tokens=2**63, output_tokens=1)}
+    )
+    target = tmp_path / "trace.json"
+    with pytest.raises(ValueError, match=r"gen_ai\.usage\.input_tokens.*64-bit"):
+        to_otel(done, target)
+    assert not target.exists()
