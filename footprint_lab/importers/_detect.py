@@ -39,6 +39,7 @@ from typing import Literal, Protocol
 from footprint_lab.agent.checkpoint import RunFileError, load_run
 from footprint_lab.agent.run import FORMAT as RUN_FORMAT
 from footprint_lab.agent.run import Run
+from footprint_lab.importers._files import check_regular
 from footprint_lab.importers._parts import TranscriptError
 from footprint_lab.importers.claude_code import load_claude_code
 from footprint_lab.importers.inspect import load_inspect
@@ -270,6 +271,7 @@ def detect_format(path: str | Path) -> Format:
             "a folder: pass a file (load reads a folder file by file)",
             path=where,
         )
+    check_regular(source, SOURCE)
     by_suffix = _BY_SUFFIX.get(source.suffix.lower())
     if by_suffix is not None:
         return by_suffix

@@ -7,11 +7,44 @@ Layer: importers.
 from __future__ import annotations
 
 import json
+import stat
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from footprint_lab.importers._problems import TranscriptError
+
+
+def check_regular(path: str | Path, source: str) -> None:
+    """Refuse what is not a regular file before anything reads it: a FIFO would block a
+    reader forever and a device (``/dev/zero``) never ends.
+
+    Raises:
+        TranscriptError: ``path`` is missing, unreadable, or not a regular file (naming the
+            kind of file it is).
+    """
+    where = str(path)
+    try:
+        mode = Path(path).stat().st_mode
+    except OSError as exc:
+        raise TranscriptError(
+            source, None, "file", f"cannot read: {exc.strerror or exc}", path=where
+        ) from None
+    if not stat.S_ISREG(mode):
+        kind = (
+            "a FIFO"
+            if stat.S_ISFIFO(mode)
+            else "a device"
+            if stat.S_ISCHR(mode) or stat.S_ISBLK(mode)
+            else "a socket"
+            if stat.S_ISSOCK(mode)
+            else "a folder"
+            if stat.S_ISDIR(mode)
+            else "not a regular file"
+        )
+        raise TranscriptError(
+            source, None, "file", f"{kind}, not a regular file: pass a transcript file", path=where
+        )
 
 
 def files_in(path: str | Path, suffixes: Sequence[str], source: str) -> list[Path]:
@@ -28,6 +61,7 @@ def files_in(path: str | Path, suffixes: Sequence[str], source: str) -> list[Pat
     try:
         if not source_path.is_dir():
             source_path.stat()  # a missing path is named here, not as a file that won't read
+            check_regular(source_path, source)
             return [source_path]
         found = [p for p in source_path.iterdir() if p.suffix in suffixes and p.is_file()]
     except OSError as exc:
@@ -49,6 +83,7 @@ def files_in(path: str | Path, suffixes: Sequence[str], source: str) -> list[Pat
 def read_text_file(path: str | Path, source: str) -> str:
     """The UTF-8 text of ``path``, or :class:`TranscriptError` naming the file and the rule."""
     where = str(path)
+    check_regular(path, source)
     try:
         data = Path(path).read_bytes()
     except OSError as exc:

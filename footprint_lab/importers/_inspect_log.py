@@ -76,11 +76,32 @@ class _Sample:
     """The sample's JSON."""
 
 
+def _check_eval_log(log: Mapping[str, Any], field: str, where: str) -> None:
+    """Refuse another format's JSON: every Inspect ``EvalLog`` has an ``eval`` object (the
+    task, the model and the run's ids), a log without samples included.
+
+    Raises:
+        TranscriptError: ``log`` has no ``eval`` object (naming the keys it has).
+    """
+    if "eval" in log and not isinstance(log["eval"], Mapping):
+        raise TranscriptError(SOURCE, None, "eval", "expected an object", path=where)
+    if not isinstance(log.get("eval"), Mapping):
+        keys = ", ".join(sorted(str(k) for k in log)[:8]) or "none"
+        raise TranscriptError(
+            SOURCE,
+            None,
+            field,
+            f"not an Inspect EvalLog: it has no 'eval' object (its keys: {keys})",
+            path=where,
+        )
+
+
 def _json_samples(path: Path) -> tuple[Mapping[str, Any], Iterator[_Sample]]:
     where = str(path)
     log = read_json_file(path, SOURCE)
     if not isinstance(log, Mapping):
         raise TranscriptError(SOURCE, None, "log", "expected an EvalLog object", path=where)
+    _check_eval_log(log, "log", where)
     samples = log.get("samples")
     if samples is None:
         samples = []
@@ -168,6 +189,7 @@ def _eval_samples(
     header = _zip_read(archive, _HEADER, where, None)
     if not isinstance(header, Mapping):
         raise TranscriptError(SOURCE, None, _HEADER, "expected an EvalLog object", path=where)
+    _check_eval_log(header, _HEADER, where)
     members = sorted({n for n in names if n.startswith(_SAMPLES) and n.endswith(".json")})
     items = (
         _Sample(k, f"{member}:", member, _zip_read(archive, member, where, k))

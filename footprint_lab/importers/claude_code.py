@@ -413,10 +413,34 @@ def _meta(session: _Session, where: str, path: Path) -> dict[str, Any]:
     return meta
 
 
+_ENTRY_TYPES = frozenset({"user", "assistant", "system", "summary"})
+"""The entry types a Claude Code session file is made of (other types are skipped, noted)."""
+
+
 def _load_file(path: Path, strict: bool) -> Run:
     where = str(path)
     notes = Problems(SOURCE, strict=strict, unit=UNIT)
-    session = _read(_entries(read_text_file(path, SOURCE), where), notes)
+    entries = _entries(read_text_file(path, SOURCE), where)
+    ours = sum(
+        1
+        for _, entry in entries
+        if isinstance(entry, dict)
+        and isinstance(entry.get("type"), str)
+        and entry["type"] in _ENTRY_TYPES
+    )
+    if entries and not ours:
+        # Another format's JSON lines: refused by name, never imported as an empty session.
+        raise TranscriptError(
+            SOURCE,
+            None,
+            "file",
+            "not a Claude Code session: no line is an entry of type "
+            f"{', '.join(sorted(_ENTRY_TYPES))}",
+            path=where,
+        )
+    if not entries:
+        notes.note(None, "file", "the session has no entries: imported as an empty run")
+    session = _read(entries, notes)
     turns = session.turns
 
     def place(k: int | None, field: str) -> tuple[int | None, str]:

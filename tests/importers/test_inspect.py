@@ -382,17 +382,17 @@ def test_an_eval_zip_names_each_sample_by_its_member(tmp_path: Path) -> None:
         ({"header.json": b"{not json"}, "header.json", "not JSON"),
         ({"header.json": b"[]"}, "header.json", "EvalLog"),
         (
-            {"header.json": b"{}", "samples/1_epoch_1.json": b'{"id": 1,'},
+            {"header.json": b'{"eval": {}}', "samples/1_epoch_1.json": b'{"id": 1,'},
             "samples/1_epoch_1.json",
             "not JSON",
         ),
         (
-            {"header.json": b"{}", "samples/1_epoch_1.json": b"\xff{}"},
+            {"header.json": b'{"eval": {}}', "samples/1_epoch_1.json": b"\xff{}"},
             "samples/1_epoch_1.json",
             "UTF-8",
         ),
         (
-            {"header.json": b"{}", "samples/1_epoch_1.json": b"[1]"},
+            {"header.json": b'{"eval": {}}', "samples/1_epoch_1.json": b"[1]"},
             "samples/1_epoch_1.json",
             "sample object",
         ),
