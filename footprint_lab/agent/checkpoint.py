@@ -11,8 +11,9 @@ wrong — never a half-loaded run.
 
 A run file is the checkpoint's JSON with one more field in front, ``"checksum":
 "sha256:<hex>"``: the SHA-256 of the exact UTF-8 bytes of the document without that field (as
-``model_dump_json`` writes it), so a flipped bit is reported, not loaded. Files written before
-checksums (no ``checksum`` field) still load, unverified. Loading checks shape (pydantic, no
+``model_dump_json`` writes it), so a flipped bit is reported, not loaded. The checksum is
+required: a file without one (written before checksums, or with the field deleted) loads only
+with ``verify=False``, unverified. Loading checks shape (pydantic, no
 unknown field at any depth), then sense (positions, stage ids, counts, status against phase —
 see :mod:`footprint_lab.agent._runfile_checks`), then the checksum. Reading is bounded: only a
 regular file, at most :data:`MAX_RUN_FILE_BYTES`. A save leaves nothing behind: it removes the
@@ -189,7 +190,7 @@ def _parse(source: Path, text: str) -> dict[str, Any]:
     return data
 
 
-def _load(path: str | Path, max_bytes: int) -> tuple[Checkpoint, Run]:
+def _load(path: str | Path, max_bytes: int, verify: bool = True) -> tuple[Checkpoint, Run]:
     source = Path(path)
     text = read_run_text(source, max_bytes)
     try:
@@ -219,15 +220,26 @@ def _load(path: str | Path, max_bytes: int) -> tuple[Checkpoint, Run]:
         ) from None
     if has_checksum:
         verify_checksum(source, text, checksum)
+    elif verify:
+        raise RunFileError(
+            f"{source}: no checksum — run.save writes one, so the field was removed or the "
+            "file was written by hand; an altered file must not load silently. To read a "
+            "file without one (written before checksums), pass verify=False"
+        )
     return checkpoint, run
 
 
-def load_checkpoint(path: str | Path, *, max_bytes: int = MAX_RUN_FILE_BYTES) -> Checkpoint:
+def load_checkpoint(
+    path: str | Path, *, max_bytes: int = MAX_RUN_FILE_BYTES, verify: bool = True
+) -> Checkpoint:
     """Read a run file as a checkpoint, checking its shape, its sense and its checksum.
 
     Args:
         path: The run file.
         max_bytes: The largest file read (default :data:`MAX_RUN_FILE_BYTES`).
+        verify: Require the checksum (the default). False reads a file that has none (one
+            written before checksums) unverified; a checksum a file carries is checked
+            either way.
 
     Raises:
         RunFileError: the file is missing, not a regular file, too big, not UTF-8, truncated,
@@ -235,17 +247,19 @@ def load_checkpoint(path: str | Path, *, max_bytes: int = MAX_RUN_FILE_BYTES) ->
             the file, the place in the document (a JSON path such as
             ``ledger.commits[12].value``) and the rule broken.
     """
-    return _load(path, max_bytes)[0]
+    return _load(path, max_bytes, verify)[0]
 
 
-def load_run(path: str | Path, *, max_bytes: int = MAX_RUN_FILE_BYTES) -> Run:
+def load_run(path: str | Path, *, max_bytes: int = MAX_RUN_FILE_BYTES, verify: bool = True) -> Run:
     """Reopen a run saved with ``run.save(path)``, losslessly (see :func:`load_checkpoint`).
 
     Args:
         path: The run file.
         max_bytes: The largest file read (default :data:`MAX_RUN_FILE_BYTES`).
+        verify: Require the checksum (the default); False reads a file without one,
+            unverified (see :func:`load_checkpoint`).
 
     Raises:
         RunFileError: as :func:`load_checkpoint` — never a half-loaded run.
     """
-    return _load(path, max_bytes)[1]
+    return _load(path, max_bytes, verify)[1]

@@ -88,10 +88,26 @@ def _commits(doc: Doc, key: str) -> list[int]:
 # -- the baseline --------------------------------------------------------------------------
 
 
-def test_a_file_without_checksum_still_loads(tmp_path: Path) -> None:
+def test_a_file_without_checksum_loads_only_when_the_caller_says_so(tmp_path: Path) -> None:
     for kind in ("folded", "paused", "error"):
-        loaded = load_run(_write(tmp_path, _doc(kind)))
+        path = _write(tmp_path, _doc(kind))
+        # Deleting the field must not turn the checksum off: such a file is refused...
+        with pytest.raises(RunFileError, match=r"no checksum.*pass verify=False"):
+            load_run(path)
+        with pytest.raises(RunFileError, match="no checksum"):
+            load_checkpoint(path)
+        # ... unless the caller asks for it, unverified.
+        loaded = load_run(path, verify=False)
         assert loaded.checkpoint().model_dump() == _run(kind).checkpoint().model_dump()
+        assert load_checkpoint(path, verify=False).model_dump() == loaded.checkpoint().model_dump()
+
+
+def test_a_checksum_is_checked_even_when_not_required(tmp_path: Path) -> None:
+    path = _run().save(tmp_path / "run.json")
+    text = path.read_text(encoding="utf-8")
+    path.write_text(text.replace('"status":"done"', '"status":"done" '), encoding="utf-8")
+    with pytest.raises(RunFileError, match="checksum mismatch"):
+        load_run(path, verify=False)
 
 
 def test_save_writes_a_checksum_that_load_verifies(tmp_path: Path) -> None:
@@ -310,7 +326,7 @@ def test_in_flight_states_the_loop_writes_load(tmp_path: Path) -> None:
     # A boundary checkpoint (on_checkpoint) loads; status 'error' without its fault does not.
     doc = _doc()
     doc["status"], doc["phase"] = "max-iterations", "window"
-    load_run(_write(tmp_path, doc, "boundary.json"))
+    load_run(_write(tmp_path, doc, "boundary.json"), verify=False)
     doc = _doc("error")
     doc["error"] = None
     for phase in ("window", "tools"):
