@@ -374,16 +374,35 @@ def _frame(
 def pareto_front(x: Any, y: Any) -> np.ndarray[Any, np.dtype[np.bool_]]:
     """Which points no other point beats: a point is on the front unless another has
     ``x`` at least as large **and** ``y`` at least as small, one of them strictly (more saved,
-    less lost). Equal points are all on the front."""
+    less lost). Equal points are all on the front. A point with a NaN coordinate (a
+    configuration with no cost ratio) is never on it and beats none.
+
+    One sort and one sweep (O(n log n) time, O(n) memory): walking the points from the largest
+    ``x`` down, a point is beaten by a larger ``x`` exactly when the least ``y`` seen among
+    larger ``x`` is at most its own, and within one ``x`` by any smaller ``y``.
+    """
     xs = np.asarray(x, dtype=np.float64)
     ys = np.asarray(y, dtype=np.float64)
-    if not len(xs):
-        return np.zeros(0, dtype=bool)
-    ge = xs[None, :] >= xs[:, None]
-    le = ys[None, :] <= ys[:, None]
-    strict = (xs[None, :] > xs[:, None]) | (ys[None, :] < ys[:, None])
-    dominated = np.asarray((ge & le & strict).any(axis=1), dtype=bool)
-    front: np.ndarray[Any, np.dtype[np.bool_]] = np.asarray(~dominated, dtype=bool)
+    front = np.zeros(len(xs), dtype=bool)
+    valid = np.flatnonzero(~(np.isnan(xs) | np.isnan(ys)))
+    if not len(valid):
+        return front
+    order = valid[np.lexsort((ys[valid], -xs[valid]))]  # x descending, then y ascending
+    best_above = np.inf  # the least y among points of strictly larger x
+    k = 0
+    while k < len(order):
+        group_x = xs[order[k]]
+        end = k
+        while end < len(order) and xs[order[end]] == group_x:
+            end += 1
+        least = ys[order[k]]  # the group's least y (sorted ascending within the group)
+        if least < best_above:  # no larger x has y at most this: the least-y points stand
+            j = k
+            while j < end and ys[order[j]] == least:
+                front[order[j]] = True
+                j += 1
+        best_above = min(best_above, least)
+        k = end
     return front
 
 
@@ -464,13 +483,11 @@ def evidence_summary(frame: pd.DataFrame) -> pd.DataFrame:
     out["pareto"] = pd.array(
         pareto_front(out["chars_saved_share"], out["lost_share"]), dtype="boolean"
     )
-    priced = out["cost_ratio"].notna().to_numpy(dtype=bool)
-    front = np.zeros(len(out), dtype=bool)
-    front[priced] = pareto_front(
-        -out["cost_ratio"].to_numpy(dtype=np.float64)[priced],
-        out["lost_share"].to_numpy(dtype=np.float64)[priced],
+    # A configuration with no cost ratio (NaN) is never on the cost front.
+    out["cost_pareto"] = pd.array(
+        pareto_front(-out["cost_ratio"].to_numpy(dtype=np.float64), out["lost_share"]),
+        dtype="boolean",
     )
-    out["cost_pareto"] = pd.array(front, dtype="boolean")
     out = out.reset_index(names="config")
     out["config"] = out["config"].astype("string")
     columns = [*SUMMARY_COLUMNS[:2], *knob_keys, *SUMMARY_COLUMNS[2:]]

@@ -12,6 +12,8 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from footprint_lab import Run, audit, replay, sliding_window, token_budget
 from footprint_lab.auditing import keep_last_messages
@@ -343,3 +345,33 @@ def test_strategies_are_configurations_labelled_by_what_they_set() -> None:
     )
     with pytest.raises(TypeError, match="strategy"):
         EvidenceConfig.coerce(42)  # type: ignore[arg-type]
+
+
+def _pareto_by_definition(xs: list[float], ys: list[float]) -> list[bool]:
+    import math
+
+    def ok(i: int) -> bool:
+        return not (math.isnan(xs[i]) or math.isnan(ys[i]))
+
+    return [
+        ok(i)
+        and not any(
+            ok(j) and xs[j] >= xs[i] and ys[j] <= ys[i] and (xs[j] > xs[i] or ys[j] < ys[i])
+            for j in range(len(xs))
+        )
+        for i in range(len(xs))
+    ]
+
+
+_COORD = st.one_of(st.sampled_from([0.0, 0.5, 1.0, float("nan")]), st.floats(-3, 3))
+
+
+@settings(max_examples=1000, deadline=None)
+@given(st.lists(st.tuples(_COORD, _COORD), max_size=30))
+def test_pareto_front_is_the_definition(points: list[tuple[float, float]]) -> None:
+    """The O(n log n) sweep agrees with the definition on every point set, ties and NaN
+    configurations (never on the front, beating none) included."""
+    from footprint_lab.lab.evidence import pareto_front
+
+    xs, ys = [p[0] for p in points], [p[1] for p in points]
+    assert pareto_front(xs, ys).tolist() == _pareto_by_definition(xs, ys)
