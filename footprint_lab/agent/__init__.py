@@ -5,7 +5,7 @@ Layer: above providers and the window core.
 
 from __future__ import annotations
 
-from footprint_lab.agent.agent import Agent, CheckpointHook
+from footprint_lab.agent.agent import Agent, AgentBusyError, CheckpointHook
 from footprint_lab.agent.builder import AgentBuilder
 from footprint_lab.agent.checkpoint import (
     Checkpoint,
@@ -21,6 +21,7 @@ from footprint_lab.agent.tools import Tool, ask_human, tool
 __all__ = [
     "Agent",
     "AgentBuilder",
+    "AgentBusyError",
     "CallRecord",
     "Checkpoint",
     "CheckpointHook",

@@ -11,8 +11,9 @@ conversation; ``agent.continue_from(run_or_checkpoint)`` does so on a freshly bu
 
 from __future__ import annotations
 
+import contextlib
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 from footprint_lab.agent._driver import drive
 from footprint_lab.agent._loop import CheckpointHook, _Loop
@@ -25,7 +26,13 @@ from footprint_lab.ledger import Clock
 from footprint_lab.providers.base import Provider
 from footprint_lab.window.strategies import WindowStrategy
 
-__all__ = ["Agent", "CheckpointHook"]
+
+class AgentBusyError(RuntimeError):
+    """The agent is already running a conversation (in another thread or task): one agent
+    holds one conversation at a time."""
+
+
+__all__ = ["Agent", "AgentBusyError", "CheckpointHook"]
 
 
 class Agent:
@@ -65,6 +72,8 @@ class Agent:
         """The run the agent stands in: the last one it ran, resumed or continued from."""
         self._stop = threading.Event()
         self._in_flight: _Loop | None = None
+        # One conversation at a time: held while a run, resume or resume_on_error is going.
+        self._busy = threading.Lock()
 
     @classmethod
     def create(
@@ -125,6 +134,30 @@ class Agent:
         records the run as cancelled: it is ``agent.conversation``, and the
         ``CancelledError`` carries it as ``.run``.
         """
+        with self._one_at_a_time("run"):
+            return await self._arun(request, on_checkpoint)
+
+    @contextlib.contextmanager
+    def _one_at_a_time(self, call: str) -> Iterator[None]:
+        """Hold the agent for one run, resume or resume_on_error: a second caller (another
+        thread or task, or a tool calling its own agent) gets a clear error, never a lost
+        turn — two runs at once would both append to the one conversation.
+
+        Raises:
+            AgentBusyError: the agent is already running a conversation.
+        """
+        if not self._busy.acquire(blocking=False):
+            raise AgentBusyError(
+                f"agent.{call}: this agent is already running a conversation (in another "
+                "thread or task); an agent holds one conversation at a time — wait for that "
+                "run to return, or build a second agent for a second conversation"
+            )
+        try:
+            yield
+        finally:
+            self._busy.release()
+
+    async def _arun(self, request: str, on_checkpoint: CheckpointHook | None) -> Run:
         previous = self.conversation
         if previous is not None and previous.status == "paused":
             raise RuntimeError(
@@ -205,6 +238,16 @@ class Agent:
         on_checkpoint: CheckpointHook | None = None,
     ) -> Run:
         """The async form of :meth:`resume`."""
+        with self._one_at_a_time("resume"):
+            return await self._aresume(checkpoint, answer, approve, on_checkpoint)
+
+    async def _aresume(
+        self,
+        checkpoint: Checkpoint,
+        answer: str | None,
+        approve: bool | None,
+        on_checkpoint: CheckpointHook | None,
+    ) -> Run:
         if checkpoint.status == "error":
             raise ValueError(
                 "the run stopped on a fault: continue it with agent.resume_on_error(checkpoint)"
@@ -235,5 +278,6 @@ class Agent:
             raise ValueError(
                 f"the run is {checkpoint.status}, not stopped on a fault: use agent.resume()"
             )
-        loop = _Loop.from_checkpoint(self, checkpoint, on_checkpoint)
-        return await loop.drive()
+        with self._one_at_a_time("resume_on_error"):
+            loop = _Loop.from_checkpoint(self, checkpoint, on_checkpoint)
+            return await loop.drive()
