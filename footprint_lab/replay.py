@@ -36,10 +36,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Collection, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from footprint_lab._gc import paused_gc
+from footprint_lab._replay_tokens import ReplayTokens, replies_of
 from footprint_lab.agent.run import CallRecord, Run
 from footprint_lab.agent.visit import commit_visit
 from footprint_lab.applicability import not_applicable
@@ -47,9 +47,7 @@ from footprint_lab.events import LlmEnd, LlmStart, Recorder
 from footprint_lab.evidence.dependencies import transcript
 from footprint_lab.ledger import Ledger
 from footprint_lab.messages import Message, is_observation, window_chars
-from footprint_lab.pricing import DEFAULT_TOKENS_PER_CHAR, run_tokens_per_char
-from footprint_lab.providers.base import ProviderRequest, ToolSpec, count_tokens
-from footprint_lab.providers.scripted import SCRIPTED_NAME, ScriptedProvider
+from footprint_lab.pricing import run_tokens_per_char
 from footprint_lab.usage import Usage
 from footprint_lab.window.apply import aapply_boundary, check_keep_last_tool_results, run_sync
 from footprint_lab.window.boundary import Boundary
@@ -67,7 +65,7 @@ def transcript_of(run: Run) -> tuple[list[Message], list[Usage | None]]:
     """The recorded conversation of ``run`` (what window stages and injections wrote left out)
     and the usage each assistant reply reported, in order."""
     messages = transcript(run)
-    replies = _replies_of(run, sum(1 for m in messages if m.role == "assistant"))
+    replies = replies_of(run, sum(1 for m in messages if m.role == "assistant"))
     return messages, [None if call is None else call.usage for call in replies]
 
 
@@ -205,149 +203,15 @@ async def areplay(
             run,
             strategy,
             keep_last_tool_results,
-            _Tokens.of(run, tokens_per_char, provider, estimate, context_window),
+            ReplayTokens.of(run, tokens_per_char, provider, estimate, context_window),
         )
-
-
-@dataclass(slots=True)
-class _Tokens:
-    """How a replay obtains the tokens of the windows it sends (see :func:`replay`)."""
-
-    counter: object | None
-    """A provider that may count a request (``count_tokens``)."""
-    ratio: float | None
-    """Tokens per character of an estimate; None when no estimate is allowed."""
-    context_window: int | None
-    """The model's context window, for a relative threshold."""
-    max_output_tokens: int | None
-    """The source agent's output cap (a relative threshold's default reserve)."""
-    tools: list[ToolSpec]
-    """The source agent's tool specs (sent with a request a provider counts)."""
-    system: str | None
-    """The system prompt every request carries."""
-    model: str
-    """The model the source ran."""
-    estimated: int = 0
-    """Calls whose tokens were estimated."""
-    unmeasured: int = 0
-    """Calls whose tokens nobody reported and no estimate was allowed for."""
-
-    @classmethod
-    def of(
-        cls,
-        source: Run,
-        tokens_per_char: float | None,
-        provider: object | None,
-        estimate: bool,
-        context_window: int | None,
-    ) -> _Tokens:
-        agent = source.agent
-        counter = provider if provider is not None else getattr(agent, "provider", None)
-        if counter is None and source.provider.startswith(SCRIPTED_NAME):
-            # A scripted run that lost its agent (saved, loaded, shipped to a worker) is still
-            # counted by the scripted provider's own rule, a pure function of the request.
-            reported = any(c.usage is not None and c.usage.reported for c in source.calls)
-            counter = ScriptedProvider([], name=source.provider, report_usage=reported)
-        if context_window is None and counter is not None:
-            window_of = getattr(counter, "context_window", None)
-            if callable(window_of):
-                found = window_of(source.model)
-                context_window = found if isinstance(found, int) else None
-        if context_window is None:
-            recorded = source.meta.get("context_window")
-            context_window = recorded if isinstance(recorded, int) and recorded > 0 else None
-        ratio: float | None = None
-        if estimate:
-            own = (
-                source.meta.get("tokens_per_char")
-                if source.meta.get("counterfactual")
-                else run_tokens_per_char(source)
-            )
-            ratio = float(
-                tokens_per_char
-                if tokens_per_char is not None
-                else own
-                if isinstance(own, int | float) and own > 0
-                else DEFAULT_TOKENS_PER_CHAR
-            )
-        return cls(
-            counter=counter,
-            ratio=ratio,
-            context_window=context_window,
-            max_output_tokens=getattr(agent, "max_output_tokens", None),
-            tools=[t.spec for t in agent.tools.values()] if agent is not None else [],
-            system=source.system,
-            model=source.model,
-        )
-
-    def of_call(
-        self, window: Sequence[Message], chars: int, original: CallRecord | None, reply: Message
-    ) -> tuple[Usage | None, TokenSource | None]:
-        """The usage of a call that sent ``window`` (``chars`` characters), whose original
-        (the source's call for the same reply) is ``original``, and how it was obtained."""
-        reported = original.usage if original is not None else None
-        if reported is not None and not reported.reported:
-            reported = None
-        output = None if reported is None else reported.output_tokens
-        if (
-            reported is not None
-            and original is not None
-            and chars == original.chars
-            and len(window) == original.messages
-        ):
-            return reported, "reported"  # the replay sent what the original call sent
-        if self.counter is not None:
-            request = ProviderRequest.model_construct(
-                model=self.model,
-                system=self.system,
-                messages=list(window),
-                tools=self.tools,
-                max_output_tokens=self.max_output_tokens,
-            )
-            counted = count_tokens(self.counter, request)
-            if counted is not None:
-                return _usage(counted, output, reported), "counted"
-        system = len(self.system or "")
-        if reported is not None and original is not None:
-            before = system + original.chars
-            # An original request of no characters has nothing to scale by: its tokens stand.
-            scaled = (
-                reported.input_tokens
-                if before == 0
-                else round(reported.input_tokens * (system + chars) / before)
-            )
-            return _usage(max(1, scaled), output, reported), "scaled"
-        if self.ratio is None:
-            self.unmeasured += 1
-            return None, None
-        self.estimated += 1
-        inputs = max(1, math.ceil((system + chars) * self.ratio))
-        outputs = math.ceil(reply.chars * self.ratio)
-        return Usage(input_tokens=inputs, output_tokens=max(1, outputs)), "estimated"
-
-
-def _usage(input_tokens: int, output: int | None, reported: Usage | None) -> Usage:
-    """A usage of ``input_tokens`` with the original reply's output tokens (a replay's replies
-    are the original's); no cache figures, which depend on what the provider had cached."""
-    del reported  # the cache split of the original window does not carry over
-    return Usage(input_tokens=input_tokens, output_tokens=output or 0)
-
-
-def _replies_of(source: Run, replies: int) -> list[CallRecord | None]:
-    """The source's call for each assistant reply of its transcript, in order: every call when
-    there is one per reply (an import), else the calls a provider answered (a failed call
-    reported no usage and produced no reply)."""
-    calls: list[CallRecord | None] = list(source.calls)
-    if len(calls) != replies:
-        calls = [c for c in source.calls if c.usage is not None]
-    return (calls + [None] * replies)[:replies]
 
 
 async def _replay(
     source: Run,
     strategy: WindowStrategy | None,
     keep_last_tool_results: int | bool,
-    tokens: _Tokens,
+    tokens: ReplayTokens,
 ) -> Run:
     keep_last = check_keep_last_tool_results(keep_last_tool_results)
     messages = transcript(source)
@@ -355,7 +219,7 @@ async def _replay(
     trigger = getattr(strategy, "trigger", None)
     if getattr(trigger, "threshold_fraction", None) is not None and tokens.context_window is None:
         strategy = None  # it cannot run here: meta['not_applicable'] says why (below)
-    originals = _replies_of(source, sum(1 for m in messages if m.role == "assistant"))
+    originals = replies_of(source, sum(1 for m in messages if m.role == "assistant"))
     ledger = Ledger()
     recorder = Recorder()
     run = Run(
@@ -506,7 +370,7 @@ async def _window_stage(
     last: tuple[Usage | None, TokenSource],
     keep_last: int,
     tool_names: Collection[str] | None,
-    tokens: _Tokens,
+    tokens: ReplayTokens,
 ) -> list[Message]:
     ledger = run.ledger
     stage = ledger.begin_stage("window")

@@ -69,7 +69,7 @@ several instances); problems a provider would have accepted are listed in
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -243,16 +243,21 @@ def _meta(
     return meta, model
 
 
+def _flat_events(events: Any) -> Iterator[Mapping[str, Any]]:
+    """Every event object of a history, whether it lists events or ``[action, observation]``
+    pairs (2024's evaluation output)."""
+    for item in events if isinstance(events, list) else []:
+        for event in item if isinstance(item, list) else [item]:
+            if isinstance(event, Mapping):
+                yield event
+
+
 def _tool_loop(stream: _Stream, events: Any) -> str:
     """How the run's tool loop came to be: rebuilt from text-mode actions, the model's own
     (some event carries tool call metadata), or neither (text kept as it is)."""
     if stream.rebuilt:
         return "rebuilt"
-    native = isinstance(events, list) and any(
-        isinstance(e, Mapping) and e.get("tool_call_metadata")
-        for item in events
-        for e in (item if isinstance(item, list) else [item])
-    )
+    native = any(e.get("tool_call_metadata") for e in _flat_events(events))
     return "native" if native else "literal"
 
 
@@ -308,12 +313,6 @@ def _outcome(events: Any, meta: Mapping[str, Any]) -> tuple[ImportedStatus | Non
         error = str(meta["error"])
         limit = "maximum iteration" in error.lower() or "budget" in error.lower()
         return ("max-iterations" if limit else "incomplete"), f"error: {error}"
-    flat = [
-        e
-        for item in (events if isinstance(events, list) else [])
-        for e in (item if isinstance(item, list) else [item])
-        if isinstance(e, Mapping)
-    ]
-    if any(e.get("action") == "finish" for e in flat):
+    if any(e.get("action") == "finish" for e in _flat_events(events)):
         return "done", "finish"
     return None, None

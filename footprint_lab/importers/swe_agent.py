@@ -74,16 +74,13 @@ from __future__ import annotations
 import ast
 import bisect
 import json
-import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from footprint_lab._gc import gc_paused
 from footprint_lab.agent.run import ImportProblem, Run
-from footprint_lab.importers._build import UserKind, build_run
-from footprint_lab.importers._observed import wire_key
+from footprint_lab.importers._build import build_run
 from footprint_lab.importers._parts import (
     Problems,
     TranscriptError,
@@ -93,15 +90,24 @@ from footprint_lab.importers._parts import (
     item_field,
     json_problem,
     nested,
-    object_of,
     ordered,
     read_json_file,
     reject_constant,
     short,
 )
+from footprint_lab.importers._swe_agent_loop import (
+    ACTION_CALL_ID,
+    SHELL_TOOL,
+    Rebuilt,
+    loop_window,
+    rebuild_tool_loop,
+    special_commands,
+    user_kinds,
+)
+from footprint_lab.importers._swe_agent_meta import run_facts, status_of_exit
 from footprint_lab.importers.openai import parse_openai
-from footprint_lab.importers.recorded import ImportedStatus, settle_outcome
-from footprint_lab.messages import ContentPart, Message, ToolCall
+from footprint_lab.importers.recorded import settle_outcome
+from footprint_lab.messages import ContentPart, Message
 
 SOURCE = "swe-agent"
 """The ``source`` of runs, errors and problems from this importer."""
@@ -111,13 +117,6 @@ SUFFIX = ".traj"
 """The file suffix a folder is searched for."""
 UNIT = "entry"
 """What an error's index counts: the entry of ``history``."""
-ACTION_CALL_ID = "swe-agent-action-{index}"
-"""The id of a tool call rebuilt from a text-mode action: ``index`` is the place of its
-assistant entry in the file's ``history`` (stable: the same file gives the same ids)."""
-SHELL_TOOL = "bash"
-"""The tool a rebuilt action names when it is not one of the system prompt's commands: a
-shell command, named as SWE-agent's function-calling mode names it."""
-
 __all__ = [
     "ACTION_CALL_ID",
     "POLICY",
@@ -260,15 +259,6 @@ def _openai(
     return messages, system, nested(found.found, SOURCE, place)
 
 
-def _get(value: Any, key: str, problems: Problems, field: str) -> Any:
-    """``value[key]``, None when ``value`` is None.
-
-    Raises:
-        TranscriptError: ``value`` is present and not an object.
-    """
-    return object_of(value, problems, None, field).get(key)
-
-
 def _text_key(value: Any) -> str | None:
     return value if isinstance(value, str) else None
 
@@ -378,87 +368,6 @@ def _sent(
     return sent, [j for j in range(len(steps)) if j not in used]
 
 
-def _json_object(value: Any, problems: Problems, field: str) -> dict[str, Any] | None:
-    if value is None:
-        return None
-    if not isinstance(value, Mapping) or json_problem(value) is not None:
-        problems.fail(None, field, "expected an object of JSON values")
-    return dict(value)
-
-
-def _config(data: Mapping[str, Any], problems: Problems) -> Any:
-    config = data.get("replay_config")
-    if isinstance(config, str):
-        try:
-            config = json.loads(config, parse_constant=reject_constant)
-        except (ValueError, RecursionError):
-            problems.fail(None, "replay_config", "text that is not JSON")
-    if config is not None and not isinstance(config, Mapping):
-        problems.fail(None, "replay_config", "expected an object (or its JSON text)")
-    return config
-
-
-def _meta(
-    data: Mapping[str, Any], stem: str, problems: Problems
-) -> tuple[dict[str, Any], str | None]:
-    """The run's facts, and the model name ``replay_config`` gives."""
-    config = _config(data, problems)
-    agent = _get(config, "agent", problems, "replay_config")
-    model = _get(
-        _get(agent, "model", problems, "replay_config.agent"),
-        "name",
-        problems,
-        "replay_config.agent.model",
-    )
-    if model is not None and not isinstance(model, str):
-        problems.fail(None, "replay_config.agent.model.name", "expected text")
-    statement = _get(config, "problem_statement", problems, "replay_config")
-    instance = _get(statement, "id", problems, "replay_config.problem_statement")
-    meta: dict[str, Any] = {
-        "trajectory_id": stem,
-        "instance_id": instance if isinstance(instance, str) else stem,
-    }
-    if model is not None:
-        meta["model"] = model
-    processors = _get(agent, "history_processors", problems, "replay_config.agent")
-    if processors is not None:
-        if not isinstance(processors, list):
-            problems.fail(None, "replay_config.agent.history_processors", "expected a list")
-        meta["history_processors"] = [
-            p.get("type")
-            for p in processors
-            if isinstance(p, Mapping) and isinstance(p.get("type"), str)
-        ]
-    info = data.get("info")
-    if info is not None and not isinstance(info, Mapping):
-        problems.fail(None, "info", "expected an object")
-    info = info or {}
-    status = info.get("exit_status")
-    if status is not None:
-        if isinstance(status, bool) or not isinstance(status, (str, int)):
-            problems.fail(None, "info.exit_status", f"expected text, got {short(status)}")
-        meta["exit_status"] = status
-    if "submission" in info:
-        submission = info["submission"]
-        if submission is not None and not isinstance(submission, str):
-            problems.fail(None, "info.submission", "expected text or null")
-        meta["has_submission"] = bool(submission and submission.strip())
-    stats = _json_object(info.get("model_stats"), problems, "info.model_stats")
-    if stats is not None:
-        meta["model_stats"] = stats
-    for key in ("swe_agent_version", "best_attempt_idx"):
-        value = info.get(key)
-        if isinstance(value, (str, int)) and not isinstance(value, bool):
-            meta[key] = value
-    environment = data.get("environment")
-    if isinstance(environment, str):
-        meta["environment"] = environment
-    attempts = data.get("attempts")
-    if isinstance(attempts, list):
-        meta["attempts"] = len(attempts)
-    return meta, model
-
-
 def _agent_of(history: Sequence[Mapping[str, Any]]) -> str | None:
     """The name of the agent whose trajectory this is: the ``agent`` of its system prompt
     (SWE-agent writes it as ``self.name``), else of its last entry that names one."""
@@ -467,152 +376,6 @@ def _agent_of(history: Sequence[Mapping[str, Any]]) -> str | None:
             return str(entry["agent"])
     named = [e["agent"] for e in history if isinstance(e.get("agent"), str)]
     return str(named[-1]) if named else None
-
-
-_COMMAND_HEADER = re.compile(r"([A-Za-z_][\w.-]*):\s*")
-"""A command's first line in the documented format (``open:``, then indented docstring and
-signature lines)."""
-_COMMAND_LINE = re.compile(r"([A-Za-z_][\w.-]*)(?:\s+(?:<[^>]*>|\[[^\]]*\]))*\s+-\s")
-"""A command's line in the one-line format: its name, its ``<argument>`` / ``[<optional>]``
-placeholders, then `` - `` and what it does."""
-_COMMAND_ALONE = re.compile(r"([A-Za-z_][\w.-]*)\s*")
-"""The first line of a one-line-format command whose signature spans lines (``edit``, then
-``<replacement_text>``, then ``end_of_edit - ...``)."""
-
-
-def special_commands(system: str | None) -> frozenset[str]:
-    """The commands a text-mode system prompt documents in its ``COMMANDS:`` section.
-
-    SWE-agent writes that section (its ``command_docs``) in one of two formats, both read:
-    a block per command whose first line is ``name:`` (then indented ``docstring:`` /
-    ``signature:`` / ``arguments:`` lines), or one line per command, ``name <arg> [<opt>] -
-    what it does`` (a signature that spans lines starts with the name alone and ends at the
-    line holding `` - ``). The section ends at the first blank-line-separated block that
-    documents no command. A prompt without the section documents none.
-    """
-    if not system:
-        return frozenset()
-    _, found, rest = system.partition("COMMANDS:")
-    if not found:
-        return frozenset()
-    names: set[str] = set()
-    for block in re.split(r"\n[ \t]*\n", rest.strip("\n")):
-        lines = block.splitlines()
-        header = _COMMAND_HEADER.fullmatch(lines[0]) if lines else None
-        if header is not None:
-            names.add(header[1])
-            continue
-        documented = False
-        in_signature = False
-        for line in lines:
-            if in_signature:
-                in_signature = " - " not in line
-                continue
-            one_line = _COMMAND_LINE.match(line)
-            match = one_line or _COMMAND_ALONE.fullmatch(line)
-            if match is not None:
-                names.add(match[1])
-                documented = True
-                in_signature = one_line is None
-        if not documented:
-            break
-    return frozenset(names)
-
-
-def _user_kinds(entries: Sequence[Mapping[str, Any]], shift: int) -> dict[int, UserKind]:
-    """The user entries that are not the request, by message index: demonstrations
-    (``is_demo``), and every user entry after the instance prompt (the first other one)."""
-    kinds: dict[int, UserKind] = {}
-    request_seen = False
-    for p, entry in enumerate(entries):
-        if p < shift or entry.get("role") != "user":
-            continue
-        if entry.get("is_demo") is True:
-            kinds[p - shift] = "demonstration"
-        elif request_seen:
-            kinds[p - shift] = "observation"
-        else:
-            request_seen = True  # the instance prompt: the request
-    return kinds
-
-
-@dataclass(frozen=True, slots=True)
-class _Rebuilt:
-    """One text-mode action rebuilt as a tool call."""
-
-    text: Message
-    """The assistant message as the file has it (text only)."""
-    reply: Message
-    """The same message with its call."""
-    call: ToolCall
-
-
-def _tool_loop(
-    entries: Sequence[Mapping[str, Any]],
-    kept: Sequence[int],
-    messages: list[Message],
-    kinds: dict[int, UserKind],
-    shift: int,
-    commands: frozenset[str],
-) -> list[_Rebuilt]:
-    """Rebuild, in place, each text-mode action (an assistant entry with an ``action`` and no
-    ``tool_calls``) whose observation follows it as one tool call and its result."""
-    rebuilt: list[_Rebuilt] = []
-    for p in range(shift, len(entries) - 1):
-        entry, after = entries[p], entries[p + 1]
-        k = p - shift
-        action = entry.get("action")
-        if (
-            entry.get("role") != "assistant"
-            or entry.get("is_demo") is True
-            or messages[k].tool_calls
-            or not isinstance(action, str)
-            or not action.strip()
-            or after.get("role") != "user"
-            or kinds.get(k + 1) != "observation"
-        ):
-            continue
-        command = action.removesuffix("\n")
-        first = command.split(maxsplit=1)[0]
-        name = first if first in commands else SHELL_TOOL
-        call = ToolCall(
-            id=ACTION_CALL_ID.format(index=kept[p]), name=name, arguments={"command": command}
-        )
-        reply = messages[k].model_copy(update={"tool_calls": [call]})
-        rebuilt.append(_Rebuilt(messages[k], reply, call))
-        messages[k] = reply
-        observed = messages[k + 1]
-        messages[k + 1] = Message.tool(call.id, name, observed.content, parts=observed.parts)
-        del kinds[k + 1]
-    return rebuilt
-
-
-def _loop_window(window: list[Message], rebuilt: Sequence[_Rebuilt]) -> list[Message]:
-    """A recorded input with the history's rebuilt actions: an assistant message equal to
-    one that was rebuilt (the next such, in order) is the rebuilt reply, and the user message
-    right after it (the observation, or the stand-in SWE-agent sent for it) its result."""
-    at: dict[Any, list[int]] = {}
-    for n, item in enumerate(rebuilt):
-        at.setdefault(wire_key(item.text), []).append(n)
-    out: list[Message] = []
-    cursor = 0
-    pending: ToolCall | None = None
-    for message in window:
-        if pending is not None and message.role == "user":
-            out.append(Message.tool(pending.id, pending.name, message.content, parts=message.parts))
-            pending = None
-            continue
-        pending = None
-        positions = at.get(wire_key(message), []) if message.role == "assistant" else []
-        k = bisect.bisect_left(positions, cursor)
-        if k < len(positions):
-            item = rebuilt[positions[k]]
-            cursor = positions[k] + 1
-            out.append(item.reply)
-            pending = item.call
-            continue
-        out.append(message)
-    return out
 
 
 def _parse(data: Any, stem: str, *, strict: bool, tool_loop: bool) -> Run:
@@ -652,14 +415,14 @@ def _parse(data: Any, stem: str, *, strict: bool, tool_loop: bool) -> Run:
             messages[p - shift] = message.model_copy(update={"parts": [*parts, *message.parts]})
     steps = _steps(data, problems)
     sent, unmatched = _sent(entries, replies, steps, system)
-    kinds = _user_kinds(entries, shift)
+    kinds = user_kinds(entries, shift)
     native = any(m.tool_calls for m in messages)
-    rebuilt: list[_Rebuilt] = []
+    rebuilt: list[Rebuilt] = []
     if tool_loop:
-        rebuilt = _tool_loop(entries, kept, messages, kinds, shift, special_commands(system))
+        rebuilt = rebuild_tool_loop(entries, kept, messages, kinds, shift, special_commands(system))
         if rebuilt:
-            sent = [None if w is None else _loop_window(w, rebuilt) for w in sent]
-    meta, model = _meta(data, stem, problems)
+            sent = [None if w is None else loop_window(w, rebuilt) for w in sent]
+    meta, model = run_facts(data, stem, problems)
     if agent is not None:
         meta["agent"] = agent
     if len(kept) < len(history):
@@ -689,18 +452,5 @@ def _parse(data: Any, stem: str, *, strict: bool, tool_loop: bool) -> Run:
     # else (an error, a format failure) left it incomplete.
     exit_status = meta.get("exit_status")
     if isinstance(exit_status, str | int) and str(exit_status):
-        settle_outcome(run, _status_of_exit(str(exit_status)), str(exit_status))
+        settle_outcome(run, status_of_exit(str(exit_status)), str(exit_status))
     return run
-
-
-_LIMIT_EXITS = ("exit_cost", "exit_context", "exit_total_execution_time", "exit_step_limit")
-"""SWE-agent exit statuses that name a limit (an autosubmission after one is still a
-submission: ``submitted (exit_cost)``)."""
-
-
-def _status_of_exit(exit_status: str) -> ImportedStatus:
-    if exit_status.startswith("submitted"):
-        return "done"
-    if exit_status.startswith(_LIMIT_EXITS):
-        return "max-iterations"
-    return "incomplete"
