@@ -43,13 +43,19 @@ from footprint_lab._replay_tokens import ReplayTokens, replies_of
 from footprint_lab.agent.run import CallRecord, Run
 from footprint_lab.agent.visit import commit_visit
 from footprint_lab.applicability import not_applicable
+from footprint_lab.auditing import AuditedPolicy
 from footprint_lab.events import LlmEnd, LlmStart, Recorder
 from footprint_lab.evidence.dependencies import transcript
 from footprint_lab.ledger import Ledger
 from footprint_lab.messages import Message, is_observation, window_chars
 from footprint_lab.pricing import run_tokens_per_char
 from footprint_lab.usage import Usage
-from footprint_lab.window.apply import aapply_boundary, check_keep_last_tool_results, run_sync
+from footprint_lab.window.apply import (
+    OnBreach,
+    aapply_boundary,
+    check_keep_last_tool_results,
+    run_sync,
+)
 from footprint_lab.window.boundary import Boundary
 from footprint_lab.window.errors import WindowConfigError
 from footprint_lab.window.records import TokenSource
@@ -390,7 +396,10 @@ async def _window_stage(
         provider=tokens.counter,
         model=run.model or None,
     )
-    result = await aapply_boundary(strategy, window, boundary)
+    # A replay sends nothing: a policy its caller wrapped with audit(...) files what it breaks
+    # (the point of auditing it); any other strategy is held to the law as in an agent.
+    on_breach: OnBreach = "record" if isinstance(strategy, AuditedPolicy) else "raise"
+    result = await aapply_boundary(strategy, window, boundary, on_breach=on_breach)
     if result.record is None:
         return window
     return commit_visit(

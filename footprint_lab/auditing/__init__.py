@@ -66,8 +66,7 @@ class AuditedPolicy:
     policy: Any
     name: str
     markers: Sequence[str] = FRAME_MARKERS
-    audited: bool = True
-    """Tells ``apply_window`` not to stop the policy: its breaches are the point."""
+    """Openings by which an inserted message says it is a summary (case-insensitive)."""
 
     async def plan(self, input: StrategyInput) -> StrategyResult | None:
         """Run the policy on the window, diff, and file a record with the violations."""

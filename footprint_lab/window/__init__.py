@@ -13,8 +13,12 @@ The *window* is what the next call sends. The *ledger* is the run's append-only 
 and the stages that wrote each message committed it before any strategy ran. So no strategy
 can destroy history: it can only stop re-sending something, and it must say so in a
 :class:`WindowRecord` that names, by stage id, every message that left, and names every turn
-that refused to leave, with a reason. ``apply_window`` checks this on every result
-(:mod:`footprint_lab.window.law`); every module in this package points back here.
+that refused to leave, with a reason. What it writes in their place is the library's own: one
+stand-in (a ``user`` text message, a drop notice or a compaction frame) for what left, or
+cleared-result placeholders *in place* of tool results. ``apply_window`` checks this on every
+result (:mod:`footprint_lab.window.law`), whatever the strategy says of itself — only the
+engine's caller may choose to record a breach instead of raising it — and sets the record's
+facts from what it saw; every module in this package points back here.
 
 Glossary
 --------
@@ -68,6 +72,7 @@ slack
 from __future__ import annotations
 
 from footprint_lab.window.apply import (
+    OnBreach,
     WindowResult,
     aapply_boundary,
     aapply_window,
@@ -115,6 +120,7 @@ __all__ = [
     "ContextLengthError",
     "FoldedSpan",
     "Observations",
+    "OnBreach",
     "Pin",
     "Refusal",
     "RemovalPlan",

@@ -9,17 +9,18 @@ made exact here.
 from __future__ import annotations
 
 import asyncio
+import bisect
 import concurrent.futures
 import inspect
 import operator
 from collections.abc import Awaitable, Iterable, Sequence
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar
 
 from footprint_lab.messages import Message
 from footprint_lab.window.boundary import Boundary
 from footprint_lab.window.errors import WindowConfigError, WindowStrategyError
 from footprint_lab.window.facts import scan
-from footprint_lab.window.law import breaches, change_of
+from footprint_lab.window.law import Change, breaches, change_of
 from footprint_lab.window.pins import should_stand_down
 from footprint_lab.window.records import WindowRecord
 from footprint_lab.window.refusals import Guards
@@ -29,8 +30,14 @@ from footprint_lab.window.strategies.base import StrategyInput, WindowStrategy
 T = TypeVar("T")
 _CHARS = operator.attrgetter("chars")
 
+OnBreach = Literal["raise", "record"]
+"""What the engine does when a result breaks the law: ``"raise"`` (the default, and always so
+in an agent: nothing unlawful is sent) or ``"record"`` (the caller audits: a result whose record
+files its breaches as ``violations`` is kept, as replay does for ``audit(policy)``)."""
+
 __all__ = [
     "Boundary",
+    "OnBreach",
     "WindowResult",
     "aapply_boundary",
     "aapply_window",
@@ -43,9 +50,13 @@ __all__ = [
 def run_sync(awaitable: Awaitable[T]) -> T:
     """Run an awaitable to completion from sync code, even inside a running event loop
     (Jupyter): then it runs on a fresh loop in a worker thread."""
+    box: list[T] = []
 
-    async def _wrap() -> T:
-        return await awaitable
+    async def _wrap() -> None:
+        # The result is handed back through ``box``, not as the task's result: on Python 3.11
+        # ``asyncio.run`` reprs its main task (result included) while restoring the SIGINT
+        # handler, and the repr of a long window costs seconds.
+        box.append(await awaitable)
 
     try:
         asyncio.get_running_loop()
@@ -56,9 +67,11 @@ def run_sync(awaitable: Awaitable[T]) -> T:
     # Outside the except clause, so a fault raised by the run carries no "no running event
     # loop" error on its __context__.
     if not running:
-        return asyncio.run(_wrap())
-    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
-        return pool.submit(asyncio.run, _wrap()).result()
+        asyncio.run(_wrap())
+    else:
+        with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+            pool.submit(asyncio.run, _wrap()).result()
+    return box[0]
 
 
 def check_keep_last_tool_results(value: Any) -> int:
@@ -100,12 +113,15 @@ def _prepare(messages: Sequence[Message], boundary: Boundary) -> StrategyInput:
     )
 
 
-def _finish(strategy: WindowStrategy, inp: StrategyInput, out: Any) -> WindowResult:
-    """Check ``out`` against the law and make its record's sizes exact.
+def _finish(
+    strategy: WindowStrategy, inp: StrategyInput, out: Any, on_breach: OnBreach
+) -> WindowResult:
+    """Check ``out`` against the law and make its record's facts exact.
 
-    Every result is checked, however it was built: no flag a strategy sets skips a check. A
-    breach raises :class:`WindowStrategyError`; an audited foreign policy (``audit(...)``),
-    whose breaches are the point, files them as ``violations`` instead — it must.
+    Every result is checked, however it was built, and no attribute of a strategy changes what
+    happens to a breach: the caller's ``on_breach`` does. Under ``"raise"`` a breach raises
+    :class:`WindowStrategyError`; under ``"record"`` (an audit, chosen by its caller) the
+    record must file the breaches as ``violations``.
     """
     given = inp._guards.facts
     assert given is not None
@@ -128,51 +144,90 @@ def _finish(strategy: WindowStrategy, inp: StrategyInput, out: Any) -> WindowRes
         paused_call_id=inp._guards.paused_call_id,
         change=change,
         facts=inp._guards.facts,
+        iteration=inp.iteration,
     )
     if found:
-        if not getattr(strategy, "audited", False):
+        if on_breach != "record":
             raise found[0].error(strategy.name)
         if record.violations is None:
             raise WindowStrategyError(
-                f"audited strategy {strategy.name!r} broke {found[0].rule!r} and filed no "
-                "violations; an audited policy records what it breaks",
+                f"strategy {strategy.name!r} broke {found[0].rule!r} and filed no violations; "
+                "under on_breach='record' a result records what it breaks (wrap the policy "
+                "with audit(...))",
                 rule=found[0].rule,
                 message_index=found[0].message_index,
                 stage_id=found[0].stage_id,
             )
+    record = _exact(strategy, record, inp, change, window, lawful=not found)
+    return WindowResult(window, record, list(out.folded), given=given.window)
+
+
+def _exact(
+    strategy: WindowStrategy,
+    record: WindowRecord,
+    inp: StrategyInput,
+    change: Change,
+    window: Sequence[Message],
+    *,
+    lawful: bool,
+) -> WindowRecord:
+    """``record`` with every fact the engine knows set from what it saw, never from what the
+    strategy claims: the strategy's name, the iteration, ``forced``, ``observed`` (never, for
+    a visit that ran here), ``commit`` (set by the run that files it), the sizes and counts,
+    and the measured tokens and where they came from. A record that claims otherwise is
+    corrected (README: "A record says what the engine saw")."""
+    given = inp._guards.facts
+    assert given is not None
+    boundary = inp._boundary
     if change.in_place:
         removed_count = len(change.in_place)
         removed_chars = sum(inp.messages[i].chars for i in change.in_place)
         inserted = [window[i] for i in change.in_place]
+        turns_removed = turns_inserted = 0
     else:
         removed_count = change.end - change.start
         removed_chars = given.window.span_chars(change.start, change.end)
         inserted = change.inserted
+        starts = given.turns.starts
+        turns_removed = bisect.bisect_left(starts, change.end) - bisect.bisect_left(
+            starts, change.start
+        )
+        turns_inserted = len(inserted)  # each stand-in is a user message: a turn of its own
     after = inp.window_chars - removed_chars + sum(map(_CHARS, inserted))
-    # How the measured tokens were obtained is the boundary's fact, never the strategy's.
-    tokens_from = None if record.measured_tokens is None else inp._boundary.tokens_from
-    if (
-        record.window_chars_before != inp.window_chars
-        or record.window_chars_after != after
-        or record.removed_message_count != removed_count
-        or record.tokens_from != tokens_from
-    ):
-        exact = {
-            "window_chars_before": inp.window_chars,
-            "window_chars_after": after,
-            "removed_message_count": removed_count,
-            "tokens_from": tokens_from,
-        }
-        record = record.model_copy(update=exact)
-    return WindowResult(window, record, list(out.folded), given=given.window)
+    measured = None if record.measured_tokens is None else boundary.measured_input_tokens
+    exact: dict[str, Any] = {
+        "strategy": strategy.name,
+        "iteration": boundary.iteration,
+        "forced": boundary.forced,
+        "observed": False,
+        "commit": None,
+        "window_chars_before": inp.window_chars,
+        "window_chars_after": after,
+        "removed_message_count": removed_count,
+        "measured_tokens": measured,
+        # How the measured tokens were obtained is the boundary's fact, never the strategy's.
+        "tokens_from": None if measured is None else boundary.tokens_from,
+    }
+    turns = len(given.turns.starts)
+    if record.turns_before is not None:
+        exact["turns_before"] = turns
+    if record.turns_after is not None and lawful:
+        exact["turns_after"] = turns - turns_removed + turns_inserted
+    differs = {k: v for k, v in exact.items() if getattr(record, k) != v}
+    return record.model_copy(update=differs) if differs else record
 
 
 def apply_boundary(
-    strategy: WindowStrategy, messages: Sequence[Message], boundary: Boundary
+    strategy: WindowStrategy,
+    messages: Sequence[Message],
+    boundary: Boundary,
+    *,
+    on_breach: OnBreach = "raise",
 ) -> WindowResult:
     """Apply ``strategy`` to ``messages`` at ``boundary``. Pure: returns a new window and the
     record (None when the strategy did not engage); the input is never modified. The result is
-    checked against the law whatever built it.
+    checked against the law whatever built it; ``on_breach`` (:data:`OnBreach`) says what a
+    breach does.
 
     Raises:
         CompactionUnmeasurableError: a token strategy was handed zero reported tokens.
@@ -182,18 +237,28 @@ def apply_boundary(
     out = strategy.plan(inp)
     if inspect.isawaitable(out):
         out = run_sync(out)
-    return _finish(strategy, inp, out)
+    return _finish(strategy, inp, out, _checked_on_breach(on_breach))
 
 
 async def aapply_boundary(
-    strategy: WindowStrategy, messages: Sequence[Message], boundary: Boundary
+    strategy: WindowStrategy,
+    messages: Sequence[Message],
+    boundary: Boundary,
+    *,
+    on_breach: OnBreach = "raise",
 ) -> WindowResult:
     """The async twin of :func:`apply_boundary` (an async strategy is awaited in place)."""
     inp = _prepare(messages, boundary)
     out: Any = strategy.plan(inp)
     if inspect.isawaitable(out):
         out = await out
-    return _finish(strategy, inp, out)
+    return _finish(strategy, inp, out, _checked_on_breach(on_breach))
+
+
+def _checked_on_breach(on_breach: Any) -> OnBreach:
+    if on_breach not in ("raise", "record"):
+        raise WindowConfigError(f"on_breach must be 'raise' or 'record', got {on_breach!r}")
+    return on_breach  # type: ignore[no-any-return]
 
 
 def apply_window(
@@ -215,6 +280,7 @@ def apply_window(
     tool_names: Iterable[str] | None = None,
     provider: Any = None,
     model: str | None = None,
+    on_breach: OnBreach = "raise",
 ) -> WindowResult:
     """Apply ``strategy`` to ``messages`` at one boundary, the facts given as keywords (the
     fields of :class:`~footprint_lab.window.boundary.Boundary`). Pure: returns a new window and
@@ -225,13 +291,15 @@ def apply_window(
 
     ``tool_names`` is the agent's tool roster (a drop notice names only those tools);
     ``provider`` and ``model`` are handed, opaque, to strategies that ask (an audited
-    ``compact(ctx)`` policy). The result is checked against the law whatever built it.
+    ``compact(ctx)`` policy). The result is checked against the law whatever built it: a
+    breach raises, unless the caller audits with ``on_breach="record"`` (then the record must
+    file it as ``violations``, as ``audit(policy)`` does).
 
     Raises:
         CompactionUnmeasurableError: a token strategy was handed zero reported tokens.
         WindowStrategyError: a custom strategy's result breaks the law.
     """
-    return apply_boundary(strategy, messages, _boundary(locals()))
+    return apply_boundary(strategy, messages, _boundary(locals()), on_breach=on_breach)
 
 
 async def aapply_window(
@@ -253,15 +321,16 @@ async def aapply_window(
     tool_names: Iterable[str] | None = None,
     provider: Any = None,
     model: str | None = None,
+    on_breach: OnBreach = "raise",
 ) -> WindowResult:
     """The async twin of :func:`apply_window` (same arguments, same rules)."""
-    return await aapply_boundary(strategy, messages, _boundary(locals()))
+    return await aapply_boundary(strategy, messages, _boundary(locals()), on_breach=on_breach)
 
 
 def _boundary(arguments: dict[str, Any]) -> Boundary:
     """The :class:`Boundary` of ``apply_window``'s keywords (its ``locals()``)."""
     facts = arguments.copy()
-    del facts["strategy"], facts["messages"]
+    del facts["strategy"], facts["messages"], facts["on_breach"]
     names = facts["tool_names"]
     if names is not None:
         facts["tool_names"] = frozenset(names)

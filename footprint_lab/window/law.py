@@ -4,11 +4,12 @@ Layer: window core. :func:`apply_window` runs :func:`breaches` on every result �
 plan or assembled by hand — and no flag a strategy can set skips it. The rules are the law
 stated in ``footprint_lab.window``, seen from outside the refusal engine:
 
-* what left is one contiguous span of whole turns, and only a library stand-in (a drop notice
-  or a compaction frame) may stand in its place — or, the one other lawful move, messages
-  replaced *in place* by cleared-result placeholders that keep the role, the call id and the
-  tool name (and, for a call, its calls' ids and names), so no pair is split and no span is
-  needed;
+* what left is one contiguous span of whole turns, and only one library stand-in may stand in
+  its place: a ``user`` text message with no calls, call id, name or parts — a compaction
+  frame, or a drop notice at the front of what may leave; the one other lawful move is in
+  place: a tool result replaced by the library's cleared-result placeholder (same role, call
+  id and tool name), and a cleared result's call arguments by ``{"cleared": true}`` — nothing
+  else is rewritten (:mod:`footprint_lab.window._law_rewrites`);
 * no tool call leaves without all its results, and no result without its call
   (``split-tool-pair``); no unanswered call leaves (``unresolved-call-left``), nor the call a
   paused run waits on (``paused-call-left``);
@@ -25,63 +26,20 @@ window: a prefix and a suffix kept as they were are matched by identity in one C
 from __future__ import annotations
 
 import bisect
-import functools
 import itertools
 import operator
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from footprint_lab.messages import STAND_IN_KINDS, Message
-from footprint_lab.window.errors import WindowStrategyError
+from footprint_lab.messages import Message
+from footprint_lab.window._breach import LAW_RULES, Breach, add_breach, ranked
+from footprint_lab.window._law_rewrites import check_in_place, check_stand_ins, results_after
 from footprint_lab.window.facts import WindowFacts
 from footprint_lab.window.records import WindowRecord
-from footprint_lab.window.shape import Window
 
-LAW_RULES: tuple[str, ...] = (
-    "lost-current-request",
-    "system-dropped",
-    "paused-call-left",
-    "unresolved-call-left",
-    "split-tool-pair",
-    "non-contiguous-removal",
-    "partial-turn",
-    "window-opens-on-non-user",
-    "rewritten-without-frame",
-    "unnamed-removal",
-    "named-but-kept",
-)
-"""Every rule a strategy's result is checked against, by the name a breach carries, gravest
-first: :func:`breaches` lists what it finds in this order, so an error names the worst."""
+__all__ = ["LAW_RULES", "Breach", "Change", "breaches", "change_of"]
 
-_RANK = {rule: rank for rank, rule in enumerate(LAW_RULES)}
 _WALKED = 8  # kept messages matched one by one before change_of switches to a C-level pass
-
-
-@dataclass(frozen=True, slots=True)
-class Breach:
-    """One rule a strategy's result broke."""
-
-    rule: str
-    """Which rule (one of :data:`LAW_RULES`)."""
-    message_index: int
-    """Where: the index in the window the strategy was given (for an inserted message, the
-    index in the window it returned)."""
-    stage_id: str | None
-    """The stage that committed that message (None for an unstamped or inserted message)."""
-    detail: str
-    """A human sentence about what happened."""
-
-    def error(self, strategy: str) -> WindowStrategyError:
-        """The error ``apply_window`` raises for this breach."""
-        where = f"message {self.message_index}" + (f" ({self.stage_id})" if self.stage_id else "")
-        return WindowStrategyError(
-            f"strategy {strategy!r} broke the rule {self.rule!r} at {where}: {self.detail}; "
-            "build removals with input.plan_removal() and input.drop() / input.replace(), "
-            "which obey every rule",
-            rule=self.rule,
-            message_index=self.message_index,
-            stage_id=self.stage_id,
-        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,17 +99,6 @@ def change_of(given: Sequence[Message], returned: Sequence[Message]) -> Change:
     return Change(prefix, n - suffix, inserted)
 
 
-def _same_shape(original: Message, stand_in: Message) -> bool:
-    """Whether a placeholder keeps role, call id, tool name and its calls' ids and names."""
-    return (
-        original.role == stand_in.role
-        and original.tool_call_id == stand_in.tool_call_id
-        and original.name == stand_in.name
-        and [(c.id, c.name) for c in original.tool_calls]
-        == [(c.id, c.name) for c in stand_in.tool_calls]
-    )
-
-
 def _head(window: Sequence[Message]) -> int | None:
     """Index of the first message that is not a system message."""
     for i, message in enumerate(window):
@@ -169,6 +116,7 @@ def breaches(
     paused_call_id: str | None = None,
     change: Change | None = None,
     facts: WindowFacts | None = None,
+    iteration: int | None = None,
 ) -> list[Breach]:
     """Every rule ``returned`` (with its ``record``) breaks against ``given``; empty when lawful.
 
@@ -183,31 +131,39 @@ def breaches(
             never by the strategy). When no result landed outside its call's turn, a removal
             of whole turns is checked turn by turn from them: no pair can be split, and the
             request, system messages, open and paused calls are set lookups.
+        iteration: The visit's iteration (a placeholder written now names it); None skips
+            that one check.
     """
     change = change_of(given, returned) if change is None else change
     start, end, inserted = change.start, change.end, change.inserted
     out: list[Breach] = []
     if change.in_place:
-        _check_in_place(out, given, returned, record, change.in_place, request_index, facts)
-        return _ranked(out)
+        replaced = change.in_place
+        check_in_place(out, given, returned, replaced, request_index, facts, iteration)
+        _check_names(out, given, [given[i] for i in replaced], replaced, record)
+        return ranked(out)
     # What left is read only where a check needs it: a cold trim removes tens of thousands.
     span = range(start, end)
     window = facts.window if facts is not None and facts.window.messages is given else None
     if inserted:
-        _check_stand_ins(out, given, span, inserted, window)
+        check_stand_ins(out, given, span, inserted, window, request_index)
     if not span:
-        return _ranked(out)
+        return ranked(out)
 
     # Whole turns: the span opens on a turn's first message and ends where a turn starts.
     whole = True
     if start > 0 and given[start].role == "tool":
         whole = False
-        _add(out, given, "partial-turn", start, "the removal starts inside a turn (at a result)")
+        add_breach(
+            out, given, "partial-turn", start, "the removal starts inside a turn (at a result)"
+        )
     if end < len(given) and given[end].role == "tool":
         whole = False
-        _add(out, given, "partial-turn", end, "the removal ends inside a turn (before a result)")
+        add_breach(
+            out, given, "partial-turn", end, "the removal ends inside a turn (before a result)"
+        )
     if request_index is not None and start <= request_index < end:
-        _add(
+        add_breach(
             out,
             given,
             "lost-current-request",
@@ -237,64 +193,7 @@ def breaches(
 
     left = window.span_stage_ids(start, end) if window is not None else None
     _check_names(out, given, None if left is not None else given[start:end], span, record, left)
-    return _ranked(out)
-
-
-def _check_in_place(
-    out: list[Breach],
-    given: Sequence[Message],
-    returned: Sequence[Message],
-    record: WindowRecord,
-    replaced: Sequence[int],
-    request_index: int | None,
-    facts: WindowFacts | None,
-) -> None:
-    """Replacements in place: each keeps its original's shape, none touches the request, a
-    system message, or a call whose result has not arrived; every original is named."""
-    open_calls = _open_call_ids(given, replaced, facts)
-    for i in replaced:
-        original, stand_in = given[i], returned[i]
-        if not _same_shape(original, stand_in):
-            _add(
-                out,
-                given,
-                "rewritten-without-frame",
-                i,
-                "a cleared-result placeholder must keep the role, call id and tool name (and "
-                "the calls' ids and names) of the message it replaces",
-            )
-        if i == request_index:
-            _add(out, given, "lost-current-request", i, "the request was replaced in place")
-        if original.role == "system":
-            _add(out, given, "system-dropped", i, "a system message was replaced in place")
-        pending = [c.id for c in original.tool_calls if c.id in open_calls]
-        if pending:
-            _add(
-                out,
-                given,
-                "unresolved-call-left",
-                i,
-                f"the call(s) {pending} have no result yet and were rewritten in place",
-            )
-    _check_names(out, given, [given[i] for i in replaced], replaced, record)
-
-
-def _open_call_ids(
-    given: Sequence[Message], replaced: Sequence[int], facts: WindowFacts | None
-) -> set[str]:
-    """Ids of the replaced messages' calls that no later result answers."""
-    out: set[str] = set()
-    for i in replaced:
-        calls = given[i].tool_calls
-        if not calls:
-            continue
-        if facts is not None and facts.local:
-            turn = bisect.bisect_right(facts.turns.starts, i) - 1
-            if turn not in facts.open_turns:
-                continue
-        ids = {c.id for c in calls}
-        out |= ids - _results_after(given, i + 1, ids)
-    return out
+    return ranked(out)
 
 
 def _check_names(
@@ -320,7 +219,7 @@ def _check_names(
         unnamed = [sid for sid in left_stages if sid not in named_set]
         if unnamed:
             first = next(i for i, m in enumerate(removed) if m.stage_id == unnamed[0])
-            _add(
+            add_breach(
                 out,
                 given,
                 "unnamed-removal",
@@ -351,12 +250,12 @@ def _check_turns(
     last = bisect.bisect_left(starts, end)  # one past the span's last turn
     for turn in sorted(facts.system_turns):
         if first <= turn < last:
-            _add(out, given, "system-dropped", starts[turn], "a system message left")
+            add_breach(out, given, "system-dropped", starts[turn], "a system message left")
     for turn in sorted(facts.open_turns):
         if first <= turn < last:
             head = given[starts[turn]]
             open_ids = [c.id for c in head.tool_calls]
-            _add(
+            add_breach(
                 out,
                 given,
                 "unresolved-call-left",
@@ -365,7 +264,7 @@ def _check_turns(
             )
     for paused in sorted(facts.paused_turns):
         if first <= paused < last:
-            _add(out, given, "paused-call-left", starts[paused], "the paused call left")
+            add_breach(out, given, "paused-call-left", starts[paused], "the paused call left")
 
 
 def _check_messages(
@@ -389,7 +288,9 @@ def _check_messages(
                 calls_here[call.id] = index
                 answered.discard(call.id)
                 if call.id == paused_call_id:
-                    _add(out, given, "paused-call-left", index, f"the paused call {call.id!r} left")
+                    add_breach(
+                        out, given, "paused-call-left", index, f"the paused call {call.id!r} left"
+                    )
             continue
         role = message.role
         if role == "tool":
@@ -399,7 +300,7 @@ def _check_messages(
             if call_id in calls_here:
                 answered.add(call_id)
             elif _called_before(given, start, call_id):
-                _add(
+                add_breach(
                     out,
                     given,
                     "split-tool-pair",
@@ -407,19 +308,19 @@ def _check_messages(
                     f"the result of {call_id!r} left but its call stays",
                 )
         elif role == "system":
-            _add(out, given, "system-dropped", index, "a system message left")
+            add_breach(out, given, "system-dropped", index, "a system message left")
     if calls_here:
         open_calls = [cid for cid in calls_here if cid not in answered]
-        later = _results_after(given, end, set(calls_here))
+        later = results_after(given, end, set(calls_here))
         for call_id in open_calls:
             rule, what = (
                 ("split-tool-pair", "left but its result stays")
                 if call_id in later
                 else ("unresolved-call-left", "has no result yet and left")
             )
-            _add(out, given, rule, calls_here[call_id], f"the call {call_id!r} {what}")
+            add_breach(out, given, rule, calls_here[call_id], f"the call {call_id!r} {what}")
         for call_id in answered & later:
-            _add(
+            add_breach(
                 out,
                 given,
                 "split-tool-pair",
@@ -428,52 +329,7 @@ def _check_messages(
             )
 
 
-def _ranked(found: list[Breach]) -> list[Breach]:
-    if len(found) > 1:
-        found.sort(key=lambda b: _RANK[b.rule])
-    return found
-
-
-def _add(out: list[Breach], given: Sequence[Message], rule: str, index: int, detail: str) -> None:
-    out.append(Breach(rule, index, given[index].stage_id, detail))
-
-
-def _check_stand_ins(
-    out: list[Breach],
-    given: Sequence[Message],
-    span: range,
-    inserted: Sequence[Message],
-    window: Window | None = None,
-) -> None:
-    """Only the library's own stand-ins, and only in place of something that left
-    (``span``: the indices of the given window that left)."""
-    for at, message in enumerate(inserted, span.start):
-        if _holds(given, message, window):
-            detail = (
-                "what left is not one contiguous span: a message kept between removed ones"
-                if _holds(given[span.start : span.stop], message)
-                else "a kept message was moved or repeated"
-            )
-            out.append(Breach("non-contiguous-removal", at, message.stage_id, detail))
-        elif message.authored not in STAND_IN_KINDS:
-            detail = (
-                "an inserted message is not a library stand-in (a drop notice or a "
-                "compaction frame)"
-            )
-            out.append(Breach("rewritten-without-frame", at, message.stage_id, detail))
-        elif not span:
-            detail = "a stand-in was inserted where nothing left"
-            out.append(Breach("rewritten-without-frame", at, message.stage_id, detail))
-
-
 _stage_of = operator.attrgetter("stage_id")
-
-
-def _holds(window: Sequence[Message], message: Message, facts: Window | None = None) -> bool:
-    """Whether ``message`` (this very object) stands in ``window`` (``facts``: its facts)."""
-    if facts is not None:
-        return facts.holds(message)
-    return any(map(functools.partial(operator.is_, message), window))
 
 
 def _called_before(given: Sequence[Message], start: int, call_id: str) -> bool:
@@ -483,18 +339,3 @@ def _called_before(given: Sequence[Message], start: int, call_id: str) -> bool:
         if any(call.id == call_id for call in given[i].tool_calls):
             return True
     return False
-
-
-def _results_after(given: Sequence[Message], end: int, call_ids: set[str]) -> set[str]:
-    """Which of ``call_ids`` are answered by a result after ``end`` before being called again."""
-    live = set(call_ids)
-    found: set[str] = set()
-    for i in range(end, len(given)):
-        if not live:
-            break
-        message = given[i]
-        for call in message.tool_calls:
-            live.discard(call.id)
-        if message.role == "tool" and message.tool_call_id in live:
-            found.add(message.tool_call_id)
-    return found

@@ -24,7 +24,7 @@ def _window() -> list[Message]:
 
 
 def _kinds(policy: object) -> list[str]:
-    out = apply_window(audit(policy), _window(), iteration=4, request="req")
+    out = apply_window(audit(policy), _window(), iteration=4, request="req", on_breach="record")
     assert out.record is not None
     return [v.kind for v in out.record.violations or []]
 
@@ -70,7 +70,9 @@ def test_other_rules_each_detected() -> None:
     def drop_system_and_gap(messages: list[Message]) -> list[Message]:
         return [messages[1], messages[4], messages[5], messages[6]]
 
-    out = apply_window(audit(drop_system_and_gap), window, iteration=2, request="req")
+    out = apply_window(
+        audit(drop_system_and_gap), window, iteration=2, request="req", on_breach="record"
+    )
     assert out.record is not None
     assert Counter(v.kind for v in out.record.violations or []) == Counter(
         {"system-dropped": 1, "non-contiguous-removal": 1}
@@ -82,7 +84,9 @@ def test_record_names_removed_stage_ids_and_copies_are_not_removals() -> None:
         return [m.model_copy() for m in [messages[0], *messages[3:]]]
 
     window = _window()
-    out = apply_window(audit(copy_all, name="copier"), window, iteration=3, request="req")
+    out = apply_window(
+        audit(copy_all, name="copier"), window, iteration=3, request="req", on_breach="record"
+    )
     record = out.record
     assert record is not None and record.strategy == "copier"
     assert record.removed_stage_ids == ["call-llm#1", "tool-calls#2"]
@@ -94,7 +98,7 @@ def test_inserted_summary_that_says_so_is_a_frame_and_never_anchors() -> None:
     def summarize(messages: list[Message]) -> list[Message]:
         return [Message.user("<summary of earlier conversation>\n\nstuff"), *messages[3:]]
 
-    out = apply_window(audit(summarize), _window(), iteration=3, request="req")
+    out = apply_window(audit(summarize), _window(), iteration=3, request="req", on_breach="record")
     assert out.record is not None
     assert [v.kind for v in out.record.violations or []] == ["lost-current-request"]
     assert out.window[0].authored == "compaction-frame"

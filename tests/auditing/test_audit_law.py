@@ -55,6 +55,7 @@ def _violations(policy: object, window: Sequence[Message], request: str) -> list
         iteration=5,
         request=request,
         measured_input_tokens=50,
+        on_breach="record",
     )
     if out.record is None:
         return []

@@ -29,6 +29,7 @@ from footprint_lab import (
 from footprint_lab.evidence import losses
 from footprint_lab.importers import from_openai
 from footprint_lab.window import StrategyInput, WindowRecord, WindowResult
+from footprint_lab.window.notice import cleared_result
 from footprint_lab.window.turns import segment_turns
 from tests.builders import EVIDENCE_TRANSCRIPT, tool_loop
 
@@ -290,9 +291,8 @@ class _InPlace:
             window[0] = window[0].model_copy(update={"content": "", "authored": "cleared-result"})
             named = ["seed#0"]
         elif self.breach == "unnamed":
-            window[target] = original.model_copy(
-                update={"content": "x", "authored": "cleared-result"}
-            )
+            # the library's own placeholder, but its original is not named
+            window[target] = cleared_result(original, iteration=input.iteration, strategy=self.name)
             named = []
         elif self.breach == "not-authored":
             window[target] = original.model_copy(update={"content": "x"})
