@@ -419,7 +419,7 @@ _ENTRY_TYPES = frozenset({"user", "assistant", "system", "summary"})
 
 def _load_file(path: Path, strict: bool) -> Run:
     where = str(path)
-    notes = Problems(SOURCE, strict=strict, unit=UNIT)
+    notes = Problems(SOURCE, strict=strict, unit=UNIT, path=where)
     entries = _entries(read_text_file(path, SOURCE), where)
     ours = sum(
         1
@@ -438,8 +438,6 @@ def _load_file(path: Path, strict: bool) -> Run:
             f"{', '.join(sorted(_ENTRY_TYPES))}",
             path=where,
         )
-    if not entries:
-        notes.note(None, "file", "the session has no entries: imported as an empty run")
     session = _read(entries, notes)
     turns = session.turns
 
@@ -453,7 +451,7 @@ def _load_file(path: Path, strict: bool) -> Run:
         messages, usages, found = parse_anthropic([t.raw() for t in turns], strict=strict)
     except TranscriptError as exc:
         raise nested(exc, SOURCE, place, unit=UNIT, path=where) from None
-    problems = [*notes.found, *nested(found.found, SOURCE, place)]
+    problems = [*notes.found, *nested(found.found, SOURCE, place, unit=UNIT, path=where)]
     return build_run(
         messages,
         usages,

@@ -146,6 +146,8 @@ def _result(
         name = ids.name(index, "name", raw.get("name"))
         if legacy is None:
             problems.note(index, "role", "a function result with no function_call before it")
+        else:
+            ids.answered(legacy, index, "role")
         return Message.tool(legacy or f"function_call-orphan-{index}", name, text, parts=parts)
     call_id = raw.get("tool_call_id")
     if not isinstance(call_id, str):
