@@ -2,7 +2,8 @@
 naming the file, the place (its unit and index, the field) and the rule; nothing is rewritten
 (#24 item 13): calls the next reply came without an answer to, call ids reused across
 messages, empty transcripts, arguments given as text where the format has an object,
-duplicate tau-bench labels, a missing ``task_id``."""
+duplicate tau-bench labels, a missing ``task_id``. The OpenAI participant ``name`` survives an
+import. and each loader refuses another stack's file naming the format it expected."""
 
 from __future__ import annotations
 
@@ -23,6 +24,7 @@ from footprint_lab.importers import (
     load_tau_bench,
 )
 from footprint_lab.lab.views import import_problem_items
+from footprint_lab.providers.openai import to_openai_messages
 from tests.importers.helpers import openai_tool_call, reused_call_ids, saved
 
 DATA = Path(__file__).resolve().parents[2] / "data"
@@ -270,3 +272,44 @@ def test_a_missing_tau_bench_task_id_is_listed(tmp_path: Path) -> None:
     assert runs[0].import_problems[0].problem == "missing: the run's label is 'task-None-trial-0'"
     with pytest.raises(TranscriptError, match="entry 0, field 'task_id': missing"):
         load_tau_bench(path, strict=True)
+
+
+# -- the OpenAI participant name -------------------------------------------------------------
+
+
+def test_the_openai_user_name_survives_import_save_load_and_the_wire(tmp_path: Path) -> None:
+    run = from_openai(
+        [
+            {"role": "user", "name": "alice", "content": "hi"},
+            {"role": "assistant", "name": "helper", "content": "hello"},
+            {"role": "user", "content": "bye"},
+        ],
+        strict=True,
+    )
+    assert [(m.role, m.name) for m in run.ledger.messages] == [
+        ("user", "alice"),
+        ("assistant", "helper"),
+        ("user", None),
+    ]
+    loaded = saved(run, tmp_path)
+    assert [m.name for m in loaded.ledger.messages] == ["alice", "helper", None]
+    assert [m.name for m in loaded.window] == ["alice", "helper", None]
+    assert to_openai_messages(loaded.window) == [
+        {"role": "user", "content": "hi", "name": "alice"},
+        {"role": "assistant", "content": "hello", "name": "helper"},
+        {"role": "user", "content": "bye"},
+    ]
+
+
+def test_a_named_system_message_keeps_its_name() -> None:
+    run = from_openai(
+        [
+            {"role": "system", "name": "rules", "content": "be brief"},
+            {"role": "user", "content": "x"},
+        ]
+    )
+    assert run.system is None
+    system = run.ledger.messages[0]
+    assert (system.role, system.name, system.content) == ("system", "rules", "be brief")
+    with pytest.raises(TranscriptError, match="field 'name': expected text"):
+        from_openai([{"role": "user", "name": 7, "content": "x"}])
