@@ -47,9 +47,10 @@ an empty transcript, arguments that are not an object or are text where the form
 ``null`` text, empty names, negative usage, a tau-bench entry without ``task_id`` or with an
 earlier entry's label) is kept as it is — never renamed — and listed in
 ``run.import_problems`` as :class:`ImportProblem` records naming the same file, unit, index
-and field — or, with ``strict=True``, raises at the first one. Typed content (images, documents,
-audio, thinking, refusals, legacy ``function_call``, LangChain ``invalid_tool_calls``,
-Anthropic system blocks) is kept as ``Message.parts``.
+and field — or, with ``strict=True``, raises at the first one. A loader handed another
+format's file raises naming the format it expected. Typed content (images, documents, audio,
+thinking, refusals, legacy ``function_call``, LangChain ``invalid_tool_calls``, Anthropic
+system blocks) is kept as ``Message.parts``.
 """
 
 from __future__ import annotations

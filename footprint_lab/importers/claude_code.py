@@ -90,6 +90,8 @@ SUFFIX = ".jsonl"
 """The file names a folder is searched for."""
 UNIT = "line"
 """What an error's index counts: the line of the file (from 1)."""
+FORMAT = "a Claude Code session (JSON lines: one entry object a line)"
+"""The format this loader reads, as its errors name it."""
 SYNTHETIC_MODEL = "<synthetic>"
 """The model Claude Code names on replies it wrote itself (API errors, interruptions)."""
 
@@ -187,7 +189,7 @@ def _entries(text: str, where: str) -> list[tuple[int, Any]]:
         if not line.strip():
             continue
         try:
-            out.append((number, parse_json_text(line, SOURCE, where, "line")))
+            out.append((number, parse_json_text(line, SOURCE, where, "line", FORMAT)))
         except TranscriptError as exc:
             raise TranscriptError(
                 SOURCE, number, "line", exc.problem, path=where, unit=UNIT
@@ -420,7 +422,7 @@ _ENTRY_TYPES = frozenset({"user", "assistant", "system", "summary"})
 def _load_file(path: Path, strict: bool) -> Run:
     where = str(path)
     notes = Problems(SOURCE, strict=strict, unit=UNIT, path=where)
-    entries = _entries(read_text_file(path, SOURCE), where)
+    entries = _entries(read_text_file(path, SOURCE, FORMAT), where)
     ours = sum(
         1
         for _, entry in entries

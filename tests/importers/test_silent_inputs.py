@@ -3,7 +3,7 @@ naming the file, the place (its unit and index, the field) and the rule; nothing
 (#24 item 13): calls the next reply came without an answer to, call ids reused across
 messages, empty transcripts, arguments given as text where the format has an object,
 duplicate tau-bench labels, a missing ``task_id``. The OpenAI participant ``name`` survives an
-import. and each loader refuses another stack's file naming the format it expected."""
+import, and each loader refuses another stack's file naming the format it expected."""
 
 from __future__ import annotations
 
@@ -313,3 +313,25 @@ def test_a_named_system_message_keeps_its_name() -> None:
     assert (system.role, system.name, system.content) == ("system", "rules", "be brief")
     with pytest.raises(TranscriptError, match="field 'name': expected text"):
         from_openai([{"role": "user", "name": 7, "content": "x"}])
+
+
+# -- another stack's file is refused, naming the format expected ----------------------------
+
+
+def _other_files(own: str) -> list[Path]:
+    files = [TAU, *sorted(p for p in TRANSCRIPTS.glob("*/*") if p.suffix != "" and p.is_file())]
+    return [p for p in files if p.parent.name != own and p.suffix not in (".md",)]
+
+
+@pytest.mark.parametrize("path", _other_files("inspect"), ids=lambda p: p.name)
+def test_inspect_refuses_every_other_stacks_file_by_name(path: Path) -> None:
+    with pytest.raises(TranscriptError, match="Inspect") as caught:
+        load_inspect(path)
+    assert caught.value.path == str(path)
+
+
+@pytest.mark.parametrize("path", _other_files("claude-code"), ids=lambda p: p.name)
+def test_claude_code_refuses_every_other_stacks_file_by_name(path: Path) -> None:
+    with pytest.raises(TranscriptError, match="Claude Code") as caught:
+        load_claude_code(path)
+    assert caught.value.path == str(path)
