@@ -240,7 +240,9 @@ class Message(BaseModel):
     tool_call_id: str | None = None
     """On a tool message: the id of the call it answers."""
     name: str | None = None
-    """On a tool message: the name of the tool that produced it."""
+    """On a tool message: the name of the tool that produced it. On another message: the
+    participant's name its source gave (OpenAI's and GenAI's ``name``), sent on the OpenAI
+    wire; None when it gave none. Like the role, it is not counted in :attr:`chars`."""
     stage_id: str | None = None
     """The ledger stage that committed this message (``seed#0``, ``tool-calls#4`` ...)."""
     authored: Authored | None = None

@@ -113,11 +113,18 @@ class ImportProblem(BaseModel):
     source: str
     """Where the transcript came from ('openai', 'anthropic', 'langchain', 'tau-bench', ...)."""
     index: int | None
-    """Index of the input message it concerns (None: the transcript as a whole)."""
+    """Index of the input item it concerns, counted in ``unit`` s (None: the transcript as a
+    whole)."""
     field: str
-    """The field it concerns, as a path inside the message ('tool_calls[0].function.name')."""
+    """The field it concerns, as a path inside that item ('tool_calls[0].function.name')."""
     problem: str
-    """What is wrong with it, and how it was kept."""
+    """What is wrong with it (the rule it breaks), and how it was kept."""
+    unit: str = "message"
+    """What ``index`` counts: 'message', or for a file loader the file's own unit ('entry',
+    'line', 'sample', 'event', 'span'), as :class:`~footprint_lab.importers.TranscriptError`
+    names it."""
+    path: str | None = None
+    """The file it was found in (file loaders; None for an import of objects in memory)."""
 
 
 class RunState(BaseModel):

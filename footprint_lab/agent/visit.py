@@ -80,7 +80,7 @@ def commit_visit(
                 stage_id=message.stage_id,
                 content_hash=content_hash(message),
                 role=message.role,
-                tool_name=message.name,
+                tool_name=message.name if message.role == "tool" else None,
                 survival_ms=max(0, now - committed) if committed is not None else 0,
             )
         )

@@ -41,13 +41,16 @@ says ``'native'``, ``'rebuilt'`` (with ``rebuilt_tool_calls``) or ``'literal'``
 
 Every importer takes ``strict=False``: malformed input raises :class:`TranscriptError` (naming
 the file, the source, the index — of a message, entry, line, sample, event or span: its
-``unit`` — and the field); what a provider would have accepted but is wrong (orphan results,
-duplicate call ids in one message, arguments that are not an object, ``null`` text, empty
-names, negative usage) is kept as it is and listed in ``run.import_problems`` as
-:class:`ImportProblem` records naming the same index and field — or, with ``strict=True``,
-raises at the first one. Typed content (images, documents, audio, thinking, refusals, legacy
-``function_call``, LangChain ``invalid_tool_calls``, Anthropic system blocks) is kept as
-``Message.parts``.
+``unit`` — and the field); what is accepted but wrong (orphan results, duplicate call ids in
+one message or reused from an earlier one, a call the next reply came without an answer to,
+an empty transcript, arguments that are not an object or are text where the format has one,
+``null`` text, empty names, negative usage, a tau-bench entry without ``task_id`` or with an
+earlier entry's label) is kept as it is — never renamed — and listed in
+``run.import_problems`` as :class:`ImportProblem` records naming the same file, unit, index
+and field — or, with ``strict=True``, raises at the first one. A loader handed another
+format's file raises naming the format it expected. Typed content (images, documents, audio,
+thinking, refusals, legacy ``function_call``, LangChain ``invalid_tool_calls``, Anthropic
+system blocks) is kept as ``Message.parts``.
 """
 
 from __future__ import annotations

@@ -80,8 +80,14 @@ def files_in(path: str | Path, suffixes: Sequence[str], source: str) -> list[Pat
     return sorted(found, key=lambda p: p.name)
 
 
-def read_text_file(path: str | Path, source: str) -> str:
-    """The UTF-8 text of ``path``, or :class:`TranscriptError` naming the file and the rule."""
+def _expecting(problem: str, expected: str | None) -> str:
+    """``problem``, saying which format the loader expected (when it says)."""
+    return problem if expected is None else f"{problem}; expected {expected}"
+
+
+def read_text_file(path: str | Path, source: str, expected: str | None = None) -> str:
+    """The UTF-8 text of ``path``, or :class:`TranscriptError` naming the file, the rule and
+    (when given) the format ``expected`` ('a Claude Code session (JSON lines)')."""
     where = str(path)
     check_regular(path, source)
     try:
@@ -94,22 +100,24 @@ def read_text_file(path: str | Path, source: str) -> str:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise TranscriptError(
-            source, None, "file", f"not UTF-8 text (byte {exc.start})", path=where
+            source,
+            None,
+            "file",
+            _expecting(f"not UTF-8 text (byte {exc.start})", expected),
+            path=where,
         ) from None
 
 
-def parse_json_text(text: str, source: str, where: str, field: str = "file") -> Any:
-    """``text`` as JSON, or :class:`TranscriptError` saying where it stopped being JSON."""
+def parse_json_text(
+    text: str, source: str, where: str, field: str = "file", expected: str | None = None
+) -> Any:
+    """``text`` as JSON, or :class:`TranscriptError` saying where it stopped being JSON (and,
+    when given, the format ``expected``)."""
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
-        raise TranscriptError(
-            source,
-            None,
-            field,
-            f"not JSON at line {exc.lineno} column {exc.colno}: {exc.msg} (truncated or corrupt?)",
-            path=where,
-        ) from None
+        why = f"not JSON at line {exc.lineno} column {exc.colno}: {exc.msg} (truncated or corrupt?)"
+        raise TranscriptError(source, None, field, _expecting(why, expected), path=where) from None
     except RecursionError:
         raise TranscriptError(source, None, field, "JSON nested too deep", path=where) from None
     except ValueError as exc:  # e.g. an integer too long to convert
@@ -118,7 +126,9 @@ def parse_json_text(text: str, source: str, where: str, field: str = "file") -> 
         ) from None
 
 
-def read_json_file(path: str | Path, source: str) -> Any:
+def read_json_file(path: str | Path, source: str, expected: str | None = None) -> Any:
     """The JSON value in the UTF-8 file ``path``; any fault is a :class:`TranscriptError`
-    naming the file (not UTF-8, not JSON, truncated, nested too deep)."""
-    return parse_json_text(read_text_file(path, source), source, str(path))
+    naming the file (not UTF-8, not JSON, truncated, nested too deep) and, when given, the
+    format ``expected``."""
+    text = read_text_file(path, source, expected)
+    return parse_json_text(text, source, str(path), expected=expected)

@@ -32,6 +32,8 @@ SOURCE = "inspect"
 
 UNIT = "sample"
 """What an error's index counts: the sample's position in the log."""
+FORMAT = "an Inspect eval log (an EvalLog .json file, or an .eval zip)"
+"""The format this loader reads, as its errors name it."""
 
 
 _REFS = ("attachment://", "tc://")
@@ -98,9 +100,9 @@ def _check_eval_log(log: Mapping[str, Any], field: str, where: str) -> None:
 
 def _json_samples(path: Path) -> tuple[Mapping[str, Any], Iterator[_Sample]]:
     where = str(path)
-    log = read_json_file(path, SOURCE)
+    log = read_json_file(path, SOURCE, FORMAT)
     if not isinstance(log, Mapping):
-        raise TranscriptError(SOURCE, None, "log", "expected an EvalLog object", path=where)
+        raise TranscriptError(SOURCE, None, "log", "expected an Inspect EvalLog object", path=where)
     _check_eval_log(log, "log", where)
     samples = log.get("samples")
     if samples is None:
@@ -188,7 +190,9 @@ def _eval_samples(
         raise TranscriptError(SOURCE, None, _HEADER, "missing from the .eval zip", path=where)
     header = _zip_read(archive, _HEADER, where, None)
     if not isinstance(header, Mapping):
-        raise TranscriptError(SOURCE, None, _HEADER, "expected an EvalLog object", path=where)
+        raise TranscriptError(
+            SOURCE, None, _HEADER, "expected an Inspect EvalLog object", path=where
+        )
     _check_eval_log(header, _HEADER, where)
     members = sorted({n for n in names if n.startswith(_SAMPLES) and n.endswith(".json")})
     items = (

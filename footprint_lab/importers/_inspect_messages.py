@@ -77,6 +77,7 @@ def _tool_calls(
 ) -> list[ToolCall]:
     listed = raw.get("tool_calls")
     if listed is None:
+        ids.asked([], index, f"{field}.tool_calls")
         return []
     if not isinstance(listed, list):
         problems.fail(index, f"{field}.tool_calls", "expected a list of calls")
@@ -95,6 +96,7 @@ def _tool_calls(
             index,
             f"{at}.arguments",
             missing="arguments" not in call,
+            object_only=True,
         )
         parse_error = optional_str(call.get("parse_error"), problems, index, f"{at}.parse_error")
         if parse_error is not None:

@@ -69,7 +69,8 @@ class _Messages:
 
     def __init__(self, problems: Problems) -> None:
         self.problems = problems
-        self.ids = CallIds(problems)
+        # Inputs repeat earlier messages (not always byte for byte): no check across messages.
+        self.ids = CallIds(problems, across=False)
         self._seen: dict[str, list[Message]] = {}
 
     def read(self, raw: Any, index: int, where: str) -> list[Message]:

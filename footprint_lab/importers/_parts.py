@@ -58,6 +58,7 @@ from footprint_lab.importers._usage import (
     usage_int,
 )
 from footprint_lab.importers._values import (
+    EMPTY_TRANSCRIPT,
     MAX_DEPTH,
     MAX_INT_BITS,
     int_of,
@@ -72,6 +73,7 @@ from footprint_lab.importers._values import (
 )
 
 __all__ = [
+    "EMPTY_TRANSCRIPT",
     "MAX_DEPTH",
     "MAX_INT_BITS",
     "MAX_USAGE",

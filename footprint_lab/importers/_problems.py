@@ -5,7 +5,8 @@ Layer: importers. Malformed input raises :class:`TranscriptError` naming the sou
 and the field; input a provider would have accepted but that is wrong is listed by
 :class:`Problems` as an :class:`~footprint_lab.agent.run.ImportProblem` (or raised when strict).
 An importer that hands part of its input to another renames what that one found with
-:func:`nested`, so an error and a listed problem always name the same place.
+:func:`nested`, so an error and a listed problem always name the same place: the file, the
+unit and index, and the field.
 """
 
 from __future__ import annotations
@@ -57,11 +58,20 @@ class TranscriptError(ValueError):
 class Problems:
     """Collects what an import found wrong; raises at the first one when strict."""
 
-    def __init__(self, source: str, *, strict: bool = False, unit: str = "message") -> None:
-        """Start an empty collection for ``source``, whose indices count ``unit`` s."""
+    def __init__(
+        self,
+        source: str,
+        *,
+        strict: bool = False,
+        unit: str = "message",
+        path: str | None = None,
+    ) -> None:
+        """Start an empty collection for ``source``, whose indices count ``unit`` s, found in
+        the file ``path`` (None: objects in memory)."""
         self.source = source
         self.strict = strict
         self.unit = unit
+        self.path = path
         self.found: list[ImportProblem] = []
 
     def note(self, index: int | None, field: str, problem: str) -> None:
@@ -71,14 +81,21 @@ class Problems:
             TranscriptError: the import is strict.
         """
         if self.strict:
-            raise TranscriptError(self.source, index, field, problem, unit=self.unit)
+            self.fail(index, field, problem)
         self.found.append(
-            ImportProblem(source=self.source, index=index, field=field, problem=problem)
+            ImportProblem(
+                source=self.source,
+                index=index,
+                field=field,
+                problem=problem,
+                unit=self.unit,
+                path=self.path,
+            )
         )
 
     def fail(self, index: int | None, field: str, problem: str) -> NoReturn:
         """Raise :class:`TranscriptError` for malformed input."""
-        raise TranscriptError(self.source, index, field, problem, unit=self.unit)
+        raise TranscriptError(self.source, index, field, problem, path=self.path, unit=self.unit)
 
 
 def ordered(
@@ -97,7 +114,9 @@ def ordered(
     listed = sorted(found, key=lambda p: -1 if p.index is None else p.index)
     if strict and listed:
         first = listed[0]
-        raise TranscriptError(first.source, first.index, first.field, first.problem, unit=unit)
+        raise TranscriptError(
+            first.source, first.index, first.field, first.problem, path=first.path, unit=unit
+        )
     return listed
 
 
@@ -146,15 +165,15 @@ def nested(
     and ``source`` replaces the inner source.
 
     Both go through the same ``place``, so a strict import's error and the problem a lenient
-    one lists name the same place. An error also gets the outer ``unit`` (default: its own)
-    and the file ``path`` (kept when it already names one); raise it ``from None``.
+    one lists name the same place. Each also gets the outer ``unit`` (default: its own) and
+    the file ``path`` (kept when it already names one); raise an error ``from None``.
 
     Args:
         found: A :class:`TranscriptError`, or the :class:`ImportProblem` s of the nested import.
         source: The outer importer's source.
         place: (inner index, inner field) -> (outer index, outer field).
-        unit: What the outer index counts (errors only).
-        path: The file (errors only).
+        unit: What the outer index counts.
+        path: The file.
     """
     where = place or (lambda index, field: (index, field))
     if isinstance(found, TranscriptError):
@@ -170,7 +189,16 @@ def nested(
     out: list[ImportProblem] = []
     for problem in found:
         index, field = where(problem.index, problem.field)
-        out.append(ImportProblem(source=source, index=index, field=field, problem=problem.problem))
+        out.append(
+            ImportProblem(
+                source=source,
+                index=index,
+                field=field,
+                problem=problem.problem,
+                unit=problem.unit if unit is None else unit,
+                path=problem.path if problem.path is not None else path,
+            )
+        )
     return out
 
 

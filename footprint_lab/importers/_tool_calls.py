@@ -1,6 +1,6 @@
 """Tool calls as given: their arguments kept as they are (text that is not a JSON object kept
 under ``UNPARSED_ARGUMENTS_KEY``), and the calls seen so far, which name results and list
-orphans and duplicate ids.
+orphans, duplicate ids and unanswered calls.
 
 Layer: importers.
 """
@@ -23,17 +23,50 @@ def _unparsed(text: str, problems: Problems, index: int, field: str, why: str) -
 
 
 def arguments_of(
-    value: Any, problems: Problems, index: int, field: str, *, missing: bool = False
+    value: Any,
+    problems: Problems,
+    index: int,
+    field: str,
+    *,
+    missing: bool = False,
+    object_only: bool = False,
 ) -> dict[str, Any]:
     """Tool-call arguments kept as they are: an object as given; JSON text of an object parsed;
     anything else (text that is not JSON, JSON that is not an object, ``null``, a number ...)
     kept as its JSON text under ``UNPARSED_ARGUMENTS_KEY`` with a problem listed. Absent
     arguments and empty text mean no arguments.
 
+    Args:
+        value: The arguments as the source gives them.
+        problems: Where a problem is listed.
+        index: The message's index.
+        field: The arguments' field.
+        missing: The source gives no arguments at all.
+        object_only: The format carries arguments as an object, never as text (LangChain's
+            ``args``, Anthropic's ``input``, Inspect's ``arguments``): text there is read as
+            any text is, and also listed, since the format does not allow it.
+
     Raises:
         TranscriptError: the value cannot be carried as JSON (NaN, deep nesting, ...).
     """
-    if missing or (isinstance(value, str) and not value.strip()):
+    if missing:
+        return {}
+    if isinstance(value, str) and object_only:
+        # Read as any text is; the one problem listed is that it is text at all.
+        quiet = Problems(problems.source)
+        parsed = arguments_of(value, quiet, index, field)
+        how = (
+            quiet.found[0].problem
+            if quiet.found
+            else "empty, so no arguments"
+            if not value.strip()
+            else "the JSON of an object, parsed"
+        )
+        problems.note(
+            index, field, f"arguments given as text where the format has an object: {how}"
+        )
+        return parsed
+    if isinstance(value, str) and not value.strip():
         return {}
     if isinstance(value, str):
         try:
@@ -56,12 +89,31 @@ def arguments_of(
 
 
 class CallIds:
-    """The tool calls seen so far: names results, and lists orphans and duplicate ids."""
+    """The tool calls seen so far: names results, and lists orphans, duplicate ids (inside one
+    message or reusing an earlier message's) and unanswered calls.
 
-    def __init__(self, problems: Problems) -> None:
-        """Track calls for one import."""
+    An importer calls :meth:`asked` once per assistant message (with its calls, or none) and
+    :meth:`answered` (or :meth:`result_name`) per tool result. A call is unanswered when no
+    result names it before the next assistant message: the model was called again without
+    it, which no provider accepts; it is kept as it is and listed. (A transcript that ends at
+    a call is not wrong, only cut short: it imports as ``incomplete``.)
+    """
+
+    def __init__(self, problems: Problems, *, across: bool = True) -> None:
+        """Track calls for one import.
+
+        Args:
+            problems: Where problems are listed.
+            across: Check across messages too (ids reused, calls unanswered); False for a
+                reader that does not see messages once each, in conversation order (OTel
+                spans repeat every earlier message in each input).
+        """
         self.problems = problems
+        self.across = across
         self.names: dict[str, str] = {}
+        self.waiting: dict[str, tuple[int, str]] = {}
+        """Calls of the latest assistant message no result answered yet: id -> (index,
+        field of its id)."""
 
     def name(self, index: int, field: str, value: Any) -> str:
         """A tool name as given; an empty one is listed as a problem.
@@ -82,23 +134,42 @@ class CallIds:
         field: str,
         positions: Sequence[int] | None = None,
     ) -> None:
-        """Record the calls of one assistant message (a duplicate id inside it is listed;
-        reusing an id of an earlier message is accepted).
+        """Record the calls of one assistant message: the calls of the one before it that no
+        result answered are listed as unanswered, and a duplicate id (inside this message, or
+        an id an earlier message already used) is listed (kept as given: a result is named
+        after the latest call with its id).
 
         Args:
-            calls: The message's calls, in order.
+            calls: The message's calls, in order (none for a reply without calls).
             index: The message's index.
             field: The list the calls came from (``tool_calls``, ``content``).
             positions: Each call's index in that list, where the list holds more than calls
                 (content blocks); by default a call's position among the calls.
         """
+        for call_id, (at_index, at) in self.waiting.items():
+            self.problems.note(
+                at_index,
+                at,
+                f"unanswered call {call_id!r}: no tool result answers it before the next "
+                "assistant message (kept as given; a provider refuses such a request)",
+            )
+        self.waiting.clear()
         seen: set[str] = set()
         for k, call in enumerate(calls):
+            at = f"{field}[{k if positions is None else positions[k]}].id"
             if call.id in seen:
-                at = k if positions is None else positions[k]
-                self.problems.note(index, f"{field}[{at}].id", f"duplicate call id {call.id!r}")
+                self.problems.note(index, at, f"duplicate call id {call.id!r}")
+            elif self.across and call.id in self.names:
+                self.problems.note(
+                    index,
+                    at,
+                    f"duplicate call id {call.id!r}: an earlier assistant message made a call "
+                    "with it (kept as given; results answer the latest)",
+                )
             seen.add(call.id)
             self.names[call.id] = call.name
+            if self.across:
+                self.waiting[call.id] = (index, at)
 
     def result_name(
         self, call_id: str, given: Any, index: int, id_field: str, name_field: str
@@ -117,8 +188,10 @@ class CallIds:
 
     def answered(self, call_id: str, index: int, field: str) -> str | None:
         """The name of the call ``call_id`` answers (None, with a problem listed, when no
-        earlier assistant message made it)."""
-        name = self.names.get(storable_text(call_id))
+        earlier assistant message made it); that call is answered."""
+        key = storable_text(call_id)
+        self.waiting.pop(key, None)
+        name = self.names.get(key)
         if name is None:
             self.problems.note(
                 index, field, f"orphan result: no earlier assistant message called {call_id!r}"

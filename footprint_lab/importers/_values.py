@@ -127,12 +127,19 @@ def optional_str(value: Any, problems: Problems, index: int | None, field: str) 
     problems.fail(index, field, f"expected text, got {short(value)}")
 
 
+EMPTY_TRANSCRIPT = "no messages: an empty transcript, imported as an empty run"
+"""The problem listed for a transcript with no messages at all."""
+
+
 def message_list(value: Any, problems: Problems, what: str = "message objects") -> Sequence[Any]:
-    """``value``, a list of messages (any sequence but text).
+    """``value``, a list of messages (any sequence but text); an empty one is listed as a
+    problem (:data:`EMPTY_TRANSCRIPT`, field ``messages``).
 
     Raises:
         TranscriptError: it is not one (field ``messages``).
     """
     if isinstance(value, (str, bytes)) or not isinstance(value, Sequence):
         problems.fail(None, "messages", f"expected a list of {what}")
+    if not value:
+        problems.note(None, "messages", EMPTY_TRANSCRIPT)
     return value

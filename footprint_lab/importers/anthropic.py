@@ -99,7 +99,12 @@ def _assistant(
                 problems.fail(index, f"{field}.id", "tool_use needs an id")
             name = ids.name(index, f"{field}.name", block.get("name"))
             arguments = arguments_of(
-                block.get("input"), problems, index, f"{field}.input", missing="input" not in block
+                block.get("input"),
+                problems,
+                index,
+                f"{field}.input",
+                missing="input" not in block,
+                object_only=True,
             )
             calls.append(ToolCall(id=call_id, name=name, arguments=arguments))
             positions.append(k)

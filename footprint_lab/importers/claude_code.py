@@ -90,6 +90,8 @@ SUFFIX = ".jsonl"
 """The file names a folder is searched for."""
 UNIT = "line"
 """What an error's index counts: the line of the file (from 1)."""
+FORMAT = "a Claude Code session (JSON lines: one entry object a line)"
+"""The format this loader reads, as its errors name it."""
 SYNTHETIC_MODEL = "<synthetic>"
 """The model Claude Code names on replies it wrote itself (API errors, interruptions)."""
 
@@ -187,7 +189,7 @@ def _entries(text: str, where: str) -> list[tuple[int, Any]]:
         if not line.strip():
             continue
         try:
-            out.append((number, parse_json_text(line, SOURCE, where, "line")))
+            out.append((number, parse_json_text(line, SOURCE, where, "line", FORMAT)))
         except TranscriptError as exc:
             raise TranscriptError(
                 SOURCE, number, "line", exc.problem, path=where, unit=UNIT
@@ -419,8 +421,8 @@ _ENTRY_TYPES = frozenset({"user", "assistant", "system", "summary"})
 
 def _load_file(path: Path, strict: bool) -> Run:
     where = str(path)
-    notes = Problems(SOURCE, strict=strict, unit=UNIT)
-    entries = _entries(read_text_file(path, SOURCE), where)
+    notes = Problems(SOURCE, strict=strict, unit=UNIT, path=where)
+    entries = _entries(read_text_file(path, SOURCE, FORMAT), where)
     ours = sum(
         1
         for _, entry in entries
@@ -438,8 +440,6 @@ def _load_file(path: Path, strict: bool) -> Run:
             f"{', '.join(sorted(_ENTRY_TYPES))}",
             path=where,
         )
-    if not entries:
-        notes.note(None, "file", "the session has no entries: imported as an empty run")
     session = _read(entries, notes)
     turns = session.turns
 
@@ -453,7 +453,7 @@ def _load_file(path: Path, strict: bool) -> Run:
         messages, usages, found = parse_anthropic([t.raw() for t in turns], strict=strict)
     except TranscriptError as exc:
         raise nested(exc, SOURCE, place, unit=UNIT, path=where) from None
-    problems = [*notes.found, *nested(found.found, SOURCE, place)]
+    problems = [*notes.found, *nested(found.found, SOURCE, place, unit=UNIT, path=where)]
     return build_run(
         messages,
         usages,

@@ -92,6 +92,7 @@ from footprint_lab.importers._inspect_log import (
 )
 from footprint_lab.importers._inspect_messages import _message
 from footprint_lab.importers._parts import (
+    EMPTY_TRANSCRIPT,
     CallIds,
     Problems,
     TranscriptError,
@@ -169,6 +170,8 @@ def _sample_run(s: _Sample, header: dict[str, Any], where: str, strict: bool) ->
     if not isinstance(sample, Mapping):
         problems.fail(k, at.rstrip(".:") or "sample", "expected a sample object")
     raw_messages = _list_of(sample.get("messages"), problems, k, f"{at}messages")
+    if not raw_messages:
+        problems.note(k, f"{at}messages", EMPTY_TRANSCRIPT)
     raw_events = _list_of(sample.get("events"), problems, k, f"{at}events")
     pool = _pool(sample, problems, s)
     # Attachments first (messages, then the model events, then the pooled inputs).
@@ -269,9 +272,11 @@ def _runs(
     runs: list[Run] = []
     for sample in samples:
         try:
-            runs.append(_sample_run(sample, header, where, strict))
+            run = _sample_run(sample, header, where, strict)
         except TranscriptError as exc:
             raise nested(exc, SOURCE, path=where) from None
+        run.import_problems = nested(run.import_problems, SOURCE, path=where)
+        runs.append(run)
     return runs
 
 

@@ -74,7 +74,12 @@ def _calls(data: Mapping[str, Any], problems: Problems, ids: CallIds, index: int
         name = ids.name(index, f"{field}.name", call.get("name"))
         call_id = optional_str(call.get("id"), problems, index, f"{field}.id")
         arguments = arguments_of(
-            call.get("args"), problems, index, f"{field}.args", missing="args" not in call
+            call.get("args"),
+            problems,
+            index,
+            f"{field}.args",
+            missing="args" not in call,
+            object_only=True,
         )
         # LangChain allows a call without an id; it gets one from its position.
         calls.append(ToolCall(id=call_id or f"lc_{index}_{k}", name=name, arguments=arguments))

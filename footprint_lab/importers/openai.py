@@ -10,6 +10,11 @@ Legacy ``function_call`` (the field before ``tool_calls``): on an assistant mess
 ``function_call-<index>`` (the legacy wire had no ids), and a following ``role: "function"``
 result answers it; beside ``tool_calls`` it is kept as a ``function-call`` part and listed as a
 problem (a request cannot carry both).
+
+The ``name`` of a system, user or assistant message (the participant's) is kept as
+:attr:`~footprint_lab.messages.Message.name` (a named first system message stays a message, not
+the run's system prompt, so its name is kept); on a ``tool`` or ``function`` message ``name``
+is the tool's.
 """
 
 from __future__ import annotations
@@ -55,6 +60,11 @@ def _content(
     return text_and_parts(
         blocks_of(content, problems, index, "content"), problems, index, "content"
     )
+
+
+def _name(raw: Mapping[str, Any], problems: Problems, index: int) -> str | None:
+    """The participant's name a message gives (``name``), kept as :attr:`Message.name`."""
+    return optional_str(raw.get("name"), problems, index, "name")
 
 
 def _usage(raw: Any, problems: Problems, index: int) -> Usage | None:
@@ -119,7 +129,8 @@ def _assistant(
             legacy = f"function_call-{index}"
             calls.append(_call(function_call, legacy, problems, ids, index, "function_call"))
     ids.asked(calls, index, "tool_calls")
-    return Message.assistant(text, tool_calls=calls, parts=parts), legacy
+    name = _name(raw, problems, index)
+    return Message.assistant(text, tool_calls=calls, parts=parts, name=name), legacy
 
 
 def _legacy_part(function_call: Any, problems: Problems, index: int) -> ContentPart:
@@ -146,6 +157,8 @@ def _result(
         name = ids.name(index, "name", raw.get("name"))
         if legacy is None:
             problems.note(index, "role", "a function result with no function_call before it")
+        else:
+            ids.answered(legacy, index, "role")
         return Message.tool(legacy or f"function_call-orphan-{index}", name, text, parts=parts)
     call_id = raw.get("tool_call_id")
     if not isinstance(call_id, str):
@@ -176,13 +189,14 @@ def parse_openai(
         role = raw.get("role")
         if role in ("system", "developer"):
             text, parts = _content(raw, problems, index, nullable=False)
-            if not out and system is None and not parts:
+            name = _name(raw, problems, index)
+            if not out and system is None and not parts and name is None:
                 system = text
             else:
-                out.append(Message.system(text, parts=parts))
+                out.append(Message.system(text, parts=parts, name=name))
         elif role == "user":
             text, parts = _content(raw, problems, index, nullable=False)
-            out.append(Message.user(text, parts=parts))
+            out.append(Message.user(text, parts=parts, name=_name(raw, problems, index)))
         elif role == "assistant":
             message, legacy = _assistant(raw, problems, ids, index)
             out.append(message)

@@ -157,9 +157,11 @@ def _load_file(path: Path, *, strict: bool, tool_loop: bool) -> list[Run]:
     runs: list[Run] = []
     for prefix, value in entries:
         try:
-            runs.append(_instance(value, prefix, path.stem, strict=strict, tool_loop=tool_loop))
+            run = _instance(value, prefix, path.stem, strict=strict, tool_loop=tool_loop)
         except TranscriptError as exc:
             raise nested(exc, SOURCE, path=where) from None
+        run.import_problems = nested(run.import_problems, SOURCE, path=where)
+        runs.append(run)
     return runs
 
 
@@ -182,7 +184,7 @@ def _parse(
         messages, _usages, system, found = parse_openai(stream.wire)
     except TranscriptError as exc:
         raise nested(exc, SOURCE, where, unit=UNIT) from None
-    problems = nested(found.found, SOURCE, where)
+    problems = nested(found.found, SOURCE, where, unit=UNIT)
     shift = 1 if system is not None else 0
     place = {k: k - shift for k in range(shift, len(stream.wire))}
     return messages, system, problems, place

@@ -98,7 +98,9 @@ def _load(path: str | Path, strict: bool) -> list[Run]:
                 _fail(head.index, _attr_where(FL_FORMAT), f"expected {FORMAT!r}")
             runs.append(_exact(head, group.members))
         else:
-            runs.append(_foreign(group, strict))
+            run = _foreign(group, strict)
+            run.import_problems = nested(run.import_problems, SOURCE, path=where)
+            runs.append(run)
     return runs
 
 

@@ -162,9 +162,11 @@ def load_swe_agent(path: str | Path, *, strict: bool = False, tool_loop: bool = 
 def _load_file(path: Path, *, strict: bool, tool_loop: bool) -> Run:
     data = read_json_file(path, SOURCE)
     try:
-        return _parse(data, path.stem, strict=strict, tool_loop=tool_loop)
+        run = _parse(data, path.stem, strict=strict, tool_loop=tool_loop)
     except TranscriptError as exc:
         raise nested(exc, SOURCE, path=str(path)) from None
+    run.import_problems = nested(run.import_problems, SOURCE, path=str(path))
+    return run
 
 
 def _literal(value: Any, problems: Problems, index: int | None, field: str) -> Any:
@@ -256,7 +258,7 @@ def _openai(
         messages, _usages, system, found = parse_openai(wire, strict=strict)
     except TranscriptError as exc:
         raise nested(exc, SOURCE, place, unit=UNIT) from None
-    return messages, system, nested(found.found, SOURCE, place)
+    return messages, system, nested(found.found, SOURCE, place, unit=UNIT)
 
 
 def _text_key(value: Any) -> str | None:

@@ -14,6 +14,7 @@ from footprint_lab._gc import gc_paused
 from footprint_lab.agent.run import Run
 from footprint_lab.importers._parts import (
     Place,
+    Problems,
     TranscriptError,
     item_field,
     json_problem,
@@ -52,9 +53,10 @@ def _in_entry(index: int) -> Place:
 @gc_paused
 def load_tau_bench(path: str | Path, *, strict: bool = False) -> list[Run]:
     """One run per trajectory, each carrying ``meta`` with ``task_id``, ``trial`` and
-    ``reward``; what a trajectory had wrong is in its ``run.import_problems`` (source
-    'tau-bench', index = the entry's index in the file, field = the place in it:
-    ``traj[3].tool_call_id``).
+    ``reward``, and ``label`` (``task-{task_id}-trial-{trial}``); what a trajectory had wrong
+    is in its ``run.import_problems`` (source 'tau-bench', unit 'entry', index = the entry's
+    index in the file, field = the place in it: ``traj[3].tool_call_id``), with what its
+    entry has wrong: a missing ``task_id``, a label an earlier entry has.
 
     Args:
         path: A tau-bench trajectories JSON file, or a folder holding
@@ -74,6 +76,7 @@ def load_tau_bench(path: str | Path, *, strict: bool = False) -> list[Run]:
     if not isinstance(data, list):
         raise TranscriptError(SOURCE, None, "trajectories", "expected a list", path=where)
     runs: list[Run] = []
+    labels: dict[str, int] = {}
     for index, entry in enumerate(data):
         if not isinstance(entry, dict) or not isinstance(entry.get("traj"), list):
             raise TranscriptError(
@@ -85,13 +88,28 @@ def load_tau_bench(path: str | Path, *, strict: bool = False) -> list[Run]:
             raise TranscriptError(
                 SOURCE, index, "task_id", f"metadata holds {why}", path=where, unit=UNIT
             )
-        meta["label"] = f"task-{entry.get('task_id')}-trial-{entry.get('trial')}"
+        label = f"task-{entry.get('task_id')}-trial-{entry.get('trial')}"
+        meta["label"] = label
+        notes = Problems(SOURCE, strict=strict, unit=UNIT, path=where)
+        if entry.get("task_id") is None:
+            notes.note(index, "task_id", f"missing: the run's label is {label!r}")
+        if label in labels:
+            notes.note(
+                index,
+                "trial",
+                f"duplicate label {label!r}: entry {labels[label]} has the same task_id and "
+                "trial (both kept)",
+            )
+        labels.setdefault(label, index)
         place = _in_entry(index)
         try:
             run = from_openai(entry["traj"], strict=strict, **meta)
         except TranscriptError as exc:
             raise nested(exc, SOURCE, place, unit=UNIT, path=where) from None
-        run.import_problems = nested(run.import_problems, SOURCE, place)
+        run.import_problems = [
+            *notes.found,
+            *nested(run.import_problems, SOURCE, place, unit=UNIT, path=where),
+        ]
         if model is not None:
             run.model = model
             run.meta["model"] = model

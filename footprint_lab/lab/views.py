@@ -215,7 +215,7 @@ def import_problem_items(
 ) -> tuple[list[tuple[str, str, str]], int]:
     """The first ``limit`` import problems as ``(where, field, problem)`` and how many more."""
     items = [
-        ("transcript" if p.index is None else f"message {p.index}", p.field, p.problem)
+        ("transcript" if p.index is None else f"{p.unit} {p.index}", p.field, p.problem)
         for p in problems[:limit]
     ]
     return items, max(len(problems) - limit, 0)

@@ -79,6 +79,8 @@ def to_openai_messages(messages: list[Message], system: str | None = None) -> li
     The system prompt goes first as a ``system`` message; assistant tool calls carry their
     arguments as JSON strings; tool results are ``tool`` messages with ``tool_call_id``.
     Library-authored messages (drop notices, compaction frames) are ordinary ``user`` messages.
+    A system, user or assistant message's participant ``name`` (:attr:`Message.name`) is sent
+    as its ``name``.
     """
     wire: list[dict[str, Any]] = []
     if system:
@@ -101,6 +103,8 @@ def to_openai_messages(messages: list[Message], system: str | None = None) -> li
                 ]
             else:
                 entry["content"] = message.content
+            if message.name is not None:
+                entry["name"] = message.name
             wire.append(entry)
         elif message.role == "tool":
             wire.append(
@@ -111,7 +115,10 @@ def to_openai_messages(messages: list[Message], system: str | None = None) -> li
                 }
             )
         else:
-            wire.append({"role": message.role, "content": message.content})
+            entry = {"role": message.role, "content": message.content}
+            if message.name is not None:
+                entry["name"] = message.name
+            wire.append(entry)
     return wire
 
 

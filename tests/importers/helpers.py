@@ -4,6 +4,7 @@ they put in, and an imported run's history and counts."""
 
 from __future__ import annotations
 
+import ast
 import json
 from pathlib import Path
 from typing import Any
@@ -109,3 +110,19 @@ def wrong_values(*words: str) -> st.SearchStrategy[Any]:
         ),
         st.integers(60, 300).map(lambda n: json.loads("[" * n + "]" * n)),
     )
+
+
+def reused_call_ids(messages: list[dict[str, Any]], prefix: str) -> list[str]:
+    """Counted from the raw OpenAI-shaped messages, independently of the importer: the field
+    (``{prefix}[i].tool_calls[k].id``) of each call whose id an earlier assistant message
+    already used (SWE-agent's calls given as the text of a Python literal are read as one)."""
+    seen: set[str] = set()
+    out: list[str] = []
+    for i, message in enumerate(messages):
+        calls = message.get("tool_calls") if message.get("role") == "assistant" else None
+        if isinstance(calls, str):
+            calls = ast.literal_eval(calls)
+        ids = [call["id"] for call in calls or []]
+        out.extend(f"{prefix}[{i}].tool_calls[{k}].id" for k, id_ in enumerate(ids) if id_ in seen)
+        seen.update(ids)
+    return out

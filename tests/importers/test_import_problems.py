@@ -114,13 +114,19 @@ def test_orphans_and_duplicate_ids_are_kept_and_listed(importer: Any, raw: Any, 
     assert (caught.value.index, caught.value.field) == (0, field)
 
 
-def test_a_call_id_reused_across_messages_is_accepted() -> None:
+def test_a_call_id_reused_across_messages_is_kept_and_listed() -> None:
+    # #24 item 13: listed, never renamed (tau-bench and SWE-agent files do this).
     turn: list[dict[str, Any]] = [
         {"role": "assistant", "tool_calls": [openai_tool_call("c", "f", "{}")]},
         {"role": "tool", "tool_call_id": "c", "content": "r"},
     ]
-    run = from_openai([{"role": "user", "content": "go"}, *turn, *turn], strict=True)
-    assert run.import_problems == [] and len(run.ledger.messages) == 5
+    run = from_openai([{"role": "user", "content": "go"}, *turn, *turn])
+    assert len(run.ledger.messages) == 5
+    assert [m.tool_calls[0].id for m in run.ledger.messages if m.tool_calls] == ["c", "c"]
+    assert [(p.index, p.field) for p in run.import_problems] == [(3, "tool_calls[0].id")]
+    assert "duplicate call id 'c': an earlier assistant message" in run.import_problems[0].problem
+    with pytest.raises(TranscriptError, match=r"message 3, field 'tool_calls\[0\]\.id'"):
+        from_openai([{"role": "user", "content": "go"}, *turn, *turn], strict=True)
 
 
 @pytest.mark.parametrize(
@@ -432,8 +438,8 @@ def test_a_bad_tau_trajectory_names_entry_and_message(tmp_path: Path) -> None:
         {"role": "user", "content": "x"},
         {"role": "tool", "tool_call_id": "x", "content": "r"},
     ]
-    clean = {"task_id": 1, "traj": [{"role": "user", "content": "x"}]}
-    path.write_text(json.dumps([clean, clean, {"task_id": 2, "traj": orphan}]))
+    clean = [{"task_id": 1, "trial": k, "traj": [{"role": "user", "content": "x"}]} for k in (0, 1)]
+    path.write_text(json.dumps([*clean, {"task_id": 2, "traj": orphan}]))
     runs = load_tau_bench(path)
     assert [(p.source, p.index, p.field) for p in runs[2].import_problems] == [
         ("tau-bench", 2, "traj[1].tool_call_id")

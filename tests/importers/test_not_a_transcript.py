@@ -90,8 +90,8 @@ def test_an_empty_session_is_imported_and_says_so(tmp_path: Path) -> None:
     empty = tmp_path / "empty.jsonl"
     empty.write_text("")
     (run,) = load_claude_code(empty)
-    assert [p.problem for p in run.import_problems] == [
-        "the session has no entries: imported as an empty run"
+    assert [(p.index, p.field, p.problem) for p in run.import_problems] == [
+        (None, "messages", "no messages: an empty transcript, imported as an empty run")
     ]
-    with pytest.raises(TranscriptError, match="no entries"):
+    with pytest.raises(TranscriptError, match="no messages"):
         load_claude_code(empty, strict=True)

@@ -19,7 +19,7 @@ from footprint_lab.importers import TranscriptError
 from footprint_lab.importers.swe_agent import load_swe_agent
 from footprint_lab.lab import capture
 from footprint_lab.messages import Message
-from tests.importers.helpers import paths
+from tests.importers.helpers import paths, reused_call_ids
 
 DATA = Path(__file__).parents[2] / "data" / "transcripts" / "swe-agent"
 FC = "marshmallow-1867.function-calling-replace-from-source.traj"
@@ -112,7 +112,11 @@ def test_every_file_imports_with_its_pinned_counts(name: str) -> None:
     assert run.system == raw(name)["history"][0]["content"]
     assert run.provider == "swe-agent"
     assert run.meta["trajectory_id"] == name.removesuffix(".traj")
-    assert run.import_problems == []
+    # The one thing a shared file has wrong: call ids reused across messages (#24 item 13).
+    reused = reused_call_ids(raw(name)["history"], "history")
+    assert [p.field for p in run.import_problems] == reused
+    assert all("duplicate call id" in p.problem for p in run.import_problems)
+    assert bool(reused) == (name == "marshmallow-1867.function-calling-replace-from-source.traj")
     assert all(c.usage is None for c in run.calls)  # SWE-agent records no per-call usage
 
 
@@ -362,7 +366,11 @@ def test_an_orphan_result_is_a_problem(tmp_path: Path) -> None:
     path = tmp_path / "orphan.traj"
     path.write_text(json.dumps(data))
     (run,) = load_swe_agent(path)
-    assert [(p.index, p.field) for p in run.import_problems] == [(5, "history[5].tool_call_id")]
+    # The call the result no longer names is unanswered when the next reply comes.
+    assert [(p.index, p.field) for p in run.import_problems] == [
+        (4, "history[4].tool_calls[0].id"),
+        (5, "history[5].tool_call_id"),
+    ]
 
 
 @pytest.mark.parametrize(
