@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from footprint_lab.importers._problems import TranscriptError
+from footprint_lab.messages import storable_json
 
 
 def check_regular(path: str | Path, source: str) -> None:
@@ -99,9 +100,10 @@ def read_text_file(path: str | Path, source: str) -> str:
 
 
 def parse_json_text(text: str, source: str, where: str, field: str = "file") -> Any:
-    """``text`` as JSON, or :class:`TranscriptError` saying where it stopped being JSON."""
+    """``text`` as JSON (its strings storable text: a lone surrogate escaped), or
+    :class:`TranscriptError` saying where it stopped being JSON."""
     try:
-        return json.loads(text)
+        return storable_json(text)
     except json.JSONDecodeError as exc:
         raise TranscriptError(
             source,

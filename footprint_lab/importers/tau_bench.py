@@ -22,6 +22,7 @@ from footprint_lab.importers._parts import (
 )
 from footprint_lab.importers.openai import from_openai
 from footprint_lab.importers.recorded import note_recorded, settle_outcome
+from footprint_lab.messages import storable_text
 
 DEFAULT_FILE = "gpt-4o-airline-dev.json"
 """The file a tau-bench folder is read from."""
@@ -93,8 +94,7 @@ def load_tau_bench(path: str | Path, *, strict: bool = False) -> list[Run]:
             raise nested(exc, SOURCE, place, unit=UNIT, path=where) from None
         run.import_problems = nested(run.import_problems, SOURCE, place)
         if model is not None:
-            run.model = model
-            run.meta["model"] = model
+            run.model = run.meta["model"] = storable_text(model)
             note_recorded(run, model=True)
         reward = entry.get("reward")
         if isinstance(reward, int | float) and not isinstance(reward, bool):
