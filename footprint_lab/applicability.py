@@ -16,7 +16,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from footprint_lab.messages import Message
+from footprint_lab.messages import Message, StorableStr
 
 __all__ = [
     "BLOCKING_REASONS",
@@ -60,7 +60,7 @@ class NotApplicable(BaseModel):
 
     reason: NotApplicableReason
     """The reason, from a closed set (:data:`NOT_APPLICABLE_REASONS`)."""
-    detail: str
+    detail: StorableStr
     """The reason in words, with the figures and the way out."""
 
 

@@ -11,6 +11,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field, TypeAdapter
 
+from footprint_lab.messages import StorableStr
 from footprint_lab.usage import Usage
 
 
@@ -141,10 +142,10 @@ class RunFailed(_Event):
     """The run stopped on a fault; the ledger holds everything up to it."""
 
     type: Literal["run.error"] = "run.error"
-    error_type: str
+    error_type: StorableStr
     """The exception's class name."""
-    message: str
-    """Its message."""
+    message: StorableStr
+    """Its message (storable text: a lone surrogate escaped)."""
 
 
 class RunCancelled(_Event):
@@ -152,7 +153,7 @@ class RunCancelled(_Event):
     timeout around ``arun``); everything up to it is recorded and the run resumes."""
 
     type: Literal["run.cancelled"] = "run.cancelled"
-    reason: str
+    reason: StorableStr
     """The exception's class name (``KeyboardInterrupt``, ``CancelledError`` ...)."""
     phase: str
     """The step that had not finished (see ``Run.phase``): a resume starts there."""

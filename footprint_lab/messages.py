@@ -19,7 +19,11 @@ Two rules live here, because this is the one place messages are built:
 * **Storable text.** Any text is storable: a lone surrogate (``os.listdir`` on a file name
   that is not UTF-8 gives ``'report-\\udcff.txt'``) is escaped on the way in to the visible
   text ``\\udcff`` (backslash-u-d-c-f-f), so hashing, saving, capture and replay never meet an
-  unencodable character. Valid text is kept exactly.
+  unencodable character. Valid text is kept exactly. Messages escape their own text; every
+  other way text enters (the request, the system prompt, the model id, provider, strategy and
+  tool names, a tool's description, a reply's finish reason, an error's message, a run file,
+  the report's labels) applies :func:`storable_text` where it enters, or types its field
+  :data:`StorableStr`.
 """
 
 from __future__ import annotations
@@ -27,10 +31,11 @@ from __future__ import annotations
 import hashlib
 import json
 import operator
+import re
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, ClassVar, Literal, NamedTuple
+from typing import Annotated, Any, ClassVar, Literal, NamedTuple
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator
 
 # The trusted-construction helpers live in the one private module that touches pydantic's
 # internals; they are re-exported here, where the rest of the package has always found them.
@@ -77,6 +82,11 @@ def storable_text(text: str) -> str:
     return text
 
 
+StorableStr = Annotated[str, AfterValidator(storable_text)]
+"""A ``str`` field made :func:`storable_text` when its model is validated: for text an
+exception, a strategy or a provider wrote (events, records, saved errors, replies)."""
+
+
 def storable_value(value: Any) -> Any:
     """A JSON-like value with every string in it (keys too) made :func:`storable_text`."""
     if isinstance(value, str):
@@ -88,6 +98,18 @@ def storable_value(value: Any) -> Any:
     if isinstance(value, tuple):
         return tuple(storable_value(v) for v in value)
     return value
+
+
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+"""A JSON ``\\uD800``-``\\uDFFF`` escape: the only way JSON text carries a lone surrogate."""
+
+
+def storable_json(text: str, **loads: Any) -> Any:
+    """``json.loads(text, **loads)`` with every string in it made :func:`storable_text`: a file
+    written by hand or by another tool may escape a lone surrogate (``"\\udcff"``). The walk
+    runs only when ``text`` holds such an escape (one regex scan otherwise)."""
+    value = json.loads(text, **loads)
+    return storable_value(value) if _SURROGATE_ESCAPE.search(text) else value
 
 
 def arguments_json(arguments: Any) -> str:

@@ -60,6 +60,7 @@ from footprint_lab.window.boundary import Boundary
 from footprint_lab.window.errors import WindowConfigError
 from footprint_lab.window.records import TokenSource
 from footprint_lab.window.strategies import WindowStrategy
+from footprint_lab.window.strategies.base import strategy_name
 
 COUNTERFACTUAL_NOTE = (
     "counterfactual: the window is what this strategy would have sent; every reply after it "
@@ -234,7 +235,7 @@ async def _replay(
         status=source.status if source.status != "paused" else "done",
         output=source.output,
         events=recorder.events,
-        strategy=getattr(configured, "name", None),
+        strategy=strategy_name(configured),
         system=source.system,
         model=source.model,
         provider=source.provider,

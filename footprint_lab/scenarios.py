@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from footprint_lab.agent import Agent, Run, Tool, tool
+from footprint_lab.messages import storable_text
 from footprint_lab.providers.scripted import Reply, ScriptedProvider
 from footprint_lab.window.strategies import (
     WindowStrategy,
@@ -91,7 +92,7 @@ class Scenario:
             if run.status != "done":
                 break
             run = agent.run(follow_up)
-        run.meta["scenario"] = self.name
+        run.meta["scenario"] = storable_text(self.name)
         return run
 
 

@@ -37,7 +37,7 @@ from footprint_lab.events import (
     ToolEnd,
 )
 from footprint_lab.ledger import WINDOW, Ledger
-from footprint_lab.messages import Message, window_chars
+from footprint_lab.messages import Message, storable_text, window_chars
 from footprint_lab.providers.base import ProviderRequest, ProviderResponse, checked_response
 from footprint_lab.window.apply import aapply_boundary
 from footprint_lab.window.boundary import Boundary
@@ -45,6 +45,7 @@ from footprint_lab.window.errors import ContextLengthError, WindowConfigError
 from footprint_lab.window.records import WindowRecord
 from footprint_lab.window.result import WindowResult
 from footprint_lab.window.shape import Window
+from footprint_lab.window.strategies.base import strategy_name
 
 if TYPE_CHECKING:
     from footprint_lab.agent.agent import Agent
@@ -91,10 +92,10 @@ class _Loop:
             self.window = [self.ledger.messages[p] for p in positions if p is not None]
         self.run.events = self.recorder.events
         self.run.agent = agent
-        self.run.strategy = getattr(agent.strategy, "name", None)
+        self.run.strategy = strategy_name(agent.strategy)
         self.run.system = agent.system_prompt
         self.run.model = agent.model
-        self.run.provider = agent.provider.name
+        self.run.provider = storable_text(agent.provider.name)
         self.run.keep_last_tool_results = agent.keep_last_tool_results
         agent._in_flight = self  # so a driver that sees an interrupt can record this run
 

@@ -10,7 +10,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from footprint_lab.messages import Message
+from footprint_lab.messages import Message, StorableStr
 
 __all__ = ["FORMAT", "VERSION", "SavedCommit", "SavedError", "SavedLedger"]
 
@@ -55,7 +55,7 @@ class SavedError(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    type_name: str
+    type_name: StorableStr
     """The exception's class name."""
-    message: str
-    """Its message."""
+    message: StorableStr
+    """Its message (storable text: a lone surrogate escaped)."""

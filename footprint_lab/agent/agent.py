@@ -23,6 +23,7 @@ from footprint_lab.agent.injections import InjectionRule
 from footprint_lab.agent.run import Run
 from footprint_lab.agent.tools import Tool
 from footprint_lab.ledger import Clock
+from footprint_lab.messages import storable_text
 from footprint_lab.providers.base import Provider
 from footprint_lab.window.strategies import WindowStrategy
 
@@ -54,11 +55,11 @@ class Agent:
         tool_timeout: float | None = None,
     ) -> None:
         self.provider = provider
-        self.model = model
+        self.model = storable_text(model)
         self.max_iterations = max_iterations
         self.keep_last_tool_results = keep_last_tool_results
         self.max_output_tokens = max_output_tokens
-        self.system_prompt = system
+        self.system_prompt = None if system is None else storable_text(system)
         self.tools = {t.name: t for t in tools}
         self.tool_roster: frozenset[str] = frozenset(self.tools)
         """The tools' names, once: every window visit hands them to the core (a drop notice
@@ -170,7 +171,7 @@ class Agent:
                 "agent.resume(agent.conversation.checkpoint()), or agent.reset()"
             )
         loop = _Loop(self, previous, on_checkpoint)
-        loop.start_request(request)
+        loop.start_request(storable_text(request))
         return await loop.drive()
 
     def reset(self) -> None:

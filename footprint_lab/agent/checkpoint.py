@@ -55,6 +55,7 @@ from footprint_lab.agent.run import (
     shared_state,
 )
 from footprint_lab.ledger import HISTORY, WINDOW, Commit, Ledger, LedgerError
+from footprint_lab.messages import storable_json
 from footprint_lab.usage import Usage
 from footprint_lab.window.records import WindowRecord
 
@@ -171,7 +172,7 @@ def save_run(run: Run, path: str | Path) -> Path:
 
 def _parse(source: Path, text: str) -> dict[str, Any]:
     try:
-        data = json.loads(text)
+        data = storable_json(text)  # a run file is an entry too: its text made storable
     except json.JSONDecodeError as exc:
         raise RunFileError(
             f"{source}: not valid JSON at line {exc.lineno} column {exc.colno} — the file is "

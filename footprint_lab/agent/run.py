@@ -24,7 +24,7 @@ from footprint_lab.agent._saved import SavedError as SavedError
 from footprint_lab.agent._saved import SavedLedger as SavedLedger
 from footprint_lab.events import Event
 from footprint_lab.ledger import HISTORY, WINDOW, Commit, Ledger
-from footprint_lab.messages import Message
+from footprint_lab.messages import Message, StorableStr
 from footprint_lab.usage import Usage
 from footprint_lab.window.records import FoldedSpan, TokenSource, WindowRecord
 
@@ -115,15 +115,15 @@ class ImportProblem(BaseModel):
     index: int | None
     """Index of the input item it concerns, counted in ``unit`` s (None: the transcript as a
     whole)."""
-    field: str
+    field: StorableStr
     """The field it concerns, as a path inside that item ('tool_calls[0].function.name')."""
-    problem: str
+    problem: StorableStr
     """What is wrong with it (the rule it breaks), and how it was kept."""
     unit: str = "message"
     """What ``index`` counts: 'message', or for a file loader the file's own unit ('entry',
     'line', 'sample', 'event', 'span'), as :class:`~footprint_lab.importers.TranscriptError`
     names it."""
-    path: str | None = None
+    path: StorableStr | None = None
     """The file it was found in (file loaders; None for an import of objects in memory)."""
 
 

@@ -33,7 +33,7 @@ from typing import Any, Literal, overload
 
 from pydantic import BaseModel, ConfigDict, ValidationError, create_model
 
-from footprint_lab.messages import Message, ToolCall
+from footprint_lab.messages import Message, ToolCall, storable_text, storable_value
 from footprint_lab.providers.base import ToolSpec
 from footprint_lab.window.errors import WindowConfigError
 
@@ -54,7 +54,10 @@ def _arguments_model(fn: ToolFunction, name: str) -> type[BaseModel]:
         default = ... if param.default is param.empty else param.default
         fields[param.name] = (annotation, default)
     model: type[BaseModel] = create_model(
-        f"{name}_arguments", __config__=ConfigDict(extra="forbid"), **fields
+        # A class name holds no NUL (a tool's name may): the name only shows in reprs.
+        f"{name}_arguments".replace("\x00", "\\x00"),
+        __config__=ConfigDict(extra="forbid"),
+        **fields,
     )
     return model
 
@@ -180,10 +183,10 @@ class Tool:
             raise WindowConfigError(f"a tool must be a callable, got {fn!r}")
         self.fn = fn
         self.kind: ToolKind = kind
-        self.name = name or fn.__name__
+        self.name = storable_text(name or fn.__name__)
         self.timeout = check_timeout(timeout, f"tool '{self.name}' timeout")
         """Seconds after which a call gets an error result (None: the agent's default)."""
-        self.description = description or inspect.getdoc(fn) or ""
+        self.description = storable_text(description or inspect.getdoc(fn) or "")
         self.arguments = _arguments_model(fn, self.name)
 
     def __repr__(self) -> str:
@@ -194,7 +197,9 @@ class Tool:
         """How the tool is advertised to the model (built once)."""
         schema = self.arguments.model_json_schema()
         schema.pop("title", None)
-        return ToolSpec(name=self.name, description=self.description, parameters=schema)
+        return ToolSpec(
+            name=self.name, description=self.description, parameters=storable_value(schema)
+        )
 
     async def invoke(self, call: ToolCall, *, default_timeout: float | None = None) -> Message:
         """Run the call; any failure becomes an error result the model can read.

@@ -138,7 +138,13 @@ def build_run(
     ledger = Ledger()
     if system is not None:
         system = storable_text(system)
-    run = Run(request="", ledger=ledger, system=system, provider=source, model=model or "imported")
+    run = Run(
+        request="",
+        ledger=ledger,
+        system=system,
+        provider=source,
+        model=storable_text(model or "imported"),
+    )
     run.meta = {"imported_from": source, **storable_value(meta or {})}
     run.import_problems = list(problems)
     window: list[Message] = []
@@ -258,5 +264,5 @@ def _commit_observed(
     )
     ledger.put(stage, "record", record)
     run.records.append(record)
-    run.strategy = policy  # the run's windows are the source policy's
+    run.strategy = record.strategy  # the run's windows are the source policy's
     return window

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from footprint_lab.importers._problems import TranscriptError
+from footprint_lab.messages import storable_json
 
 
 def check_regular(path: str | Path, source: str) -> None:
@@ -111,10 +112,11 @@ def read_text_file(path: str | Path, source: str, expected: str | None = None) -
 def parse_json_text(
     text: str, source: str, where: str, field: str = "file", expected: str | None = None
 ) -> Any:
-    """``text`` as JSON, or :class:`TranscriptError` saying where it stopped being JSON (and,
-    when given, the format ``expected``)."""
+    """``text`` as JSON (its strings storable text: a lone surrogate escaped), or
+    :class:`TranscriptError` saying where it stopped being JSON (and, when given, the format
+    ``expected``)."""
     try:
-        return json.loads(text)
+        return storable_json(text)
     except json.JSONDecodeError as exc:
         why = f"not JSON at line {exc.lineno} column {exc.colno}: {exc.msg} (truncated or corrupt?)"
         raise TranscriptError(source, None, field, _expecting(why, expected), path=where) from None

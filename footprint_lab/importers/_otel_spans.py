@@ -26,6 +26,7 @@ from footprint_lab.importers._parts import (
     reject_constant,
     short,
 )
+from footprint_lab.messages import storable_json
 
 _HEX = {16: re.compile(r"[0-9a-fA-F]{32}"), 8: re.compile(r"[0-9a-fA-F]{16}")}
 _INT = re.compile(r"-?[0-9]{1,20}")
@@ -324,7 +325,7 @@ def read_spans(data: Any, prefix: str = "", first_index: int = 0) -> list[OtelSp
 
 def _parse_json(text: str, index: int, where: str) -> Any:
     try:
-        value = json.loads(text, parse_constant=reject_constant)
+        value = storable_json(text, parse_constant=reject_constant)
     except json.JSONDecodeError as exc:
         _fail(index, where, f"not JSON at line {exc.lineno} column {exc.colno}: {exc.msg}")
     except RecursionError:

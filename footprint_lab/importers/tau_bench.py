@@ -23,6 +23,7 @@ from footprint_lab.importers._parts import (
 )
 from footprint_lab.importers.openai import from_openai
 from footprint_lab.importers.recorded import note_recorded, settle_outcome
+from footprint_lab.messages import storable_text
 
 DEFAULT_FILE = "gpt-4o-airline-dev.json"
 """The file a tau-bench folder is read from."""
@@ -111,8 +112,7 @@ def load_tau_bench(path: str | Path, *, strict: bool = False) -> list[Run]:
             *nested(run.import_problems, SOURCE, place, unit=UNIT, path=where),
         ]
         if model is not None:
-            run.model = model
-            run.meta["model"] = model
+            run.model = run.meta["model"] = storable_text(model)
             note_recorded(run, model=True)
         reward = entry.get("reward")
         if isinstance(reward, int | float) and not isinstance(reward, bool):

@@ -50,6 +50,7 @@ from footprint_lab.lab.schema import (
     frames_doc,
     with_run_column,
 )
+from footprint_lab.messages import storable_text
 from footprint_lab.pricing import run_tokens_per_char
 
 __all__ = [
@@ -281,13 +282,14 @@ def _info(run: Run, label: str | None, evidence: bool) -> dict[str, Any]:
     error = getattr(run, "error", None)
     meta = run.meta if isinstance(run.meta, dict) else {}
     return {
-        "label": label,
+        "label": None if label is None else storable_text(label),
         "strategy": run.strategy,
         "status": run.status,
         "iterations": run.iterations,
         "request": run.request,
         "scenario": meta.get("scenario"),
-        "error": None if error is None else f"{type(error).__name__}: {error}",
+        # A live exception of any kind: its text as it is stored (a lone surrogate escaped).
+        "error": None if error is None else storable_text(f"{type(error).__name__}: {error}"),
         "counterfactual": bool(meta.get("counterfactual")),
         "replay_of": meta.get("replay_of"),
         "note": meta.get("note"),

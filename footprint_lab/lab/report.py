@@ -56,6 +56,7 @@ from footprint_lab.lab.views import (
     strategy_facts,
     truncation,
 )
+from footprint_lab.messages import storable_text
 
 __all__ = [
     "RECORD_TABLE_COLUMNS",
@@ -320,10 +321,11 @@ def render_report(
     """Render the report for ``{scenario: {strategy label: run or frames}}`` (see module)."""
     entries: dict[str, dict[str, Entry]] = {}
     for scenario, by_strategy_runs in runs.items():
-        entries[scenario] = {
-            str(label): (run, _frames(run, str(label))) for label, run in by_strategy_runs.items()
+        entries[storable_text(scenario)] = {
+            storable_text(str(label)): (run, _frames(run, str(label)))
+            for label, run in by_strategy_runs.items()
         }
-    return _render(entries, title)
+    return _render(entries, storable_text(title))
 
 
 def _write(report: Report, path: str | os.PathLike[str]) -> Path:
@@ -372,6 +374,6 @@ def write_run_report(
     name = label or (frames.info.get("label") if frames is not None else None)
     name = str(name or run.strategy or "no strategy")
     captured = frames if frames is not None else capture(run, label=name)
-    scenario = str(run.meta.get("scenario") or "run")
-    heading = title or f"Inspector — {describe(run, captured)}"
-    return _write(_render({scenario: {name: (run, captured)}}, heading), path)
+    scenario = storable_text(str(run.meta.get("scenario") or "run"))
+    heading = storable_text(title or f"Inspector — {describe(run, captured)}")
+    return _write(_render({scenario: {storable_text(name): (run, captured)}}, heading), path)

@@ -2,13 +2,15 @@
 :class:`SDKProvider`, the part of ``OpenAIProvider`` and ``AnthropicProvider`` that is the same.
 
 Layer: providers. Keys come from an argument or the environment and live only inside the
-provider (as a ``SecretStr``) and the SDK client; credentials inside a ``base_url`` (userinfo,
-query values) are treated as keys too. Nothing here stores them anywhere a run, a record or an
+provider (as a ``SecretStr``) and the SDK client; credentials inside a ``base_url`` (userinfo
+and the ``Basic`` header it becomes, query values) and the values of credential headers in
+``default_headers`` (see :mod:`footprint_lab.providers._secrets`) are treated as keys too.
+Nothing here stores them anywhere a run, a record or an
 event could reach, and every error a provider raises is built outside the ``except`` block that
 caught the SDK's exception, so no ``__cause__`` / ``__context__`` chain leads back to an SDK
 exception (whose request carries the key in its headers). While a provider is alive, the
 SDKs' and httpx's loggers (:data:`SDK_LOGGERS`), which write request URLs, have its key and
-URL credentials masked in every record.
+other credentials masked in every record.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ import json
 import logging
 import os
 import weakref
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Collection
 from types import ModuleType
 from typing import Any, Generic, TypeVar
 from urllib.parse import SplitResult, parse_qsl, urlsplit, urlunsplit
@@ -26,16 +28,18 @@ from pydantic import SecretStr
 
 from footprint_lab.messages import Message
 from footprint_lab.providers._clients import LoopClients
+from footprint_lab.providers._secrets import (
+    SECRET_MIN_CHARS,
+    basic_auth_forms,
+    header_secrets,
+    split_headers,
+)
 from footprint_lab.providers.base import ContextLengthError, ProviderError, repeated_call_ids
 
 C = TypeVar("C")
 
 ProviderFailure = ProviderError | ContextLengthError
 """What a provider call raises."""
-
-URL_SECRET_MIN_CHARS = 6
-"""Userinfo parts and query values of a ``base_url`` at least this long are redacted from
-error messages (shorter ones, like ``?v=1``, would mangle ordinary words)."""
 
 PLACEHOLDER_API_KEY = "not-needed"
 """Sent to an OpenAI-compatible ``base_url`` when no key is configured (Ollama, vLLM and most
@@ -88,7 +92,8 @@ def redact(text: str, *secrets: str | None) -> str:
 
 def url_secrets(url: str | None) -> list[str]:
     """The credentials inside ``url``: its userinfo (user and password) and its query values,
-    each as written and percent-decoded, when at least :data:`URL_SECRET_MIN_CHARS` long."""
+    each as written and percent-decoded, when at least :data:`SECRET_MIN_CHARS` long, and the
+    ``Basic`` form the userinfo is sent in (:func:`basic_auth_forms`)."""
     if not url:
         return []
     parts = _split(url)
@@ -98,10 +103,11 @@ def url_secrets(url: str | None) -> list[str]:
         user, _, password = userinfo.partition(":")
         found.extend([user, password])
         found.extend(v for v in (parts.username, parts.password) if v)
+        found.extend(basic_auth_forms(user, password))
     query = parts.query
     found.extend(piece.partition("=")[2] for piece in query.split("&"))
     found.extend(value for _, value in parse_qsl(query, keep_blank_values=True))
-    return sorted({s for s in found if len(s) >= URL_SECRET_MIN_CHARS}, key=len, reverse=True)
+    return sorted({s for s in found if len(s) >= SECRET_MIN_CHARS}, key=len, reverse=True)
 
 
 def split_base_url(url: str) -> tuple[str, dict[str, str]]:
@@ -263,9 +269,12 @@ class SDKProvider(Generic[C]):
         max_retries: int,
         timeout: float | None,
         default_headers: Any,
+        secret_headers: Collection[str] | str | None = None,
     ) -> str | None:
         """Set what every SDK provider keeps; return the custom endpoint (None for the
-        vendor's own API). ``identity`` holds :func:`provider_identity`'s keywords."""
+        vendor's own API). ``identity`` holds :func:`provider_identity`'s keywords; the
+        credential headers among ``default_headers`` (:mod:`~footprint_lab.providers._secrets`,
+        ``secret_headers`` included) are kept as ``SecretStr`` and redacted like the key."""
         default_name, custom_url = provider_identity(base_url, **identity)
         name = default_name if name is None else name
         self.name = name
@@ -275,9 +284,9 @@ class SDKProvider(Generic[C]):
         )
         self.max_retries = max_retries
         self.timeout = timeout
-        self._default_headers: dict[str, str] | None = (
-            dict(default_headers) if default_headers else None
-        )
+        public, secret = split_headers(default_headers, secret_headers)
+        self._default_headers: dict[str, Any] | None = public or None
+        self._secret_headers: dict[str, SecretStr] = secret
         self._clients = LoopClients(self._new_client, self._close_client)
         _watch_logs(self)
         return custom_url
@@ -328,8 +337,12 @@ class SDKProvider(Generic[C]):
                 kwargs["default_query"] = query
         if self.timeout is not None:
             kwargs["timeout"] = self.timeout
-        if self._default_headers:
-            kwargs["default_headers"] = self._default_headers
+        headers = {
+            **(self._default_headers or {}),
+            **{k: v.get_secret_value() for k, v in self._secret_headers.items()},
+        }
+        if headers:
+            kwargs["default_headers"] = headers
         return kwargs
 
     async def aclose(self) -> None:
@@ -337,7 +350,14 @@ class SDKProvider(Generic[C]):
         await self._clients.aclose()
 
     def _secrets(self) -> list[str]:
-        return [self._api_key.get_secret_value(), *url_secrets(self._real_url())]
+        """Everything redacted from this provider's errors and the SDKs' logs: the key, the
+        ``base_url``'s credentials and the credential headers' values."""
+        headers = self._secret_headers.values()
+        return [
+            self._api_key.get_secret_value(),
+            *url_secrets(self._real_url()),
+            *(s for value in headers for s in header_secrets(value.get_secret_value())),
+        ]
 
     def _clean(self, text: str) -> str:
         return redact(text, *self._secrets())

@@ -27,7 +27,7 @@ any credentials in ``base_url``, never appear in a repr, a name or an error mess
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -266,6 +266,12 @@ class AnthropicProvider(SDKProvider["AsyncAnthropic"]):
         max_retries: SDK retries on connection errors, 429, 529 and 5xx (default 2).
         timeout: Seconds before a call times out (default: the SDK's).
         default_headers: Extra HTTP headers for every request (e.g. ``anthropic-beta``).
+            The values of credential headers (``Authorization``, ``Proxy-Authorization``,
+            ``api-key``, ``x-api-key``, ``Cookie``, any name holding ``auth``, ``key``,
+            ``token``, ``secret``, ``password`` or ``cookie``) are kept like the key and
+            redacted from every error.
+        secret_headers: More header names (case-insensitive) whose values are credentials,
+            kept and redacted the same way.
 
     Raises:
         MissingAPIKeyError: no key was given, ``ANTHROPIC_API_KEY`` is unset and there is no
@@ -286,6 +292,7 @@ class AnthropicProvider(SDKProvider["AsyncAnthropic"]):
         max_retries: int = 2,
         timeout: float | None = None,
         default_headers: Mapping[str, str] | None = None,
+        secret_headers: Collection[str] = (),
     ) -> None:
         self._setup(
             api_key=api_key,
@@ -296,6 +303,7 @@ class AnthropicProvider(SDKProvider["AsyncAnthropic"]):
             max_retries=max_retries,
             timeout=timeout,
             default_headers=default_headers,
+            secret_headers=secret_headers,
         )
         check_override(context_window_override)
         if isinstance(default_max_tokens, bool) or default_max_tokens < 1:

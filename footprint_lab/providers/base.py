@@ -10,7 +10,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from pydantic import BaseModel, Field
 
-from footprint_lab.messages import Message
+from footprint_lab.messages import Message, StorableStr, storable_text
 from footprint_lab.usage import Usage
 from footprint_lab.window.errors import ContextLengthError
 
@@ -59,7 +59,7 @@ class ProviderResponse(BaseModel):
     """The assistant message (text and/or tool calls)."""
     usage: Usage = Field(default_factory=Usage)
     """Reported usage; zeros when the API reported none."""
-    finish_reason: str | None = None
+    finish_reason: StorableStr | None = None
     """Why the reply ended, as the API said it ('stop', 'tool_calls', 'length', 'end_turn',
     'tool_use', 'max_tokens', ...); None when the provider does not say."""
     truncated: bool = False
@@ -68,10 +68,11 @@ class ProviderResponse(BaseModel):
 
 
 class ProviderError(RuntimeError):
-    """A provider call failed for a reason other than context length."""
+    """A provider call failed for a reason other than context length. Its message is storable
+    text (a lone surrogate a server sent is escaped)."""
 
     def __init__(self, message: str, *, status: int | None = None, provider: str | None = None):
-        super().__init__(message)
+        super().__init__(storable_text(message))
         self.status = status
         self.provider = provider
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -250,7 +250,12 @@ class OpenAIProvider(SDKProvider["AsyncOpenAI"]):
             off only for a server that rejects the option; it will then report no usage.
         extra_body: Extra JSON fields for every request (e.g. Ollama's ``{"options":
             {"num_ctx": 32768}}``).
-        default_headers: Extra HTTP headers for every request.
+        default_headers: Extra HTTP headers for every request. The values of credential
+            headers (``Authorization``, ``Proxy-Authorization``, ``api-key``, ``x-api-key``,
+            ``Cookie``, any name holding ``auth``, ``key``, ``token``, ``secret``,
+            ``password`` or ``cookie``) are kept like the key and redacted from every error.
+        secret_headers: More header names (case-insensitive) whose values are credentials,
+            kept and redacted the same way.
 
     Raises:
         MissingAPIKeyError: no key was given, ``OPENAI_API_KEY`` is unset and there is no
@@ -274,6 +279,7 @@ class OpenAIProvider(SDKProvider["AsyncOpenAI"]):
         stream_usage: bool = True,
         extra_body: Mapping[str, Any] | None = None,
         default_headers: Mapping[str, str] | None = None,
+        secret_headers: Collection[str] = (),
     ) -> None:
         custom_url = self._setup(
             api_key=api_key,
@@ -284,6 +290,7 @@ class OpenAIProvider(SDKProvider["AsyncOpenAI"]):
             max_retries=max_retries,
             timeout=timeout,
             default_headers=default_headers,
+            secret_headers=secret_headers,
         )
         check_override(context_window_override)
         self.context_window_override = context_window_override

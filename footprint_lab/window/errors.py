@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from footprint_lab.messages import storable_text
+
 
 class WindowConfigError(ValueError):
     """A strategy or agent was configured in a way that cannot work; the message says the fix."""
@@ -12,10 +14,11 @@ class CompactionUnmeasurableError(RuntimeError):
 
 
 class ContextLengthError(RuntimeError):
-    """The provider rejected a request as longer than the model's context window."""
+    """The provider rejected a request as longer than the model's context window. Its message
+    is storable text (a lone surrogate a server sent is escaped)."""
 
     def __init__(self, message: str, *, provider: str | None = None) -> None:
-        super().__init__(message)
+        super().__init__(storable_text(message))
         self.provider = provider
 
 

@@ -9,9 +9,15 @@ from __future__ import annotations
 import functools
 from typing import Literal, get_args
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from footprint_lab.messages import Message, PositionalModel, construct_trusted
+from footprint_lab.messages import (
+    Message,
+    PositionalModel,
+    StorableStr,
+    construct_trusted,
+    storable_text,
+)
 
 RefusalReason = Literal[
     "current-request",
@@ -162,7 +168,7 @@ class WindowRecord(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    strategy: str
+    strategy: StorableStr
     """The strategy's name: 'sliding-window', 'token-budget', 'summarize-oldest' or yours."""
     iteration: int
     """The ReAct iteration whose boundary this visit ran at."""
@@ -214,7 +220,7 @@ class WindowRecord(BaseModel):
     span_key: str | None = None
     """Content hash of the span the strategy considered (latches replacement-not-smaller)."""
     error: str | None = None
-    """The summarizer's error, when it failed."""
+    """The summarizer's error, when it failed (storable text: a lone surrogate escaped)."""
     violations: list[Violation] | None = None
     """Rules a foreign policy broke; ``audit`` and observed records fill this."""
     cleared_stage_ids: list[str] = Field(default_factory=list)
@@ -232,6 +238,11 @@ class WindowRecord(BaseModel):
     commit: int | None = None
     """The ledger commit that filed this record (set when a run commits the visit; None from
     a bare ``apply_window``)."""
+
+    @field_validator("error", mode="after")
+    @classmethod
+    def _storable_error(cls, value: str | None) -> str | None:
+        return None if value is None else storable_text(value)
 
     @property
     def chars_saved(self) -> int:

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from itertools import chain, islice
 from typing import Any, Protocol, runtime_checkable
 
-from footprint_lab.messages import Message, content_hash, update_trusted
+from footprint_lab.messages import Message, content_hash, storable_text, update_trusted
 from footprint_lab.window.boundary import Boundary
 from footprint_lab.window.clearing import ClearingPlan, plan_clearing
 from footprint_lab.window.notice import (
@@ -49,6 +49,13 @@ class WindowStrategy(Protocol):
     def plan(
         self, input: StrategyInput
     ) -> StrategyResult | Awaitable[StrategyResult | None] | None: ...
+
+
+def strategy_name(strategy: object) -> str | None:
+    """The name a run files ``strategy`` under, as storable text (a lone surrogate escaped);
+    None for no strategy or one whose ``name`` is not text."""
+    name = getattr(strategy, "name", None)
+    return storable_text(name) if isinstance(name, str) else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -438,7 +445,7 @@ class StrategyInput:
         # Trusted values built right here: skip re-validating every folded message.
         folded = FoldedSpan.model_construct(
             iteration=self.iteration,
-            strategy=strategy,
+            strategy=result.record.strategy,  # validated text: storable
             removed_stage_ids=result.record.removed_stage_ids,
             frame_index=start,
             originals=list(islice(self.messages, start, end)) if retain_originals else [],
