@@ -25,7 +25,7 @@ from footprint_lab.window.pins import should_stand_down
 from footprint_lab.window.records import WindowRecord
 from footprint_lab.window.refusals import Guards
 from footprint_lab.window.result import WindowResult
-from footprint_lab.window.strategies.base import StrategyInput, WindowStrategy
+from footprint_lab.window.strategies.base import StrategyInput, WindowStrategy, strategy_name
 
 T = TypeVar("T")
 _CHARS = operator.attrgetter("chars")
@@ -196,7 +196,7 @@ def _exact(
     after = inp.window_chars - removed_chars + sum(map(_CHARS, inserted))
     measured = None if record.measured_tokens is None else boundary.measured_input_tokens
     exact: dict[str, Any] = {
-        "strategy": strategy.name,
+        "strategy": strategy_name(strategy) or record.strategy,
         "iteration": boundary.iteration,
         "forced": boundary.forced,
         "observed": False,
