@@ -21,7 +21,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from footprint_lab.agent import _pauses
-from footprint_lab.agent._driver import StopRequested, attach_run
+from footprint_lab.agent._driver import StopRequested, attach_run, detached
 from footprint_lab.agent.checkpoint import Checkpoint, run_from_checkpoint
 from footprint_lab.agent.injections import InjectionContext, injection_message
 from footprint_lab.agent.run import CallRecord, PauseState, Run, open_batch
@@ -225,7 +225,7 @@ class _Loop:
             attach_run(exc, run)
         except Exception as exc:  # a fault never loses the run
             run.status = "error"
-            run.error = exc
+            run.error = detached(exc)  # no frames: they would keep the provider's client
             self.recorder.emit(
                 RunFailed(
                     iteration=run.iterations,
