@@ -35,7 +35,7 @@ from footprint_lab.events import (
     RunCancelled,
     RunFailed,
 )
-from footprint_lab.ledger import WINDOW, Ledger
+from footprint_lab.ledger import WINDOW, Ledger, stage_number
 from footprint_lab.messages import Message, window_chars
 from footprint_lab.providers.base import ProviderRequest, ProviderResponse, checked_response
 from footprint_lab.window.apply import aapply_boundary
@@ -401,11 +401,25 @@ class _Loop:
             )
         return response
 
+    def _call_stage(self) -> str:
+        """The stage id of the model call about to be made. A call that failed or was
+        interrupted committed nothing; when nothing was committed or numbered since, its re-run
+        (``resume_on_error``, ``resume``) goes under the same id — ``run.calls`` keeps both —
+        so the fault consumed no id and every later stage is numbered as in a run that never
+        stopped."""
+        if self.run.calls:
+            last = self.run.calls[-1]
+            ledger = self.ledger
+            unanswered = last.sent_commit == len(ledger) - 1
+            if unanswered and stage_number(last.stage_id) == ledger.stage_count - 1:
+                return last.stage_id
+        return self.ledger.begin_stage("call-llm")
+
     async def call_llm(self, iteration: int, *, retry: bool) -> ProviderResponse | None:
         """Call the model and commit its reply. Returns None when the provider rejected the
         window as too long and a strategy can compact it (the ``recover`` step comes next);
         the one retry's rejection raises."""
-        stage = self.ledger.begin_stage("call-llm")
+        stage = self._call_stage()
         try:
             response = await self._send(iteration, stage, retry=retry)
         except ContextLengthError as exc:
