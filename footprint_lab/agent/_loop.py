@@ -9,8 +9,9 @@ strategy the requests are byte-identical to an agent that never heard of windows
 
 A run records its ``phase`` (``footprint_lab.agent.run.Phase``), so a checkpoint taken after a
 fault, an interrupt, a cancellation or a kill continues where it stopped, re-running only the
-step that did not finish. Tool results are committed one by one, each followed by a
-checkpoint, so a resume never runs a call twice once its result was committed. A
+step that did not finish. Each tool result is committed the moment its call finishes (the
+window keeps the calls' order), followed by a checkpoint, so a resume never runs a call twice
+once its result was committed. A
 context-length rejection compacts by force and re-delivers injections before the one retry.
 The tools stage lives in :mod:`footprint_lab.agent._batch`, pauses in
 :mod:`footprint_lab.agent._pauses`, the sync driver in ``_driver``.

@@ -153,20 +153,24 @@ def test_timeouts_give_error_results_and_keep_call_order() -> None:
     finally:
         _release.set()
     assert run.status == "done" and _answered_every_call(run)
-    assert [m.content for m in _results(run)] == [
+    assert [m.content for m in run.window_sent(1) if m.role == "tool"] == [
         "error: TimeoutError: tool 'blocks' did not finish within 0.2 s",
         "error: TimeoutError: tool 'sleeps' did not finish within 0.3 s",
         "quick",
     ]
+    # The ledger has them as they finished: quick at once, then each at its bound.
+    assert [m.name for m in _results(run)] == ["quick", "blocks", "sleeps"]
 
 
-def test_parallel_results_are_committed_in_call_order() -> None:
+def test_a_finished_call_is_committed_at_once_and_the_window_keeps_call_order() -> None:
     gate: dict[str, asyncio.Event] = {}
+    seen: list[Checkpoint] = []
 
     @tool
     async def waits() -> str:
-        """Finishes only after `opens` did."""
+        """Finishes only after `opens` did, and after its result was checkpointed."""
         await gate.setdefault("open", asyncio.Event()).wait()
+        assert [c.answered_calls for c in seen if c.phase == "tools"] == [["call_2"]]
         return "second to finish"
 
     @tool
@@ -176,11 +180,24 @@ def test_parallel_results_are_committed_in_call_order() -> None:
         return "first to finish"
 
     replies = [Reply.tool_calls([("waits", {}), ("opens", {})]), Reply.text("ok")]
-    run = Agent.create(provider=ScriptedProvider(replies)).tools(waits, opens).build().run("go")
-    assert [m.content for m in _results(run)] == ["second to finish", "first to finish"]
+    agent = Agent.create(provider=ScriptedProvider(replies)).tools(waits, opens).build()
+    run = agent.run("go", on_checkpoint=seen.append)
+    # Committed as they finished (#24 item 5), not behind the slower call before it ...
+    assert [m.content for m in _results(run)] == ["first to finish", "second to finish"]
+    # ... while the window, what the model is sent, keeps the order it asked in.
+    assert [m.content for m in run.window_sent(1) if m.role == "tool"] == [
+        "second to finish",
+        "first to finish",
+    ]
+    assert run.window_sent(1) == run.ledger.window_at(-1)[: len(run.window_sent(1))]
     stages = {m.stage_id for m in _results(run)}
     assert len(stages) == 1  # one stage per batch, one history commit per result
-    assert len([c for c in run.ledger.commits if c.stage_id in stages]) == 2
+    keys = [c.key for c in run.ledger.commits if c.stage_id in stages]
+    assert keys == ["history", "history", "window"]  # the window commit puts it in call order
+    assert [c.answered_calls for c in seen if c.phase == "tools"] == [
+        ["call_2"],
+        ["call_1", "call_2"],
+    ]
 
 
 @pytest.mark.parametrize("bad", [0, -1, "2", True, float("nan"), float("inf")])

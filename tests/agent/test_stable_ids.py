@@ -67,14 +67,17 @@ def _agent(at: int = 0) -> Agent:
 
 def _ids(run: Run) -> dict[str, Any]:
     return {
-        "messages": [(m.role, m.stage_id, m.tool_call_id) for m in run.ledger.messages],
+        "messages": [(m.role, m.stage_id) for m in run.ledger.messages],
         "answered calls": [c.stage_id for c in run.calls if c.usage is not None],
         "sent": [
             [(m.stage_id, m.content) for m in run.window_sent(i)]
             for i, c in enumerate(run.calls)
             if c.usage is not None
         ],
-        "records": [r.model_dump() for r in run.records],
+        # Without ``commit``, a position in the commit log, not an id: a batch interrupted
+        # after a later call finished first commits its results in another order (and one
+        # window commit more to keep the window in call order).
+        "records": [r.model_dump(exclude={"commit"}) for r in run.records],
         "stages": run.ledger.stage_count,
     }
 
