@@ -9,8 +9,12 @@ the loop records the run as cancelled.
 Sync tools run in a worker thread (:mod:`footprint_lab.agent._workers`), so a blocking tool
 never blocks the event loop: a timeout (``@tool(timeout=...)``, ``Agent.create(tool_timeout=
 ...)``), ``asyncio.wait_for`` around ``arun`` and a task cancellation all fire while it runs.
-Python cannot stop a thread, so a sync tool that timed out keeps running in the background;
-its late result is discarded. A batch of calls runs in :mod:`footprint_lab.agent._batch`.
+An async tool runs on the agent's event loop — unless a timeout applies to it: then it runs on
+a loop of its own in a worker thread, so one that blocks the loop or swallows its cancellation
+still ends at the bound. Python cannot stop a thread, so a call that timed out keeps running
+in the background (an async one is cancelled there); its late result is discarded, and at most
+``STRANDED_LIMIT`` such calls of one tool may linger before its next call is refused. A batch
+of calls runs in :mod:`footprint_lab.agent._batch`.
 A tool reads the id of the call it serves with :func:`current_call_id`.
 
 Two kinds of tool stop the run for a person: ``ask_human`` (the person's answer becomes the
@@ -30,7 +34,12 @@ from typing import Any, Literal, overload
 
 from pydantic import BaseModel, ConfigDict, ValidationError, create_model
 
-from footprint_lab.agent._workers import in_thread
+from footprint_lab.agent._workers import (
+    STRANDED_LIMIT,
+    StrandedError,
+    coroutine_in_thread,
+    in_thread,
+)
 from footprint_lab.messages import Message, ToolCall
 from footprint_lab.providers.base import ToolSpec
 from footprint_lab.window.errors import WindowConfigError
@@ -160,9 +169,9 @@ class Tool:
 
     async def _bounded(self, call: ToolCall, timeout: float | None) -> Message:
         if timeout is None:
-            return await self._answer(call)
-        try:
-            return await asyncio.wait_for(self._answer(call), timeout)
+            return await self._answer(call, threaded=False)
+        try:  # under a bound an async tool runs in a thread too: it cannot hold the loop up
+            return await asyncio.wait_for(self._answer(call, threaded=True), timeout)
         except TimeoutError:  # only the bound: _answer turns the tool's own errors into text
             return Message.tool(
                 call.id,
@@ -170,7 +179,7 @@ class Tool:
                 f"error: TimeoutError: tool '{self.name}' did not finish within {float(timeout)} s",
             )
 
-    async def _answer(self, call: ToolCall) -> Message:
+    async def _answer(self, call: ToolCall, *, threaded: bool) -> Message:
         try:
             args = self.arguments.model_validate(call.arguments)
         except ValidationError as exc:
@@ -180,17 +189,33 @@ class Tool:
             )
             return Message.tool(call.id, call.name, f"error: invalid arguments — {problems}")
         kwargs = {k: getattr(args, k) for k in type(args).model_fields}
-        if inspect.iscoroutinefunction(self.fn):
-            try:
-                result = await self.fn(**kwargs)
-            except Exception as exc:
-                return Message.tool(call.id, call.name, f"error: {_describe(exc)}")
-            return self._message(call, result)
-        outcome = await in_thread(functools.partial(self._run_sync, call, kwargs))
+        try:
+            if not inspect.iscoroutinefunction(self.fn):
+                outcome = await in_thread(functools.partial(self._run_sync, call, kwargs), self)
+            elif threaded:
+                return await coroutine_in_thread(lambda: self._run_async(call, kwargs), self)
+            else:
+                return await self._run_async(call, kwargs)
+        except StrandedError as exc:
+            return Message.tool(
+                call.id,
+                call.name,
+                f"error: tool '{self.name}' was not run: {exc.stranded} of its calls that "
+                f"outlived their timeout still hold their threads (at most {STRANDED_LIMIT} "
+                "may); a call runs again once one of them returns",
+            )
         if isinstance(outcome, Message):
             return outcome
         try:  # a sync function that returned an awaitable: awaited here, on the loop
             result = await outcome
+        except Exception as exc:
+            return Message.tool(call.id, call.name, f"error: {_describe(exc)}")
+        return self._message(call, result)
+
+    async def _run_async(self, call: ToolCall, kwargs: dict[str, Any]) -> Message:
+        """The call's result message, on whichever loop runs it."""
+        try:
+            result = await self.fn(**kwargs)
         except Exception as exc:
             return Message.tool(call.id, call.name, f"error: {_describe(exc)}")
         return self._message(call, result)
