@@ -16,7 +16,7 @@ from footprint_lab.agent.checkpoint import (
 )
 from footprint_lab.agent.injections import InjectionContext, InjectionRule, after_compaction
 from footprint_lab.agent.run import CallRecord, PauseState, Run, RunStatus
-from footprint_lab.agent.tools import Tool, ask_human, tool
+from footprint_lab.agent.tools import Tool, ask_human, current_call_id, tool
 
 __all__ = [
     "Agent",
@@ -35,6 +35,7 @@ __all__ = [
     "Tool",
     "after_compaction",
     "ask_human",
+    "current_call_id",
     "load_checkpoint",
     "load_run",
     "tool",

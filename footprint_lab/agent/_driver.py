@@ -5,7 +5,8 @@ Layer: agent. ``Agent.run`` / ``resume`` / ``resume_on_error`` hand their corout
 :func:`drive`. In a notebook the work runs on a fresh loop in a worker thread while the caller
 waits in short slices: a first Ctrl-C asks the loop (:mod:`footprint_lab.agent._loop`) to stop
 at its next stage boundary (it raises :class:`StopRequested` there), a second cancels the task.
-Whatever stopped the run, the run rides on the exception as ``exc.run`` (:func:`attach_run`).
+Whatever stopped the run, the run rides on the exception as ``exc.run`` (:func:`attach_run`);
+a fault the run keeps as ``run.error`` is :func:`detached` from its frames first.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import asyncio
 import contextlib
 import threading
 import time
+import traceback
 from collections.abc import Coroutine
 from typing import TYPE_CHECKING, Any
 
@@ -37,6 +39,20 @@ def attach_run(exc: BaseException, run: Run) -> None:
         exc.run = run  # type: ignore[attr-defined]
 
 
+def detached(exc: Exception) -> Exception:
+    """``exc`` as a run keeps it in ``run.error``: the same object (its type, message and
+    attributes, such as a ``ProviderError``'s ``status``) with no traceback, ``__cause__`` or
+    ``__context__``. A traceback holds the frames it passed through, and their locals hold the
+    agent, its provider and the SDK client with the key; the chain may hold an SDK exception
+    and its request. Where it was raised is kept as text, a note ``raise_for_error`` shows."""
+    if exc.__traceback__ is not None:
+        where = "".join(traceback.format_tb(exc.__traceback__))
+        exc.add_note(f"raised at (run.error keeps no frames):\n{where.rstrip()}")
+    exc.__traceback__ = None
+    exc.__cause__ = exc.__context__ = None
+    return exc
+
+
 def drive(agent: Agent, work: Coroutine[Any, Any, Run]) -> Run:
     """Run ``work`` to completion from sync code without ever losing the run.
 
@@ -51,6 +67,12 @@ def drive(agent: Agent, work: Coroutine[Any, Any, Run]) -> Run:
     try:
         asyncio.get_running_loop()
     except RuntimeError:
+        in_a_loop = False
+    else:
+        in_a_loop = True
+    if not in_a_loop:
+        # Outside the except block above: inside it, every exception the run raises would
+        # carry "RuntimeError: no running event loop" as its __context__.
         try:
             return asyncio.run(work)
         except BaseException as exc:

@@ -9,10 +9,12 @@ strategy the requests are byte-identical to an agent that never heard of windows
 
 A run records its ``phase`` (``footprint_lab.agent.run.Phase``), so a checkpoint taken after a
 fault, an interrupt, a cancellation or a kill continues where it stopped, re-running only the
-step that did not finish. Tool results are committed one by one, each followed by a
-checkpoint, so a resume never runs a call twice once its result was committed. A
+step that did not finish. Each tool result is committed the moment its call finishes (the
+window keeps the calls' order), followed by a checkpoint, so a resume never runs a call twice
+once its result was committed. A
 context-length rejection compacts by force and re-delivers injections before the one retry.
-Pauses live in :mod:`footprint_lab.agent._pauses`; the sync driver in ``_driver``.
+The tools stage lives in :mod:`footprint_lab.agent._batch`, pauses in
+:mod:`footprint_lab.agent._pauses`, the sync driver in ``_driver``.
 """
 
 from __future__ import annotations
@@ -20,12 +22,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from footprint_lab.agent import _pauses
-from footprint_lab.agent._driver import StopRequested, attach_run
+from footprint_lab.agent import _batch, _pauses
+from footprint_lab.agent._driver import StopRequested, attach_run, detached
 from footprint_lab.agent.checkpoint import Checkpoint, run_from_checkpoint
 from footprint_lab.agent.injections import InjectionContext, injection_message
-from footprint_lab.agent.run import CallRecord, PauseState, Run, open_batch
-from footprint_lab.agent.tools import is_error_result, run_tool_calls
+from footprint_lab.agent.run import CallRecord, Run
 from footprint_lab.agent.visit import commit_visit
 from footprint_lab.events import (
     LlmEnd,
@@ -34,9 +35,8 @@ from footprint_lab.events import (
     ReplyTruncated,
     RunCancelled,
     RunFailed,
-    ToolEnd,
 )
-from footprint_lab.ledger import WINDOW, Ledger
+from footprint_lab.ledger import WINDOW, Ledger, stage_number
 from footprint_lab.messages import Message, storable_text, window_chars
 from footprint_lab.providers.base import ProviderRequest, ProviderResponse, checked_response
 from footprint_lab.window.apply import aapply_boundary
@@ -204,7 +204,7 @@ class _Loop:
                     await self.recover(run.iterations)
                     run.phase = "inject"  # compaction re-delivers, forced or not
                 elif phase == "tools":
-                    await self.tool_calls(run.iterations)
+                    await _batch.tool_calls(self, run.iterations)
                     if run.pause is not None:
                         await _pauses.pause_boundary(self)
                         break
@@ -226,7 +226,7 @@ class _Loop:
             attach_run(exc, run)
         except Exception as exc:  # a fault never loses the run
             run.status = "error"
-            run.error = exc
+            run.error = detached(exc)  # no frames: they would keep the provider's client
             self.recorder.emit(
                 RunFailed(
                     iteration=run.iterations,
@@ -403,11 +403,25 @@ class _Loop:
             )
         return response
 
+    def _call_stage(self) -> str:
+        """The stage id of the model call about to be made. A call that failed or was
+        interrupted committed nothing; when nothing was committed or numbered since, its re-run
+        (``resume_on_error``, ``resume``) goes under the same id — ``run.calls`` keeps both —
+        so the fault consumed no id and every later stage is numbered as in a run that never
+        stopped."""
+        if self.run.calls:
+            last = self.run.calls[-1]
+            ledger = self.ledger
+            unanswered = last.sent_commit == len(ledger) - 1
+            if unanswered and stage_number(last.stage_id) == ledger.stage_count - 1:
+                return last.stage_id
+        return self.ledger.begin_stage("call-llm")
+
     async def call_llm(self, iteration: int, *, retry: bool) -> ProviderResponse | None:
         """Call the model and commit its reply. Returns None when the provider rejected the
         window as too long and a strategy can compact it (the ``recover`` step comes next);
         the one retry's rejection raises."""
-        stage = self.ledger.begin_stage("call-llm")
+        stage = self._call_stage()
         try:
             response = await self._send(iteration, stage, retry=retry)
         except ContextLengthError as exc:
@@ -437,62 +451,6 @@ class _Loop:
             raise ContextLengthError(
                 f"{self.agent.provider.name}: the request was rejected as over the context "
                 "window and a forced compaction removed nothing"
-            )
-
-    def commit_result(self, iteration: int, stage: str, result: Message) -> None:
-        (committed,) = self.ledger.append(stage, [result])
-        self.window.append(committed)
-        self.recorder.emit(
-            ToolEnd(
-                iteration=iteration,
-                at_ms=self.now(),
-                call_id=committed.tool_call_id or "",
-                name=committed.name or "",
-                error=is_error_result(committed),
-            )
-        )
-
-    async def tool_calls(self, iteration: int) -> None:
-        """Run the calls of the open batch that have no result yet (all of them, unless the
-        run resumes mid-batch), committing each result as it finishes — under the batch's one
-        stage id, one history commit per result — with a checkpoint after each, so a resume
-        never runs a call whose result was committed. A call to a tool that waits for a person
-        pauses the run instead."""
-        assistant, answered = open_batch(self.window)
-        assert assistant is not None, "the tools step follows an assistant message"
-        done = set(answered)
-        calls = [c for c in assistant.tool_calls if c.id not in done]
-        # A batch resumed mid-way goes on under the stage its first results were committed in.
-        results = (m for m in self.window if m.role == "tool" and m.tool_call_id in done)
-        stage = next((m.stage_id for m in results), None) if done else None
-        tools = self.agent.tools
-        human = [c for c in calls if c.name in tools and tools[c.name].kind != "auto"]
-        auto = [c for c in calls if c not in human]
-        if auto:
-            # Taken at the first result, not before: a batch cancelled before any result
-            # consumed no id, so its re-run is numbered as an uninterrupted run's.
-            batch: dict[str, str] = {} if stage is None else {"stage": stage}
-
-            def commit(result: Message) -> None:
-                if "stage" not in batch:
-                    batch["stage"] = self.ledger.begin_stage("tool-calls")
-                self.commit_result(iteration, batch["stage"], result)
-                self.checkpoint_hook()
-
-            await run_tool_calls(
-                tools, auto, default_timeout=self.agent.tool_timeout, on_result=commit
-            )
-        if human:
-            first = human[0]
-            kind = tools[first.name].kind
-            assert kind != "auto"
-            self.run.pause = PauseState(
-                call_id=first.id,
-                tool_name=first.name,
-                kind=kind,
-                arguments=dict(first.arguments),
-                pending=[c.id for c in human[1:]],
-                iteration=iteration,
             )
 
     def check_answer(self, answer: str | None, approve: bool | None) -> None:

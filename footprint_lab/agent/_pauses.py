@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Literal
 
+from footprint_lab.agent._batch import commit_result
 from footprint_lab.agent.run import PauseState
 from footprint_lab.events import RunPaused, RunResumed
 from footprint_lab.messages import Message, ToolCall
@@ -92,7 +93,7 @@ async def answer_pause(loop: _Loop, answer: str | None, approve: bool | None) ->
         result = Message.tool(
             call.id, call.name, f"error: denied by the person: {answer or 'not approved'}"
         )
-    loop.commit_result(pause.iteration, loop.ledger.begin_stage("tool-calls"), result)
+    commit_result(loop, pause.iteration, loop.ledger.begin_stage("tool-calls"), result)
     outcome: Literal["answered", "approved", "denied"] = (
         "answered"
         if pause.kind == "ask-human"

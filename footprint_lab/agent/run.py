@@ -278,7 +278,9 @@ class Run:
     folded: list[FoldedSpan] = field(default_factory=list)
     """Spans compaction frames stand for."""
     error: BaseException | None = None
-    """The fault that stopped the run, if any."""
+    """The fault that stopped the run, if any: its type, message and attributes, but no
+    traceback, ``__cause__`` or ``__context__`` (they would keep the frames, and the SDK client
+    and key in them, alive); a note on it says where it was raised."""
     iterations: int = 0
     """ReAct iterations started."""
     strategy: str | None = None

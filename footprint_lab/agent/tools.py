@@ -6,10 +6,16 @@ model sees — never a crash of the run, never a call left without a result. An 
 (``KeyboardInterrupt``, ``SystemExit``) or a cancellation is not a tool error: it propagates, and
 the loop records the run as cancelled.
 
-Sync tools run in a worker thread, so a blocking tool never blocks the event loop: a timeout
-(``@tool(timeout=...)``, ``Agent.create(tool_timeout=...)``), ``asyncio.wait_for`` around
-``arun`` and a task cancellation all fire while it runs. Python cannot stop a thread, so a
-sync tool that timed out keeps running in the background; its late result is discarded.
+Sync tools run in a worker thread (:mod:`footprint_lab.agent._workers`), so a blocking tool
+never blocks the event loop: a timeout (``@tool(timeout=...)``, ``Agent.create(tool_timeout=
+...)``), ``asyncio.wait_for`` around ``arun`` and a task cancellation all fire while it runs.
+An async tool runs on the agent's event loop — unless a timeout applies to it: then it runs on
+a loop of its own in a worker thread, so one that blocks the loop or swallows its cancellation
+still ends at the bound. Python cannot stop a thread, so a call that timed out keeps running
+in the background (an async one is cancelled there); its late result is discarded, and at most
+``STRANDED_LIMIT`` such calls of one tool may linger before its next call is refused. A batch
+of calls runs in :mod:`footprint_lab.agent._batch`.
+A tool reads the id of the call it serves with :func:`current_call_id`.
 
 Two kinds of tool stop the run for a person: ``ask_human`` (the person's answer becomes the
 result) and a tool declared with ``check_in=True`` (it runs only after the person approves).
@@ -18,21 +24,22 @@ result) and a tool declared with ``check_in=True`` (it runs only after the perso
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import contextvars
 import functools
 import inspect
 import json
 import math
-import os
-import queue
-import threading
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Awaitable, Callable
 from typing import Any, Literal, overload
 
 from pydantic import BaseModel, ConfigDict, ValidationError, create_model
 
+from footprint_lab.agent._workers import (
+    STRANDED_LIMIT,
+    StrandedError,
+    coroutine_in_thread,
+    in_thread,
+)
 from footprint_lab.messages import Message, ToolCall, storable_text, storable_value
 from footprint_lab.providers.base import ToolSpec
 from footprint_lab.window.errors import WindowConfigError
@@ -97,74 +104,24 @@ def check_timeout(value: object, what: str) -> float | None:
     return float(value)
 
 
-class _DaemonWorkers:
-    """Daemon threads reused from call to call for sync tools.
+_CALL_ID: contextvars.ContextVar[str | None] = contextvars.ContextVar(
+    "footprint_lab_tool_call_id", default=None
+)
 
-    Not ``asyncio.to_thread``: its pool is the loop's default executor, which ``asyncio.run``
-    joins on shutdown, so a tool that timed out would still hold ``agent.run`` until it ended
-    (and ``concurrent.futures`` workers are joined at interpreter exit). Not a thread per call
-    either: starting one costs more than the rest of a scripted iteration. A worker a
-    timed-out tool keeps busy is simply not reused until it returns; the pool grows instead.
+
+def current_call_id() -> str | None:
+    """The id of the tool call being run, read from inside the tool (sync or async); None
+    outside a call.
+
+    It is the call's ``ToolCall.id``, committed to the ledger with the model's reply before
+    any tool of the batch runs, so a resume that runs the call again (it was killed before
+    its result was committed) gives the tool the same id: key a side effect that must happen
+    once on it (an idempotency key, a primary key, a file name). It is unique within a reply
+    (a reply repeating one is a ``ProviderError``); OpenAI and Anthropic mint a new one per
+    call, while ``ScriptedProvider`` counts ``call_1``, ``call_2``, ... from its first reply —
+    a store shared by several conversations pairs it with a key of its own.
     """
-
-    def __init__(self) -> None:
-        self._reset()
-        # A forked child inherits the counts but none of the threads: it starts afresh.
-        os.register_at_fork(after_in_child=self._reset)
-
-    def _reset(self) -> None:
-        self._jobs: queue.SimpleQueue[Callable[[], None]] = queue.SimpleQueue()
-        self._lock = threading.Lock()
-        self._idle = 0  # workers waiting for a job (or about to)
-
-    def submit(self, job: Callable[[], None]) -> None:
-        """Run ``job`` on an idle worker, or on a new one when none is idle."""
-        with self._lock:
-            if self._idle:
-                self._idle -= 1
-            else:
-                threading.Thread(target=self._serve, name="footprint-lab-tool", daemon=True).start()
-        self._jobs.put(job)
-
-    def _serve(self) -> None:
-        while True:
-            job = self._jobs.get()
-            try:
-                job()
-            finally:
-                with self._lock:
-                    self._idle += 1
-
-
-_WORKERS = _DaemonWorkers()
-
-
-async def _in_thread(fn: ToolFunction, kwargs: dict[str, Any]) -> Any:
-    """Run ``fn(**kwargs)`` on a daemon worker (with the caller's context variables) and await
-    its outcome; a call that times out is abandoned to its worker (see :class:`_DaemonWorkers`).
-    """
-    loop = asyncio.get_running_loop()
-    future: asyncio.Future[Any] = loop.create_future()
-    context = contextvars.copy_context()
-
-    def settle(outcome: Any, failed: bool) -> None:
-        if future.done():  # timed out or cancelled meanwhile: the late outcome is discarded
-            return
-        if failed:
-            future.set_exception(outcome)
-        else:
-            future.set_result(outcome)
-
-    def work() -> None:
-        try:
-            outcome, failed = context.run(fn, **kwargs), False
-        except BaseException as exc:  # carried to the loop: an interrupt is not lost here
-            outcome, failed = exc, True
-        with contextlib.suppress(RuntimeError):  # the loop closed while an abandoned tool ran
-            loop.call_soon_threadsafe(settle, outcome, failed)
-
-    _WORKERS.submit(work)
-    return await future
+    return _CALL_ID.get()
 
 
 class Tool:
@@ -209,10 +166,17 @@ class Tool:
             default_timeout: The agent's bound, used when the tool declares none.
         """
         timeout = self.timeout if self.timeout is not None else default_timeout
-        if timeout is None:
-            return await self._answer(call)
+        token = _CALL_ID.set(call.id)  # what current_call_id() reads, in this task only
         try:
-            return await asyncio.wait_for(self._answer(call), timeout)
+            return await self._bounded(call, timeout)
+        finally:
+            _CALL_ID.reset(token)
+
+    async def _bounded(self, call: ToolCall, timeout: float | None) -> Message:
+        if timeout is None:
+            return await self._answer(call, threaded=False)
+        try:  # under a bound an async tool runs in a thread too: it cannot hold the loop up
+            return await asyncio.wait_for(self._answer(call, threaded=True), timeout)
         except TimeoutError:  # only the bound: _answer turns the tool's own errors into text
             return Message.tool(
                 call.id,
@@ -220,7 +184,7 @@ class Tool:
                 f"error: TimeoutError: tool '{self.name}' did not finish within {float(timeout)} s",
             )
 
-    async def _answer(self, call: ToolCall) -> Message:
+    async def _answer(self, call: ToolCall, *, threaded: bool) -> Message:
         try:
             args = self.arguments.model_validate(call.arguments)
         except ValidationError as exc:
@@ -231,14 +195,47 @@ class Tool:
             return Message.tool(call.id, call.name, f"error: invalid arguments — {problems}")
         kwargs = {k: getattr(args, k) for k in type(args).model_fields}
         try:
-            if inspect.iscoroutinefunction(self.fn):
-                result = await self.fn(**kwargs)
+            if not inspect.iscoroutinefunction(self.fn):
+                outcome = await in_thread(functools.partial(self._run_sync, call, kwargs), self)
+            elif threaded:
+                return await coroutine_in_thread(lambda: self._run_async(call, kwargs), self)
             else:
-                result = await _in_thread(self.fn, kwargs)
-                if inspect.isawaitable(result):
-                    result = await result
+                return await self._run_async(call, kwargs)
+        except StrandedError as exc:
+            return Message.tool(
+                call.id,
+                call.name,
+                f"error: tool '{self.name}' was not run: {exc.stranded} of its calls that "
+                f"outlived their timeout still hold their threads (at most {STRANDED_LIMIT} "
+                "may); a call runs again once one of them returns",
+            )
+        if isinstance(outcome, Message):
+            return outcome
+        try:  # a sync function that returned an awaitable: awaited here, on the loop
+            result = await outcome
         except Exception as exc:
             return Message.tool(call.id, call.name, f"error: {_describe(exc)}")
+        return self._message(call, result)
+
+    async def _run_async(self, call: ToolCall, kwargs: dict[str, Any]) -> Message:
+        """The call's result message, on whichever loop runs it."""
+        try:
+            result = await self.fn(**kwargs)
+        except Exception as exc:
+            return Message.tool(call.id, call.name, f"error: {_describe(exc)}")
+        return self._message(call, result)
+
+    def _run_sync(self, call: ToolCall, kwargs: dict[str, Any]) -> Message | Awaitable[Any]:
+        """In the worker thread: the call's result message, or the awaitable it returned."""
+        try:
+            result = self.fn(**kwargs)
+        except Exception as exc:
+            return Message.tool(call.id, call.name, f"error: {_describe(exc)}")
+        if inspect.isawaitable(result):
+            return result
+        return self._message(call, result)
+
+    def _message(self, call: ToolCall, result: Any) -> Message:
         try:
             text = _as_text(result)
         except Exception as exc:  # tuple keys, a cycle, a __str__ that raises ...
@@ -262,72 +259,6 @@ def unknown_tool_result(tools: dict[str, Tool], call: ToolCall) -> Message:
     return Message.tool(
         call.id, call.name, f"error: unknown tool '{call.name}'; available: {available}"
     )
-
-
-@dataclass(frozen=True, slots=True)
-class _Interrupted:
-    """An interrupt a tool raised, carried out of its task so asyncio does not re-raise it
-    straight out of the event loop (it does that for tasks) before the batch can record it."""
-
-    exc: BaseException
-
-
-ResultHook = Callable[[Message], None]
-"""Called with each result as it is committed to the batch (in call order)."""
-
-
-async def run_tool_calls(
-    tools: dict[str, Tool],
-    calls: list[ToolCall],
-    *,
-    default_timeout: float | None = None,
-    on_result: ResultHook | None = None,
-) -> list[Message]:
-    """Run a batch (possibly parallel) and return results in call order.
-
-    ``on_result`` receives each result as soon as it and every earlier call of the batch have
-    finished: results are delivered in call order (the order the window shows), one at a time,
-    so a caller can commit each before the next is delivered.
-
-    Raises:
-        KeyboardInterrupt, SystemExit: a tool raised it; the results before it were delivered,
-            the calls still running are cancelled.
-    """
-    results: list[Message] = []
-
-    def deliver(message: Message) -> None:
-        results.append(message)
-        if on_result is not None:
-            on_result(message)
-
-    async def one(call: ToolCall) -> Message:
-        tool = tools.get(call.name)
-        if tool is None:
-            return unknown_tool_result(tools, call)
-        return await tool.invoke(call, default_timeout=default_timeout)
-
-    if len(calls) == 1:
-        deliver(await one(calls[0]))
-        return results
-
-    async def guarded(call: ToolCall) -> Message | _Interrupted:
-        try:
-            return await one(call)
-        except (KeyboardInterrupt, SystemExit) as exc:
-            return _Interrupted(exc)
-
-    tasks = [asyncio.ensure_future(guarded(c)) for c in calls]
-    try:
-        for task in tasks:  # awaiting in call order delivers each complete prefix at once
-            outcome = await task
-            if isinstance(outcome, _Interrupted):
-                raise outcome.exc
-            deliver(outcome)
-    finally:
-        for task in tasks:
-            if not task.done():
-                task.cancel()
-    return results
 
 
 @overload

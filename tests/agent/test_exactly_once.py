@@ -7,6 +7,7 @@ import json
 import signal
 import subprocess
 import sys
+import time
 from collections import Counter
 from pathlib import Path
 
@@ -16,12 +17,16 @@ from footprint_lab.agent.checkpoint import run_from_checkpoint
 
 CHILD = Path(__file__).with_name("exactly_once_child.py")
 TRIALS_PER_STRATEGY = 20
+STAGGER_S = {"b": 0.15, "c": 0.3}
+"""Results that finish together are committed together (one checkpoint): staggered, the
+three calls of the batch finish, and are checkpointed, one by one."""
 
 
 def _batch_agent(executed: Counter[str]) -> Agent:
     @tool
     def fetch(key: str) -> str:
-        """Fetch a value."""
+        """Fetch a value; "b" and "c" take longer, so each result is committed on its own."""
+        time.sleep(STAGGER_S.get(key, 0.0))
         executed[key] += 1
         return f"{key}: " + "v" * 120
 

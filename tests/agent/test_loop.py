@@ -81,13 +81,15 @@ def test_tool_errors_become_results_the_model_sees() -> None:
         ]
     ).run("try")
     assert run.status == "done"
-    results = run.ledger.messages_of("tool-calls#2")
+    results = [m for m in run.window_sent(1) if m.role == "tool"]  # the window: call order
     assert [m.tool_call_id for m in results] == ["call_1", "call_2", "call_3", "call_4"]
+    assert {m.stage_id for m in results} == {"tool-calls#2"}
     assert results[0].content.startswith("error: invalid arguments") and "a:" in results[0].content
     assert results[1].content == "error: RuntimeError: kaboom"
     assert "unknown tool 'nope'" in results[2].content
     assert results[3].content == "hi"
-    assert [e.error for e in run.events if e.type == "tool.end"] == [True, True, True, False]
+    ends = {e.call_id: e.error for e in run.events if e.type == "tool.end"}  # finish order
+    assert ends == {"call_1": True, "call_2": True, "call_3": True, "call_4": False}
 
 
 def test_max_iterations() -> None:
