@@ -17,8 +17,9 @@ with ``verify=False``, unverified. Loading checks shape (pydantic, no
 unknown field at any depth), then sense (positions, stage ids, counts, status against phase —
 see :mod:`footprint_lab.agent._runfile_checks`), then the checksum. Reading is bounded: only a
 regular file, at most :data:`MAX_RUN_FILE_BYTES`. A save leaves nothing behind: it removes the
-temp files of killed saves to the same place, writes through a symlink to its target, and gives
-the file the mode ``open()`` would.
+temp files of killed saves to the same place (never a live save's, so concurrent saves to one
+path all succeed), writes through a symlink to its target, and gives the file the mode
+``open()`` would.
 """
 
 from __future__ import annotations
