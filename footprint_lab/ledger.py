@@ -424,18 +424,26 @@ class Ledger:
         last = self._last_commit_of(HISTORY, index)
         return 0 if last is None else int(self._commits[last].stored[1])
 
-    def window_at(self, index: int) -> list[Message]:
-        """The window as of commit ``index`` (see the module docstring)."""
+    def window_runs_at(self, index: int) -> list[tuple[int, int]]:
+        """The window as of commit ``index`` as runs ``(start, end)`` of positions into
+        :attr:`messages`, in window order (see the module docstring): the last window commit's
+        runs, then what was appended since. Costs the runs, not the messages they hold."""
         index = self._check_index(index)
         end = self.history_end(index)
         last_window = self._last_commit_of(WINDOW, index)
         if last_window is None:
-            return list(self._messages[:end])
-        out: list[Message] = []
-        for start, stop in self._commits[last_window].stored:
-            out.extend(self._messages[start:stop])
+            return [(0, end)] if end else []
+        runs = list(self._commits[last_window].stored)  # integer pairs (restore checks them)
         appended_from = self.history_end(last_window)
-        out.extend(self._messages[appended_from:end])
+        if end > appended_from:
+            runs.append((appended_from, end))
+        return runs
+
+    def window_at(self, index: int) -> list[Message]:
+        """The window as of commit ``index`` (see the module docstring)."""
+        out: list[Message] = []
+        for start, stop in self.window_runs_at(index):
+            out.extend(self._messages[start:stop])
         return out
 
     def value_at(self, index: int, key: str) -> Any:

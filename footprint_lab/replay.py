@@ -265,6 +265,10 @@ async def _replay(
     while i < len(messages):
         message = messages[i]
         if message.role == "assistant":
+            if len(ledger) == 0:
+                # A reply with nothing before it still follows a commit (the empty seed), as
+                # in an import: its call's sent_commit names it.
+                ledger.append(ledger.begin_stage("seed"), [])
             run.iterations += 1
             iteration = run.iterations
             if strategy is not None:

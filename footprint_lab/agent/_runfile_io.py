@@ -67,41 +67,69 @@ _TEMP_MIDDLE = re.compile(r"[A-Za-z0-9_]+")
 the temp of ``a.json.x``, not of ``a.json``)."""
 
 
-def _locked_elsewhere(path: Path) -> bool:
-    """True when a live save holds ``path`` (its temp file) locked; False where there are no
-    advisory locks."""
+def _same_file(path: Path, fd: int) -> bool:
+    """Whether ``path`` still names the file open as ``fd`` (not unlinked, not replaced)."""
+    try:
+        here, held = os.stat(path, follow_symlinks=False), os.fstat(fd)
+    except OSError:
+        return False
+    return (here.st_dev, here.st_ino) == (held.st_dev, held.st_ino)
+
+
+def _remove_if_unlocked(path: Path) -> bool:
+    """Remove the temp file ``path`` if no live save holds it; True when it was removed.
+
+    The lock protocol (see :func:`atomic_write`): a save holds its temp file locked from
+    before its name may be trusted until the rename; a sweep takes the same lock without
+    waiting, and removes the name only while holding it and only if the name still is the
+    file it locked. So a live save's temp is never removed: either the sweep cannot lock it,
+    or it locked it first — and then the save, locking after it, sees its name gone and
+    starts over with a new temp file.
+    """
     try:
         import fcntl
     except ImportError:  # pragma: no cover - not POSIX
-        return False
+        return False  # no advisory locks: a live temp cannot be told from a stale one
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0)
     try:
         fd = os.open(path, flags)
     except OSError:
-        return True  # cannot tell: leave it alone
+        return False  # gone, or cannot tell: leave it alone
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            return False  # a live save holds it
+        if not _same_file(path, fd):
+            return False  # renamed into place (or replaced) since it was opened
+        path.unlink()
         return True
+    except OSError:
+        return False
     finally:
-        os.close(fd)
-    return False
+        os.close(fd)  # releases the lock
 
 
-def _lock(fd: int) -> None:
+def _lock(fd: int, path: Path) -> bool:
+    """Take ``fd``'s lock (waiting out a sweep that holds it); False when a sweep removed
+    ``path`` first (the save must start over with a new temp file)."""
     try:
         import fcntl
     except ImportError:  # pragma: no cover - not POSIX
-        return
-    with contextlib.suppress(OSError):
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        return True  # no advisory locks, and no sweep either (see _remove_if_unlocked)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+    except OSError:  # pragma: no cover - a file system without flock
+        return True
+    return _same_file(path, fd)
 
 
 def remove_stale_temps(target: Path) -> list[Path]:
     """Remove the temp files killed saves to ``target`` left beside it; return them.
 
     Only regular files named exactly ``.{target.name}.<letters, digits, _>.tmp`` are removed,
-    and not one a live save holds locked; everything else in the folder is left alone.
+    and never one a live save holds (see :func:`_remove_if_unlocked`); everything else in the
+    folder is left alone. Without advisory locks (not POSIX) nothing is removed.
     """
     prefix, suffix = f".{target.name}.", ".tmp"
     removed: list[Path] = []
@@ -117,12 +145,12 @@ def remove_stale_temps(target: Path) -> list[Path]:
             continue
         path = Path(entry.path)
         try:
-            if not entry.is_file(follow_symlinks=False) or _locked_elsewhere(path):
+            if not entry.is_file(follow_symlinks=False):
                 continue
-            path.unlink()
         except OSError:
             continue
-        removed.append(path)
+        if _remove_if_unlocked(path):
+            removed.append(path)
     return removed
 
 
@@ -169,6 +197,11 @@ def atomic_write(path: str | Path, payload: str) -> Path:
     temp files of killed saves to the same place are removed first (see
     :func:`remove_stale_temps`). The payload goes to a locked temp file in the target's folder,
     is given the mode ``open()`` would give the file, synced, and renamed over the target.
+
+    Concurrent saves to one path (threads, processes) all succeed, and the last rename wins:
+    each writes its own temp file, and a sweep never removes one a save holds. A temp is
+    locked before it is written and its name checked after the lock is taken; one a sweep
+    removed in the instant before is replaced by a new one (see :func:`_remove_if_unlocked`).
     """
     given = Path(path)
     target = Path(os.path.realpath(given)) if given.is_symlink() else given
@@ -178,21 +211,24 @@ def atomic_write(path: str | Path, payload: str) -> Path:
         remove_stale_temps(given)
     mode = _mode_for(target)
     data = payload.encode("utf-8")
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-    try:
-        _lock(fd)  # a concurrent save's cleanup leaves a locked temp file alone
-        with os.fdopen(fd, "wb") as handle:
-            if hasattr(os, "fchmod"):
-                os.fchmod(handle.fileno(), mode)
-            else:  # pragma: no cover - not POSIX
-                os.chmod(tmp, mode)
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-            os.replace(tmp, target)  # still locked: the lock goes with the file
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    while True:
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+        try:
+            with os.fdopen(fd, "wb") as handle:
+                if not _lock(handle.fileno(), Path(tmp)):
+                    continue  # a sweep took this temp before it was locked: take another
+                if hasattr(os, "fchmod"):
+                    os.fchmod(handle.fileno(), mode)
+                else:  # pragma: no cover - not POSIX
+                    os.chmod(tmp, mode)
+                handle.write(data)
+                handle.flush()
+                os.fsync(handle.fileno())
+                os.replace(tmp, target)  # still locked: the lock goes with the file
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+        break
     _fsync_folder(target.parent)
     return given
 

@@ -15,10 +15,13 @@ A run file is the checkpoint's JSON with one more field in front, ``"checksum":
 required: a file without one (written before checksums, or with the field deleted) loads only
 with ``verify=False``, unverified. Loading checks shape (pydantic, no
 unknown field at any depth), then sense (positions, stage ids, counts, status against phase —
-see :mod:`footprint_lab.agent._runfile_checks`), then the checksum. Reading is bounded: only a
-regular file, at most :data:`MAX_RUN_FILE_BYTES`. A save leaves nothing behind: it removes the
-temp files of killed saves to the same place, writes through a symlink to its target, and gives
-the file the mode ``open()`` would.
+see :mod:`footprint_lab.agent._runfile_checks`), then meaning (the window, requests, calls,
+records, folded spans and pause follow from the ledger, and every window change the records
+describe obeys the law — see :mod:`footprint_lab.agent._runfile_ledger`), then the checksum.
+Reading is bounded: only a regular file, at most :data:`MAX_RUN_FILE_BYTES`. A save leaves
+nothing behind: it removes the temp files of killed saves to the same place (never a live
+save's, so concurrent saves to one path all succeed), writes through a symlink to its target,
+and gives the file the mode ``open()`` would.
 """
 
 from __future__ import annotations
@@ -43,6 +46,7 @@ from footprint_lab.agent._runfile_io import (
     read_run_text,
     verify_checksum,
 )
+from footprint_lab.agent._runfile_ledger import check_against_ledger
 from footprint_lab.agent.run import (
     FORMAT,
     VERSION,
@@ -212,6 +216,7 @@ def _load(path: str | Path, max_bytes: int, verify: bool = True) -> tuple[Checkp
         check_unknown_fields(data, checkpoint)
         ledger = _ledger_of(checkpoint)
         check_run(checkpoint, ledger)
+        check_against_ledger(checkpoint, ledger)
         run = _run_of(checkpoint, ledger)
     except RunFileProblem as problem:
         raise RunFileError(f"{source}: {problem.kind} — {problem.where}: {problem.rule}") from None

@@ -6,8 +6,9 @@ Properties (hypothesis, 1,000 examples each) — a damaged file is never loaded 
 (c) replacing any leaf with random JSON gives a ``RunFileError`` or the very same run — and,
     in a file without checksum, a ``RunFileError`` or a run whose own file loads back equal.
 Never another exception type. Then: what is not a regular file, too big, too deep or not UTF-8
-is refused at once; a save removes killed saves' temp files, writes through a symlink and
-gives the file the mode ``open()`` would.
+is refused at once; a save removes killed saves' temp files (never a live save's: concurrent
+saves to one path all succeed), writes through a symlink and gives the file the mode
+``open()`` would.
 """
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ import os
 import shutil
 import socket
 import stat
+import subprocess
+import sys
 import tempfile
 import threading
 from collections.abc import Callable, Iterator
@@ -350,3 +353,58 @@ def test_saved_files_get_the_mode_open_would_give(tmp_path: Path, umask: int) ->
         assert stat.S_IMODE(saved.stat().st_mode) == 0o640
     finally:
         os.umask(previous)
+
+
+_SAVE_CHILD = Path(__file__).with_name("concurrent_save_child.py")
+
+
+@pytest.mark.skipif(os.name != "posix", reason="advisory locks")
+def test_concurrent_saves_to_one_path_all_succeed(tmp_path: Path) -> None:
+    # Three processes of four threads, 300 saves in all to one path: each save's sweep of
+    # killed saves' temp files must leave the others' live temps alone (#24 item 12).
+    target = tmp_path / "run.json"
+    children = [
+        subprocess.Popen(
+            [sys.executable, str(_SAVE_CHILD), str(target), "4", "25", str(n)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for n in range(3)
+    ]
+    saves, failures = 0, []
+    for child in children:
+        out, err = child.communicate(timeout=300)
+        assert child.returncode == 0, err
+        report = json.loads(out)
+        saves += report["saves"]
+        failures += report["failures"]
+    assert saves == 300
+    assert failures == []
+    assert load_run(target).request in {f"save from {n}" for n in range(3)}
+    assert [p.name for p in tmp_path.iterdir()] == ["run.json"]  # no temp file left behind
+
+
+@pytest.mark.skipif(os.name != "posix", reason="advisory locks")
+def test_a_sweep_in_the_instant_before_the_lock_costs_the_save_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The race of #24 item 12, made certain: another save's sweep runs right after this
+    # save's temp file is created and before it is locked. The save must still land.
+    from footprint_lab.agent import _runfile_io
+
+    target = tmp_path / "run.json"
+    real_mkstemp = tempfile.mkstemp
+    swept: list[Path] = []
+
+    def mkstemp_then_sweep(*args: Any, **kwargs: Any) -> tuple[int, str]:
+        made = real_mkstemp(*args, **kwargs)
+        if not swept:  # once: the retry's temp is left to the save
+            swept.extend(_runfile_io.remove_stale_temps(target))
+        return made
+
+    monkeypatch.setattr(tempfile, "mkstemp", mkstemp_then_sweep)  # as _runfile_io calls it
+    _run().save(target)
+    assert [p.name for p in swept] and swept[0].name.endswith(".tmp")  # the sweep took it
+    assert load_run(target).status == "done"
+    assert [p.name for p in tmp_path.iterdir()] == ["run.json"]
