@@ -14,8 +14,6 @@ and the rule) when what it says does not follow from the ledger it carries:
   assistant message made (except in an imported run, or a replay of one — ``meta`` names
   ``imported_from`` — which keeps the orphan results its source held);
 * **the window is the ledger's**: ``window`` is the ledger's window as of its last commit;
-  ``requests`` are the texts of the requests it holds (a person's messages committed by seed
-  stages) and ``request`` the last of them — the anchor no strategy may drop;
 * **calls say what was sent**: each call's ``messages`` and ``chars`` are those of
   ``ledger.window_at(sent_commit)``;
 * **records are the ledger's**: ``records`` are the records the ledger committed, in order,
@@ -28,9 +26,14 @@ and the rule) when what it says does not follow from the ledger it carries:
   holds — unless the record files ``violations`` (an audited policy's, which records what it
   broke). An ``observed`` record (an import's: what the source's own policy sent) is held to the
   ledger but not to the law: what that policy broke is in its violations, as the import found it;
-* **folded spans and the pause agree**: a folded span names originals its frame's visit
-  removed; a pause names a call of the open batch with no result yet, its tool and arguments;
-* **the pin limit is valid** (:func:`~footprint_lab.window.apply.check_keep_last_tool_results`).
+* **folded spans agree**: a folded span names originals its frame's visit removed;
+* **the run's state agrees** (:mod:`footprint_lab.agent._runfile_state`): ``requests`` are the
+  texts of the requests the ledger holds (a person's messages committed by seed stages) and
+  ``request`` the last of them — the anchor no strategy may drop, and the one the law is
+  anchored on; a pause names a call of the open batch with no result yet, its tool and
+  arguments; ``output``, when set, is the
+  text of the ledger's last reply; ``iterations`` is at most one past the last call's; the pin
+  limit is valid (:func:`~footprint_lab.window.apply.check_keep_last_tool_results`).
 
 Cost: one pass over the ledger's messages and commits; each call is its window's runs of
 positions (prefix sums give the characters); each record reads the windows before and after its
@@ -47,15 +50,12 @@ from itertools import accumulate, chain, starmap
 from typing import TYPE_CHECKING
 
 from footprint_lab.agent._runfile_checks import RunFileProblem
-from footprint_lab.agent.run import batch_progress, open_batch
+from footprint_lab.agent._runfile_state import check_state, stage_kind
 from footprint_lab.ledger import WINDOW, Ledger
-from footprint_lab.messages import STAND_IN_KINDS, Message, is_observation
-from footprint_lab.window.apply import check_keep_last_tool_results
-from footprint_lab.window.errors import WindowConfigError
+from footprint_lab.messages import STAND_IN_KINDS, Message
 from footprint_lab.window.facts import scan
 from footprint_lab.window.law import breaches
 from footprint_lab.window.records import WindowRecord
-from footprint_lab.window.request import is_library_authored
 from footprint_lab.window.shape import Window
 
 if TYPE_CHECKING:
@@ -77,11 +77,8 @@ def check_against_ledger(checkpoint: Checkpoint, ledger: Ledger) -> None:
     Raises:
         RunFileProblem: the first rule broken, and where.
     """
-    try:
-        check_keep_last_tool_results(checkpoint.keep_last_tool_results)
-    except WindowConfigError as exc:
-        raise RunFileProblem("keep_last_tool_results", str(exc)) from None
     messages = ledger.messages
+    requests = check_state(checkpoint, messages)
     rewrites = _check_messages(messages, "imported_from" in checkpoint.meta)
     cum = list(accumulate(map(_CHARS, messages), initial=0))
     _check_window(checkpoint.window, ledger)
@@ -89,8 +86,6 @@ def check_against_ledger(checkpoint: Checkpoint, ledger: Ledger) -> None:
         runs = ledger.window_runs_at(call.sent_commit)
         _expect(f"calls[{i}].messages", call.messages, _length(runs), "messages", call.sent_commit)
         _expect(f"calls[{i}].chars", call.chars, _chars(runs, cum), "characters", call.sent_commit)
-    requests = _request_positions(messages)
-    _check_requests(checkpoint, [messages[p].content for p in requests])
     removed_by_stage = _check_records(checkpoint, ledger, messages, cum, requests, rewrites)
     for i, span in enumerate(checkpoint.folded):
         if span.frame_stage_id is None:
@@ -103,13 +98,6 @@ def check_against_ledger(checkpoint: Checkpoint, ledger: Ledger) -> None:
                 f"names {stray[:4]}, which the visit of its frame ({span.frame_stage_id}) did "
                 "not remove (a folded span holds originals its frame stands for)",
             )
-    _check_pause(checkpoint, messages)
-
-
-def _stage_kind(stage_id: str | None) -> str:
-    """``tool-calls`` of ``tool-calls#4`` (the whole id when it has no ``#``)."""
-    name, sep, _ = (stage_id or "").rpartition("#")
-    return name if sep else (stage_id or "")
 
 
 def _check_messages(messages: Sequence[Message], imported: bool) -> dict[str, int]:
@@ -126,7 +114,7 @@ def _check_messages(messages: Sequence[Message], imported: bool) -> dict[str, in
     for pos, message in enumerate(messages):
         where = f"ledger.messages[{pos}]"
         role, authored, stage = message.role, message.authored, message.stage_id
-        kind = _stage_kind(stage)
+        kind = stage_kind(stage)
         rewrite = kind == "window" and authored not in STAND_IN_KINDS
         if rewrite:
             rewrites.setdefault(stage or "", pos)
@@ -222,42 +210,6 @@ def _check_window(window: Sequence[int], ledger: Ledger) -> None:
         "window",
         f"{rule}which holds {len(expected)} messages, not {len(window)})",
     )
-
-
-def _request_positions(messages: Sequence[Message]) -> list[int]:
-    """Positions of the requests: user messages a person wrote, committed by a seed stage."""
-    return [
-        pos
-        for pos, m in enumerate(messages)
-        if m.role == "user"
-        and _stage_kind(m.stage_id) == "seed"
-        and not is_library_authored(m)
-        and not is_observation(m)
-    ]
-
-
-def _check_requests(checkpoint: Checkpoint, texts: Sequence[str]) -> None:
-    """``requests`` are the requests the ledger holds, and ``request`` is the last of them."""
-    if not texts:
-        return  # nothing committed to anchor on (an import of no person's words)
-    for j, (saved, text) in enumerate(zip(checkpoint.requests, texts, strict=False)):
-        if saved != text:
-            raise RunFileProblem(
-                f"requests[{j}]",
-                f"is not the text of request {j} the ledger holds (a person's message "
-                "committed by a seed stage)",
-            )
-    if len(checkpoint.requests) != len(texts):
-        raise RunFileProblem(
-            "requests",
-            f"holds {len(checkpoint.requests)} requests, but the ledger holds {len(texts)}",
-        )
-    if checkpoint.request != texts[-1]:
-        raise RunFileProblem(
-            "request",
-            "is not the text of the last request the ledger holds (the request a window "
-            "strategy keeps is the ledger's)",
-        )
 
 
 def _check_records(
@@ -445,37 +397,3 @@ class _Visits:
                 f"{breach.detail} (only a record that files violations — an audited "
                 "policy's — may)",
             )
-
-
-def _check_pause(checkpoint: Checkpoint, messages: Sequence[Message]) -> None:
-    """A pause names a call of the open batch that has no result yet: its tool, its
-    arguments, and the batch's other waiting calls."""
-    pause = checkpoint.pause
-    if pause is None:
-        return
-    window = [messages[p] for p in checkpoint.window]
-    assistant, _ = open_batch(window)
-    _, pending = batch_progress(window)
-    if assistant is None or pause.call_id not in pending:
-        raise RunFileProblem(
-            "pause.call_id",
-            f"names call {pause.call_id!r}, which is not a call of the window's open batch "
-            f"waiting for a result (those are {pending[:4]})",
-        )
-    for j, call_id in enumerate(pause.pending):
-        if call_id not in pending or call_id == pause.call_id:
-            raise RunFileProblem(
-                f"pause.pending[{j}]",
-                f"names call {call_id!r}, which is not another call of the window's open batch "
-                "waiting for a result",
-            )
-    call = next(c for c in assistant.tool_calls if c.id == pause.call_id)
-    if pause.tool_name != call.name:
-        raise RunFileProblem(
-            "pause.tool_name",
-            f"is {pause.tool_name!r}, but call {call.id!r} is to {call.name!r}",
-        )
-    if pause.arguments != call.arguments:
-        raise RunFileProblem(
-            "pause.arguments", f"are not the arguments of call {call.id!r} in the window"
-        )

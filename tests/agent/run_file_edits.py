@@ -276,7 +276,17 @@ def _folded(doc: Doc, data: st.DataObject) -> None:
     span["removed_stage_ids"] = [*span["removed_stage_ids"], _pick(data, kept, "kept stage")]
 
 
+def _output(doc: Doc, data: st.DataObject) -> None:
+    doc["output"] = doc["output"] + data.draw(st.text(min_size=1, max_size=8), label="more")
+
+
+def _iterations(doc: Doc, data: st.DataObject) -> None:
+    doc["iterations"] += data.draw(st.integers(2, 10**6), label="more")
+
+
 EDITS = [
+    Edit("an answer the model never gave", lambda d: d["output"] is not None, _output),
+    Edit("iterations never started", lambda d: True, _iterations),
     Edit("a window without the request", lambda d: View(d).request() in d["window"], _drop_request),
     Edit(
         "a kept result whose call left", lambda d: bool(_callers_with_kept_results(d)), _drop_caller
