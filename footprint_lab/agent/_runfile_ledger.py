@@ -245,7 +245,7 @@ def _check_records(
         )
     record_stages = {c.stage_id for c in record_commits}
     for commit in window_commits:
-        if commit.stage_id not in record_stages:
+        if commit.stage_id not in record_stages and not _places_results(ledger, commit.index):
             raise RunFileProblem(
                 f"ledger.commits[{commit.index}]",
                 f"window stage {commit.stage_id} committed a window but no record (a window "
@@ -397,3 +397,19 @@ class _Visits:
                 f"{breach.detail} (only a record that files violations — an audited "
                 "policy's — may)",
             )
+
+
+def _places_results(ledger: Ledger, index: int) -> bool:
+    """Whether window commit ``index`` of a tool-calls stage only puts the batch's results in
+    call order (a result that finished first is committed first, then placed before it)."""
+    if not ledger.commits[index].stage_id.startswith("tool-calls#"):
+        return False
+    before, after = (
+        [p for a, b in ledger.window_runs_at(i) for p in range(a, b)] for i in (index - 1, index)
+    )
+    same = next(
+        (k for k, (x, y) in enumerate(zip(before, after, strict=False)) if x != y), len(before)
+    )
+    moved = before[same:]
+    messages = ledger.messages
+    return sorted(moved) == sorted(after[same:]) and all(messages[p].role == "tool" for p in moved)

@@ -287,10 +287,10 @@ def _shorten_results(messages: list[Any]) -> list[Any]:
 
 
 def test_an_audited_policys_rewrites_load_and_without_violations_are_refused() -> None:
-    from footprint_lab import audit
+    from footprint_lab import audit, replay
 
-    scenario = deploy_audit()
-    run = scenario.run(audit(_shorten_results))
+    # Replayed: a replay files an audited policy's breaches (an agent would refuse them).
+    run = replay(deploy_audit().run(None), audit(_shorten_results))
     assert any(r.violations for r in run.records)
     _loads_equal(run.checkpoint(), "audited.json")
     # The same rewrites with the violations taken away are a lawless window stage.
@@ -300,4 +300,28 @@ def test_an_audited_policys_rewrites_load_and_without_violations_are_refused() -
             copy["violations"] = None
     path = resigned(doc, "audited-unfiled.json")
     with pytest.raises(RunFileError, match="unless its record files the violations"):
+        load_run(path)
+
+
+def test_a_tool_stage_may_only_put_its_results_in_call_order() -> None:
+    from footprint_lab.scenarios import parallel_tools
+
+    run = parallel_tools().run(None)
+    _loads_equal(run.checkpoint(), "placed.json")  # results placed in call order: honest
+    doc = json.loads(run.checkpoint().model_dump_json())
+    commits = doc["ledger"]["commits"]
+    placing = [c for c in commits if c["key"] == "window" and c["stage_id"].startswith("tool-")]
+    assert placing, "the scenario's async tool finishes first: its batch is placed"
+    last = placing[-1]
+    # The same commit, now also moving the request behind the results: not a placement.
+    runs = [list(r) for r in last["value"]]
+    placed = [p for a, b in runs for p in range(a, b)]
+    assert runs[0][0] == 0
+    runs[0][0] = 1
+    runs.append([0, 1])
+    last["value"] = runs
+    # the saved window follows the forged commit, so only the commit's own rule can refuse it
+    doc["window"] = [p for a, b in runs for p in range(a, b)] + doc["window"][len(placed) :]
+    path = resigned(doc, "placed-forged.json")
+    with pytest.raises(RunFileError, match="committed a window but no record"):
         load_run(path)
