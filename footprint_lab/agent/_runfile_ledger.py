@@ -66,6 +66,15 @@ Runs = list[tuple[int, int]]
 _CHARS = operator.attrgetter("chars")
 
 
+_STAGE_COMMITS = {
+    "tool-calls": ("tool", "tool results"),
+    "call-llm": ("assistant", "model replies"),
+}
+"""Stage kinds that commit one role only: (the role, in words)."""
+_HOME_STAGE = {"tool": "tool-calls", "assistant": "call-llm"}
+"""Where a message of each role the library did not write is committed."""
+
+
 def check_against_ledger(checkpoint: Checkpoint, ledger: Ledger) -> None:
     """Check that a checkpoint's windows, records, calls and pause follow from its ledger
     (the rules are in the module docstring).
@@ -118,27 +127,17 @@ def _check_messages(messages: Sequence[Message], imported: bool) -> dict[str, in
         rewrite = kind == "window" and authored not in STAND_IN_KINDS
         if rewrite:
             rewrites.setdefault(stage or "", pos)
-        if kind == "tool-calls" and role != "tool":
+        only = _STAGE_COMMITS.get(kind)
+        if only is not None and role != only[0]:
             raise RunFileProblem(
-                f"{where}.role",
-                f"is {role!r}, but a tool-calls stage ({stage}) commits only tool results",
+                f"{where}.role", f"is {role!r}, but a {kind} stage ({stage}) commits only {only[1]}"
             )
-        if kind == "call-llm" and role != "assistant":
+        home = _HOME_STAGE.get(role)
+        if authored is None and not rewrite and home is not None and kind != home:
             raise RunFileProblem(
-                f"{where}.role",
-                f"is {role!r}, but a call-llm stage ({stage}) commits only the model's reply",
+                f"{where}.stage_id",
+                f"is {stage!r}, but {_STAGE_COMMITS[home][1]} are committed by a {home} stage",
             )
-        if authored is None and not rewrite:
-            if role == "tool" and kind != "tool-calls":
-                raise RunFileProblem(
-                    f"{where}.stage_id",
-                    f"is {stage!r}, but a tool result is committed by a tool-calls stage",
-                )
-            if role == "assistant" and kind != "call-llm":
-                raise RunFileProblem(
-                    f"{where}.stage_id",
-                    f"is {stage!r}, but a model's reply is committed by a call-llm stage",
-                )
         if message.tool_calls:
             if role != "assistant":
                 raise RunFileProblem(
