@@ -107,6 +107,7 @@ def build_run(
     kinds: Mapping[int, UserKind] | None = None,
     outcome: ImportedStatus | None = None,
     outcome_detail: str | None = None,
+    strict: bool = False,
 ) -> Run:
     """Commit ``messages`` in order and return a finished run, in time linear in their number.
 
@@ -130,6 +131,8 @@ def build_run(
             records no outcome, and the status follows from its last message). The one rule
             is in :mod:`footprint_lab.importers.recorded`.
         outcome_detail: The source's own word for the outcome (``meta["ended"]``).
+        strict: Raise what the outcome finds wrong (a finished run's unanswered last calls)
+            instead of listing it, as the importer's own problems were.
 
     Raises:
         TranscriptError: an argument is not what it should be (not a Message, ...).
@@ -233,7 +236,7 @@ def build_run(
         outcome=False,
     ).model_dump()
     if outcome is not None:
-        settle_outcome(run, outcome, outcome_detail)
+        settle_outcome(run, outcome, outcome_detail, strict=strict)
     return run
 
 

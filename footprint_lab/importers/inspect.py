@@ -249,6 +249,7 @@ def _sample_run(s: _Sample, header: dict[str, Any], where: str, strict: bool) ->
         policy=POLICY,
         outcome=outcome,
         outcome_detail=ended,
+        strict=strict,
     )
 
 

@@ -303,6 +303,7 @@ def _instance(value: Any, prefix: str, stem: str, *, strict: bool, tool_loop: bo
         kinds=kinds,
         outcome=outcome,
         outcome_detail=ended,
+        strict=strict,
     )
 
 

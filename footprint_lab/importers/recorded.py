@@ -28,7 +28,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from footprint_lab.agent.run import Run
+from footprint_lab.agent.run import Run, batch_progress
+from footprint_lab.importers._problems import Problems
 from footprint_lab.messages import storable_text
 
 __all__ = [
@@ -97,13 +98,33 @@ def unrecorded_notes(meta: Mapping[str, Any]) -> list[str]:
     ]
 
 
-def settle_outcome(run: Run, status: ImportedStatus, detail: str | None = None) -> Run:
+def settle_outcome(
+    run: Run, status: ImportedStatus, detail: str | None = None, *, strict: bool = False
+) -> Run:
     """Give an imported run the outcome its source recorded: ``status`` by the rule of this
-    module, the source's own word in ``meta["ended"]``, and ``recorded.outcome`` set.
-    Returns the run."""
+    module, the source's own word in ``meta["ended"]``, and ``recorded.outcome`` set. A run
+    the source calls finished whose last reply's calls have no result keeps them, listed in
+    ``import_problems`` (a transcript that merely stops at a call is ``incomplete`` instead).
+    Returns the run.
+
+    Raises:
+        TranscriptError: ``strict``, and such calls are there.
+    """
     run.status = status
     if detail is not None:
         run.meta["ended"] = storable_text(detail)
+    if status == "done":
+        _, pending = batch_progress(run.ledger.messages)
+        if pending:
+            said = f" ({detail})" if detail is not None else ""
+            problems = Problems(str(run.meta.get("imported_from", "import")), strict=strict)
+            problems.note(
+                None,
+                "tool_calls",
+                f"the source says the run finished{said}, but the last reply's call(s) "
+                f"{pending[:4]} have no result (kept as given)",
+            )
+            run.import_problems.extend(problems.found)
     return note_recorded(run, outcome=True)
 
 

@@ -454,5 +454,5 @@ def _parse(data: Any, stem: str, *, strict: bool, tool_loop: bool) -> Run:
     # else (an error, a format failure) left it incomplete.
     exit_status = meta.get("exit_status")
     if isinstance(exit_status, str | int) and str(exit_status):
-        settle_outcome(run, status_of_exit(str(exit_status)), str(exit_status))
+        settle_outcome(run, status_of_exit(str(exit_status)), str(exit_status), strict=strict)
     return run

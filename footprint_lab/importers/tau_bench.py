@@ -103,8 +103,13 @@ def load_tau_bench(path: str | Path, *, strict: bool = False) -> list[Run]:
             )
         labels.setdefault(label, index)
         place = _in_entry(index)
+        reward = entry.get("reward")
         try:
             run = from_openai(entry["traj"], strict=strict, **meta)
+            if isinstance(reward, int | float) and not isinstance(reward, bool):
+                # tau-bench scores an episode once it ended: the run finished, whatever came
+                # last.
+                settle_outcome(run, "done", f"reward {reward}", strict=strict)
         except TranscriptError as exc:
             raise nested(exc, SOURCE, place, unit=UNIT, path=where) from None
         run.import_problems = [
@@ -114,9 +119,5 @@ def load_tau_bench(path: str | Path, *, strict: bool = False) -> list[Run]:
         if model is not None:
             run.model = run.meta["model"] = storable_text(model)
             note_recorded(run, model=True)
-        reward = entry.get("reward")
-        if isinstance(reward, int | float) and not isinstance(reward, bool):
-            # tau-bench scores an episode once it ended: the run finished, whatever came last.
-            settle_outcome(run, "done", f"reward {reward}")
         runs.append(run)
     return runs

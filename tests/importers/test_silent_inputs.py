@@ -335,3 +335,23 @@ def test_claude_code_refuses_every_other_stacks_file_by_name(path: Path) -> None
     with pytest.raises(TranscriptError, match="Claude Code") as caught:
         load_claude_code(path)
     assert caught.value.path == str(path)
+
+
+def test_a_finished_tau_bench_run_whose_last_call_has_no_result_lists_it(tmp_path: Path) -> None:
+    call = {"id": "c1", "type": "function", "function": {"name": "book", "arguments": "{}"}}
+    traj = [
+        {"role": "user", "content": "book it"},
+        {"role": "assistant", "content": None, "tool_calls": [call]},
+    ]
+    path = tmp_path / "tau.json"
+    path.write_text(json.dumps([{"task_id": 1, "trial": 0, "reward": 1.0, "traj": traj}]))
+    (run,) = load_tau_bench(path)
+    assert run.status == "done"  # the source scored it: finished, whatever came last
+    (problem,) = run.import_problems
+    assert "['c1'] have no result" in problem.problem and "reward 1.0" in problem.problem
+    assert (problem.source, problem.unit, problem.path) == ("tau-bench", "entry", str(path))
+    assert problem.index == 0
+    # Without a reward the transcript only stops at a call: incomplete, nothing to list.
+    path.write_text(json.dumps([{"task_id": 1, "trial": 0, "traj": traj}]))
+    (cut,) = load_tau_bench(path)
+    assert cut.status == "incomplete" and not cut.import_problems
