@@ -1,0 +1,59 @@
+"""Every writer writes what it wrote: the golden run files (see ``golden_runs.py``).
+
+A run of each writer — the agent loop (three strategies, a pause and its answer), ``replay``
+and the importers (a real file of every stack) — is held to the file the code before one
+``RunWriter`` (#25 item 1) saved for it, and every golden file loads and saves again byte for
+byte, so no run saved before the change reads differently after it.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from footprint_lab import load_run
+from footprint_lab.lab import capture
+from tests.agent.golden_runs import BUILDERS, FOLDER
+
+_CLOCK_KEYS = frozenset({"at_ms", "survival_ms", "latency_ms"})
+"""Readings of the wall clock, the one thing two builds of a run may differ in."""
+
+
+def _without_clock(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {
+            k: 0 if k in _CLOCK_KEYS else _without_clock(v)
+            for k, v in value.items()
+            if k != "checksum"
+        }
+    if isinstance(value, list):
+        return [_without_clock(v) for v in value]
+    return value
+
+
+@pytest.mark.parametrize("name", sorted(BUILDERS))
+def test_a_golden_file_loads_and_saves_byte_for_byte(name: str, tmp_path: Path) -> None:
+    golden = FOLDER / f"{name}.json"
+    again = load_run(golden).save(tmp_path / golden.name)
+    assert again.read_bytes() == golden.read_bytes()
+
+
+@pytest.mark.parametrize("name", sorted(BUILDERS))
+def test_todays_writer_saves_the_golden_document(name: str, tmp_path: Path) -> None:
+    fresh = BUILDERS[name]().save(tmp_path / f"{name}.json")
+    expected = _without_clock(json.loads((FOLDER / f"{name}.json").read_text()))
+    assert _without_clock(json.loads(fresh.read_text())) == expected
+
+
+@pytest.mark.parametrize("name", sorted(BUILDERS))
+def test_a_golden_file_captures_as_todays_run(name: str) -> None:
+    loaded = capture(load_run(FOLDER / f"{name}.json"))
+    fresh = capture(BUILDERS[name]())
+    for frame in ("records", "refusals", "pins", "evictions", "messages", "membership"):
+        clock = list(_CLOCK_KEYS)
+        left = getattr(loaded, frame).drop(columns=clock, errors="ignore")
+        right = getattr(fresh, frame).drop(columns=clock, errors="ignore")
+        assert left.equals(right), frame
