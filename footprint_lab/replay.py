@@ -40,8 +40,8 @@ from typing import Any
 
 from footprint_lab._gc import paused_gc
 from footprint_lab._replay_tokens import ReplayTokens, replies_of
-from footprint_lab.agent.run import CallRecord, Run
-from footprint_lab.agent.visit import commit_visit
+from footprint_lab.agent.run import Run
+from footprint_lab.agent.writer import RunWriter
 from footprint_lab.applicability import not_applicable
 from footprint_lab.auditing import AuditedPolicy
 from footprint_lab.events import LlmEnd, LlmStart, Recorder
@@ -254,7 +254,7 @@ async def _replay(
     # The agent's tool roster, when the source still has its agent (a notice names only those).
     roster = None if source.agent is None else frozenset(source.agent.tools)
     source_stage: dict[str, str | None] = {}
-    window: list[Message] = []
+    writer = RunWriter(run, recorder=recorder)
     # Characters of ``window``, kept as it grows: summing the whole window at every call is
     # quadratic in the run's length when nothing is removed.
     sent_chars = 0
@@ -268,48 +268,35 @@ async def _replay(
             if len(ledger) == 0:
                 # A reply with nothing before it still follows a commit (the empty seed), as
                 # in an import: its call's sent_commit names it.
-                ledger.append(ledger.begin_stage("seed"), [])
+                writer.seed([])
             run.iterations += 1
             iteration = run.iterations
-            if strategy is not None:
-                staged = await _window_stage(
-                    run,
-                    recorder,
-                    strategy,
-                    window,
-                    iteration,
-                    (last_usage, last_from),
-                    keep_last,
-                    roster,
-                    tokens,
-                )
-                if staged is not window:  # a visit that filed a record: a new list
-                    window, sent_chars = staged, window_chars(staged)
-            stage = ledger.begin_stage("call-llm")
-            usage, tokens_from = tokens.of_call(window, sent_chars, originals[reply_no], message)
+            if strategy is not None and await _window_stage(
+                writer, strategy, iteration, (last_usage, last_from), keep_last, roster, tokens
+            ):
+                sent_chars = window_chars(writer.window)
+            stage = writer.stage("call-llm")
+            usage, tokens_from = tokens.of_call(
+                writer.window, sent_chars, originals[reply_no], message
+            )
             reply_no += 1
-            call = CallRecord(
-                iteration=iteration,
-                stage_id=stage,
-                sent_commit=len(ledger) - 1,
-                messages=len(window),
+            call = writer.call(
+                stage,
+                iteration,
                 chars=sent_chars,
                 usage=usage,
                 tokens_from=None if tokens_from == "reported" else tokens_from,
             )
-            run.calls.append(call)
             recorder.emit(
                 LlmStart(
                     iteration=iteration, stage_id=stage, messages=call.messages, chars=call.chars
                 )
             )
             if usage is not None:
-                ledger.put(stage, "usage", usage)
                 recorder.emit(LlmEnd(iteration=iteration, stage_id=stage, usage=usage))
                 last_usage, last_from = usage, tokens_from or "reported"
-            committed = _commit(ledger, stage, [message], source_stage)
-            window.extend(committed)
-            sent_chars += window_chars(committed)
+            source_stage.setdefault(stage, message.stage_id)
+            sent_chars += writer.reply(stage, _unstamped(message), usage).chars
             i += 1
             continue
         # Consecutive tool results form one tool-calls stage; a user message is a new request,
@@ -325,19 +312,25 @@ async def _replay(
         )
         while j < len(messages) and messages[j].role == message.role and message.role == "tool":
             j += 1
-        batch = messages[i : max(j, i + 1)]
-        stage = ledger.begin_stage(kind)
-        if kind == "seed" and not run.requests and source.system is not None:
-            # As the agent's opening `seed` stage does: the commits line up with the source's.
-            ledger.put(stage, "system", source.system)
+        batch = [_unstamped(m) for m in messages[i : max(j, i + 1)]]
+        stage = writer.stage(kind)
+        source_stage.setdefault(stage, message.stage_id)
+        # As the agent's opening `seed` stage does: the commits line up with the source's.
+        system = source.system if not run.requests else None
         if message.role == "user" and not observed:
             run.request = message.content
             run.requests.append(message.content)
-        committed = _commit(ledger, stage, batch, source_stage)
-        window.extend(committed)
+        if kind == "seed":
+            committed = writer.seed(batch, stage=stage, system=system)
+        elif message.role == "tool":
+            # One commit per result, as the agent commits a batch's results as they finish, so
+            # the replay's commits (and every record's ``commit``) line up with the source's.
+            committed = [writer.result(stage, result) for result in batch]
+        else:
+            committed = writer.append(stage, batch)
         sent_chars += window_chars(committed)
         i += len(batch)
-    run.window = window
+    run.window = writer.window
     run.phase = "finished"  # a replay is over: it saves and reopens like any finished run
     run.meta["source_stage_ids"] = source_stage
     run.last_usage = last_usage
@@ -357,34 +350,23 @@ async def _replay(
     return run
 
 
-def _commit(
-    ledger: Ledger, stage: str, batch: Sequence[Message], source_stage: dict[str, str | None]
-) -> list[Message]:
-    source_stage.setdefault(stage, batch[0].stage_id if batch else None)
-    if len(batch) > 1 and batch[0].role == "tool":
-        # One commit per result, as the agent commits a batch's results as they finish, so
-        # the replay's commits (and every record's ``commit``) line up with the source's.
-        return [
-            m
-            for message in batch
-            for m in ledger.append(stage, [message.model_copy(update={"stage_id": None})])
-        ]
-    return ledger.append(stage, [m.model_copy(update={"stage_id": None}) for m in batch])
+def _unstamped(message: Message) -> Message:
+    """A copy of a source message to commit afresh (its stage id is the replay's to give)."""
+    return message.model_copy(update={"stage_id": None})
 
 
 async def _window_stage(
-    run: Run,
-    recorder: Recorder,
+    writer: RunWriter,
     strategy: WindowStrategy,
-    window: list[Message],
     iteration: int,
     last: tuple[Usage | None, TokenSource],
     keep_last: int,
     tool_names: Collection[str] | None,
     tokens: ReplayTokens,
-) -> list[Message]:
-    ledger = run.ledger
-    stage = ledger.begin_stage("window")
+) -> bool:
+    """Run one boundary's window visit; True when it filed a record (the window may differ)."""
+    run = writer.run
+    stage = writer.stage("window")
     last_usage, tokens_from = last
     boundary = Boundary(
         iteration=iteration,
@@ -404,9 +386,8 @@ async def _window_stage(
     # A replay sends nothing: a policy its caller wrapped with audit(...) files what it breaks
     # (the point of auditing it); any other strategy is held to the law as in an agent.
     on_breach: OnBreach = "record" if isinstance(strategy, AuditedPolicy) else "raise"
-    result = await aapply_boundary(strategy, window, boundary, on_breach=on_breach)
+    result = await aapply_boundary(strategy, writer.window, boundary, on_breach=on_breach)
     if result.record is None:
-        return window
-    return commit_visit(
-        run, recorder, stage, window, result, iteration=iteration, usage=last_usage, forced=False
-    ).window
+        return False
+    writer.visit(stage, result.window, result.record, folded=result.folded, usage=last_usage)
+    return True

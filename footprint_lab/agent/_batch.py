@@ -34,27 +34,10 @@ def commit_result(
     result: Message,
     order: Mapping[str, int] | None = None,
 ) -> None:
-    """Commit one tool result under ``stage`` and put it in the window.
-
-    Args:
-        order: The open batch's call ids by position. The result goes after the results of
-            the calls before it, so the window keeps the order the model asked in while the
-            ledger keeps the order the calls finished; a result placed before one already
-            there is followed by a window commit, so ``ledger.window_at`` reads the window as
-            it is. None: appended at the end.
-    """
-    (committed,) = loop.ledger.append(stage, [result])
-    window = loop.window
-    at = len(window)
-    if order is not None:
-        rank = order[committed.tool_call_id or ""]
-        while at and window[at - 1].role == "tool":
-            if order.get(window[at - 1].tool_call_id or "", -1) < rank:
-                break
-            at -= 1
-    window.insert(at, committed)
-    if at < len(window) - 1:
-        loop.ledger.set_window(stage, window)
+    """Commit one tool result under ``stage``, placed in call order when ``order`` (the open
+    batch's call ids by position) is given (see :meth:`RunWriter.result
+    <footprint_lab.agent.writer.RunWriter.result>`), and say that its call ended."""
+    committed = loop.writer.result(stage, result, order)
     loop.recorder.emit(
         ToolEnd(
             iteration=iteration,
@@ -92,7 +75,7 @@ async def tool_calls(loop: _Loop, iteration: int) -> None:
 
         def commit(results: list[Message]) -> None:
             if "stage" not in batch:
-                batch["stage"] = loop.ledger.begin_stage("tool-calls")
+                batch["stage"] = loop.writer.stage("tool-calls")
             for result in results:
                 commit_result(loop, iteration, batch["stage"], result, order)
             loop.checkpoint_hook()

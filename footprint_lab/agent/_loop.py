@@ -26,8 +26,8 @@ from footprint_lab.agent import _batch, _pauses
 from footprint_lab.agent._driver import StopRequested, attach_run, detached
 from footprint_lab.agent.checkpoint import Checkpoint, run_from_checkpoint
 from footprint_lab.agent.injections import InjectionContext, injection_message
-from footprint_lab.agent.run import CallRecord, Run
-from footprint_lab.agent.visit import commit_visit
+from footprint_lab.agent.run import Run
+from footprint_lab.agent.writer import RunWriter
 from footprint_lab.events import (
     LlmEnd,
     LlmStart,
@@ -37,7 +37,7 @@ from footprint_lab.events import (
     RunFailed,
 )
 from footprint_lab.ledger import WINDOW, Ledger, stage_number
-from footprint_lab.messages import Message, storable_text, window_chars
+from footprint_lab.messages import Message, storable_text
 from footprint_lab.providers.base import ProviderRequest, ProviderResponse, checked_response
 from footprint_lab.window.apply import aapply_boundary
 from footprint_lab.window.boundary import Boundary
@@ -70,14 +70,13 @@ class _Loop:
         self.cancel_recorded = False
         self.shaped: Window | None = None  # the last visit's window: the next reads what is new
         if previous is None:
-            self.ledger = Ledger(agent.clock)
-            self.run = Run(request="", ledger=self.ledger)
-            self.window: list[Message] = []
+            run = Run(request="", ledger=Ledger(agent.clock))
+            window: list[Message] = []
         else:  # a conversation continues on a copy, so the earlier Run stays as it was
-            self.ledger = previous.ledger.copy()
-            self.run = Run(
+            ledger = previous.ledger.copy()
+            run = Run(
                 request=previous.request,
-                ledger=self.ledger,
+                ledger=ledger,
                 records=list(previous.records),
                 calls=[c.model_copy() for c in previous.calls],
                 folded=list(previous.folded),
@@ -89,7 +88,8 @@ class _Loop:
             )
             self.recorder.events.extend(previous.events)
             positions = [previous.ledger.position(m) for m in previous.window]
-            self.window = [self.ledger.messages[p] for p in positions if p is not None]
+            window = [ledger.messages[p] for p in positions if p is not None]
+        self.writer = RunWriter(run, window, self.recorder)
         self.run.events = self.recorder.events
         self.run.agent = agent
         self.run.strategy = strategy_name(agent.strategy)
@@ -105,13 +105,11 @@ class _Loop:
     ) -> _Loop:
         restored = run_from_checkpoint(checkpoint)
         loop = cls(agent, None, on_checkpoint)
-        loop.ledger = restored.ledger
-        loop.window = list(restored.window)
+        loop.writer = RunWriter(restored, list(restored.window), loop.recorder)
         loop.recorder.events.extend(restored.events)
         restored.events = loop.recorder.events
         restored.error = None
         restored.agent = agent
-        loop.run = restored
         loop._restore_visit_state()
         restore = getattr(agent.provider, "restore_state", None)
         if restored.provider_state is not None and callable(restore):
@@ -124,15 +122,28 @@ class _Loop:
         another process delivers the same injections an uninterrupted run would."""
         run = self.run
         commits = self.ledger.commits
-        record_stages = [c.stage_id for c in commits if c.key == "record"]
-        if len(record_stages) != len(run.records):
-            return  # not written by this loop (an import): nothing to re-derive
         changed_stages = {c.stage_id for c in commits if c.key == WINDOW}
-        for record, stage in zip(run.records, record_stages, strict=True):
-            if record.iteration != run.iterations:
+        for record in run.records:
+            if record.iteration != run.iterations or record.commit is None:
                 continue
             self.iteration_record = record
+            stage = commits[record.commit].stage_id
             self.window_changed = self.window_changed or stage in changed_stages
+
+    @property
+    def run(self) -> Run:
+        """The run this loop writes (its writer's)."""
+        return self.writer.run
+
+    @property
+    def ledger(self) -> Ledger:
+        """The run's ledger."""
+        return self.writer.run.ledger
+
+    @property
+    def window(self) -> list[Message]:
+        """What the next call sends (its writer's)."""
+        return self.writer.window
 
     def now(self) -> int:
         return self.ledger.now()
@@ -145,10 +156,8 @@ class _Loop:
         run.status = "max-iterations"
         run.output = None
         run.phase = "window"
-        seed = self.ledger.begin_stage("seed")
-        if self.agent.system_prompt is not None and not run.loop_start:
-            self.ledger.put(seed, "system", self.agent.system_prompt)
-        self.window.extend(self.ledger.append(seed, [Message.user(request)]))
+        system = self.agent.system_prompt if not run.loop_start else None
+        self.writer.seed([Message.user(request)], system=system)
 
     # -- the loop ------------------------------------------------------------------------
 
@@ -323,20 +332,12 @@ class _Loop:
         self.shaped = result.given
         # The stage id is taken once the visit decided: a visit that faulted or was cancelled
         # consumed none, so its re-run numbers every later stage as an uninterrupted run does.
-        stage = self.ledger.begin_stage("window")
+        stage = self.writer.stage("window")
         if result.record is None:
             return result
-        visit = commit_visit(
-            self.run,
-            self.recorder,
-            stage,
-            self.window,
-            result,
-            iteration=iteration,
-            usage=usage,
-            forced=forced,
+        visit = self.writer.visit(
+            stage, result.window, result.record, folded=result.folded, usage=usage, forced=forced
         )
-        self.window = visit.window
         self.window_changed = self.window_changed or visit.changed
         self.iteration_record = visit.record
         return WindowResult(visit.window, visit.record, result.folded)
@@ -353,8 +354,7 @@ class _Loop:
         )
         texts = [text for rule in self.agent.injections if (text := rule(context))]
         if texts:
-            stage = self.ledger.begin_stage("inject")
-            self.window.extend(self.ledger.append(stage, [injection_message(t) for t in texts]))
+            self.writer.append(self.writer.stage("inject"), [injection_message(t) for t in texts])
 
     async def _send(self, iteration: int, stage: str, *, retry: bool) -> ProviderResponse:
         # Built from trusted parts: construct without re-validating every message.
@@ -365,15 +365,7 @@ class _Loop:
             tools=[t.spec for t in self.agent.tools.values()],
             max_output_tokens=self.agent.max_output_tokens,
         )
-        call = CallRecord(
-            iteration=iteration,
-            stage_id=stage,
-            sent_commit=len(self.ledger) - 1,
-            messages=len(self.window),
-            chars=window_chars(self.window),
-            retry=retry,
-        )
-        self.run.calls.append(call)
+        call = self.writer.call(stage, iteration, retry=retry)
         self.recorder.emit(
             LlmStart(
                 iteration=iteration,
@@ -415,7 +407,7 @@ class _Loop:
             unanswered = last.sent_commit == len(ledger) - 1
             if unanswered and stage_number(last.stage_id) == ledger.stage_count - 1:
                 return last.stage_id
-        return self.ledger.begin_stage("call-llm")
+        return self.writer.stage("call-llm")
 
     async def call_llm(self, iteration: int, *, retry: bool) -> ProviderResponse | None:
         """Call the model and commit its reply. Returns None when the provider rejected the
@@ -429,9 +421,7 @@ class _Loop:
                 raise
             self.rejection = exc
             return None
-        self.ledger.put(stage, "usage", response.usage)
-        (assistant,) = self.ledger.append(stage, [response.message])
-        self.window.append(assistant)
+        self.writer.reply(stage, response.message, response.usage)
         self.run.last_usage = response.usage
         self.recorder.emit(
             LlmEnd(iteration=iteration, at_ms=self.now(), stage_id=stage, usage=response.usage)

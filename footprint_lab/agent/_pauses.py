@@ -93,7 +93,7 @@ async def answer_pause(loop: _Loop, answer: str | None, approve: bool | None) ->
         result = Message.tool(
             call.id, call.name, f"error: denied by the person: {answer or 'not approved'}"
         )
-    commit_result(loop, pause.iteration, loop.ledger.begin_stage("tool-calls"), result)
+    commit_result(loop, pause.iteration, loop.writer.stage("tool-calls"), result)
     outcome: Literal["answered", "approved", "denied"] = (
         "answered"
         if pause.kind == "ask-human"

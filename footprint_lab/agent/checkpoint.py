@@ -26,6 +26,7 @@ and gives the file the mode ``open()`` would.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 from typing import Any
@@ -117,6 +118,25 @@ def _decode_value(key: str, value: Any, where: str) -> Any:
     return decoded
 
 
+def _as_filed(commits: list[Commit]) -> list[Commit]:
+    """The record commits as a run's writer files them: each record told its own commit and
+    the commit of the window its visit was given (``given_commit``, never saved: a visit's
+    commits are consecutive, so it is the commit before the first of the record's stage — see
+    :meth:`~footprint_lab.agent.writer.RunWriter.visit`). A file from before records named
+    their commit gets that too."""
+    out = list(commits)
+    for i, commit in enumerate(commits):
+        record = commit.stored
+        if commit.key != "record" or not isinstance(record, WindowRecord):
+            continue
+        start = i
+        while start and commits[start - 1].stage_id == commit.stage_id:
+            start -= 1
+        named = {"given_commit": start - 1, "commit": i if record.commit is None else record.commit}
+        out[i] = dataclasses.replace(commit, stored=record.model_copy(update=named))
+    return out
+
+
 def _ledger_of(checkpoint: Checkpoint) -> Ledger:
     saved = checkpoint.ledger
     commits = [
@@ -130,7 +150,9 @@ def _ledger_of(checkpoint: Checkpoint) -> Ledger:
         for i, c in enumerate(saved.commits)
     ]
     try:
-        return Ledger.restore(saved.messages, saved.message_commit, commits, saved.stage_counter)
+        return Ledger.restore(
+            saved.messages, saved.message_commit, _as_filed(commits), saved.stage_counter
+        )
     except LedgerError as exc:
         raise RunFileProblem(f"ledger.{exc.where}", exc.rule) from None
 
@@ -161,8 +183,11 @@ def _run_of(checkpoint: Checkpoint, ledger: Ledger) -> Run:
         if checkpoint.error is None
         else RestoredError(checkpoint.error.type_name, checkpoint.error.message)
     )
+    state = shared_state(checkpoint)
+    # The records are the ledger's (the file checks say they agree), as in a live run.
+    state["records"] = [c.stored for c in ledger.commits if c.key == "record"]
     return Run(
-        **shared_state(checkpoint),
+        **state,
         ledger=ledger,
         window=[messages[p] for p in checkpoint.window],
         error=error,

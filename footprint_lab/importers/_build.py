@@ -18,7 +18,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
 from footprint_lab._gc import gc_paused
-from footprint_lab.agent.run import CallRecord, ImportProblem, Run
+from footprint_lab.agent.run import ImportProblem, Run
+from footprint_lab.agent.writer import RunWriter
 from footprint_lab.importers._observed import HistoryIndex, ObservedWindow, observe_window
 from footprint_lab.importers._parts import TranscriptError, json_problem
 from footprint_lab.importers.recorded import ImportedStatus, Recorded, settle_outcome
@@ -150,15 +151,15 @@ def build_run(
     )
     run.meta = {"imported_from": source, **storable_value(meta or {})}
     run.import_problems = list(problems)
-    window: list[Message] = []
+    writer = RunWriter(run)
     sent_chars = 0
     replies = iter(usages)
     inputs = iter(sent) if sent is not None else None
     history = HistoryIndex()
     # seed#0 carries the system prompt, as in an agent run, and the first user turn.
-    seed = ledger.begin_stage("seed")
+    seed = writer.stage("seed")
     if system is not None:
-        ledger.put(seed, "system", system)
+        writer.system(seed, system)
     first_seed: str | None = seed
     i = 0
     while i < len(messages):
@@ -167,61 +168,48 @@ def build_run(
             j = i
             while j < len(messages) and messages[j].role == "tool":
                 j += 1
-            committed = ledger.append(ledger.begin_stage("tool-calls"), messages[i:j])
+            committed = writer.append(writer.stage("tool-calls"), messages[i:j])
             history.add(committed)
-            window.extend(committed)
             sent_chars += sum(m.chars for m in committed)
             i = j
             continue
         if message.role == "assistant":
             if len(ledger) == 0:
                 # A reply with nothing before it still follows a commit (the empty seed).
-                ledger.append(first_seed or ledger.begin_stage("seed"), [])
+                writer.seed([], stage=first_seed)
                 first_seed = None
             run.iterations += 1
             recorded = next(inputs, None) if inputs is not None else None
             if recorded is not None:
                 observed = observe_window(
-                    recorded, history, window, system=system, request=run.request or None
+                    recorded, history, writer.window, system=system, request=run.request or None
                 )
-                if observed.removed or observed.fresh or len(observed.window) != len(window):
-                    window = _commit_observed(run, observed, window, policy or source)
-                    sent_chars = sum(m.chars for m in window)
-            stage = ledger.begin_stage("call-llm")
+                if observed.removed or observed.fresh or len(observed.window) != len(writer.window):
+                    _commit_observed(writer, observed, policy or source)
+                    sent_chars = sum(m.chars for m in writer.window)
+            stage = writer.stage("call-llm")
             usage = next(replies, None)
-            run.calls.append(
-                CallRecord(
-                    iteration=run.iterations,
-                    stage_id=stage,
-                    sent_commit=len(ledger) - 1,
-                    messages=len(window),
-                    chars=sent_chars,
-                    usage=usage,
-                )
-            )
+            writer.call(stage, run.iterations, chars=sent_chars, usage=usage)
             if usage is not None:
-                ledger.put(stage, "usage", usage)
                 run.last_usage = usage
-            committed = ledger.append(stage, [message])
+            committed = [writer.reply(stage, message, usage)]
             history.add(committed)
-            window.extend(committed)
             sent_chars += committed[0].chars
         else:
             kind = None if kinds is None or message.role != "user" else kinds.get(i)
             if kind is not None:
-                stage = ledger.begin_stage(kind)
+                stage = writer.stage(kind)
             else:
                 if message.role == "user" and message.authored is None:
                     run.request = message.content
                     run.requests.append(message.content)
-                stage = first_seed if first_seed is not None else ledger.begin_stage("seed")
+                stage = first_seed if first_seed is not None else writer.stage("seed")
                 first_seed = None
-            committed = ledger.append(stage, [message])
+            committed = writer.append(stage, [message])
             history.add(committed)
-            window.extend(committed)
             sent_chars += committed[0].chars
         i += 1
-    run.window = window
+    window = run.window = writer.window
     last = window[-1] if window else None
     answered = last is not None and last.role == "assistant" and not last.tool_calls
     # The one status rule of imported runs (footprint_lab.importers.recorded).
@@ -240,19 +228,10 @@ def build_run(
     return run
 
 
-def _commit_observed(
-    run: Run, observed: ObservedWindow, before: list[Message], policy: str
-) -> list[Message]:
-    """Commit one observed window (its stand-ins, the window, the record) and return it."""
-    ledger = run.ledger
-    stage = ledger.begin_stage("window")
-    window = list(observed.window)
-    if observed.fresh:
-        stamped = dict(
-            zip(map(id, observed.fresh), ledger.append(stage, observed.fresh), strict=True)
-        )
-        window = [stamped.get(id(m), m) for m in window]
-    ledger.set_window(stage, window)
+def _commit_observed(writer: RunWriter, observed: ObservedWindow, policy: str) -> None:
+    """Commit one observed window: its stand-ins, the window, and the observed record."""
+    run = writer.run
+    before = writer.window
     record = WindowRecord(
         strategy=policy,
         iteration=run.iterations,
@@ -260,12 +239,9 @@ def _commit_observed(
         cleared_stage_ids=[m.stage_id for m in observed.cleared if m.stage_id is not None],
         removed_message_count=len(observed.removed),
         window_chars_before=sum(m.chars for m in before),
-        window_chars_after=sum(m.chars for m in window),
+        window_chars_after=sum(m.chars for m in observed.window),
         violations=observed.violations,
         observed=True,
-        commit=len(ledger),
     )
-    ledger.put(stage, "record", record)
-    run.records.append(record)
+    writer.visit(writer.stage("window"), observed.window, record)
     run.strategy = record.strategy  # the run's windows are the source policy's
-    return window

@@ -42,8 +42,6 @@ class LedgerView:
         history_end = [0] * n
         last_window = [-1] * n
         message_commit: list[int] = []
-        stage_first: dict[str, int] = {}
-        stage_order: list[str] = []
         end = 0
         window = -1
         for commit in self.commits:
@@ -56,19 +54,12 @@ class LedgerView:
                 window = i
             history_end[i] = end
             last_window[i] = window
-            if commit.stage_id not in stage_first:
-                stage_first[commit.stage_id] = i
-                stage_order.append(commit.stage_id)
         self.history_end = history_end
         """Messages committed as of each commit."""
         self.last_window = last_window
         """The last ``window`` commit at or before each commit (-1: none yet)."""
         self.message_commit = message_commit
         """The commit that appended each message position."""
-        self.stage_first = stage_first
-        """The first commit of each stage id that committed anything."""
-        self.stage_order = stage_order
-        """Stage ids in the order of their first commit."""
 
     def __len__(self) -> int:
         return len(self.commits)

@@ -201,6 +201,7 @@ def _exact(
         "forced": boundary.forced,
         "observed": False,
         "commit": None,
+        "given_commit": None,
         "window_chars_before": inp.window_chars,
         "window_chars_after": after,
         "removed_message_count": removed_count,

@@ -238,6 +238,11 @@ class WindowRecord(BaseModel):
     commit: int | None = None
     """The ledger commit that filed this record (set when a run commits the visit; None from
     a bare ``apply_window``)."""
+    given_commit: int | None = Field(default=None, exclude=True)
+    """The ledger commit as of which the window this visit was given is read
+    (``ledger.window_at(given_commit)``): set by the run's writer when it commits the visit,
+    and by ``load_run`` from the ledger (never saved: the ledger says it). None from a bare
+    ``apply_window``."""
 
     @field_validator("error", mode="after")
     @classmethod

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 import pytest
@@ -255,19 +257,27 @@ def test_a_big_run_switches_to_the_window_form_and_stays_exact(big_run: Run) -> 
     check_all(big_run, frames)
 
 
-def _as_saved_before_records_named_identity(run: Run) -> Run:
-    """``run`` as saved before records named their commit and stage ids (all None)."""
-    records = []
-    for r in run.records:
-        obs = r.observations
-        if obs is not None:
-            pinned = [p.model_copy(update={"stage_id": None}) for p in obs.pinned]
-            obs = obs.model_copy(update={"pinned": pinned})
-        refusals = [ref.model_copy(update={"stage_id": None}) for ref in r.refusals]
-        records.append(
-            r.model_copy(update={"commit": None, "observations": obs, "refusals": refusals})
-        )
-    return dataclasses.replace(run, records=records)
+def _as_saved_before_records_named_identity(run: Run, folder: Path) -> Run:
+    """``run`` saved as files were before records named their commit and stage ids (all
+    null, and no checksum), then loaded: the loader reads the commits back from the ledger."""
+    data = json.loads(run.save(folder / "run.json").read_text())
+    data.pop("checksum")
+
+    def unnamed(record: dict[str, Any]) -> None:
+        record["commit"] = None
+        for refusal in record["refusals"]:
+            refusal["stage_id"] = None
+        for pin in (record["observations"] or {}).get("pinned", []):
+            pin["stage_id"] = None
+
+    for record in data["records"]:
+        unnamed(record)
+    for commit in data["ledger"]["commits"]:
+        if commit["key"] == "record":
+            unnamed(commit["value"])
+    path = folder / "legacy.json"
+    path.write_text(json.dumps(data))
+    return load_run(path, verify=False)
 
 
 def test_identity_comes_from_the_records(scenario_runs: dict[tuple[str, str], Run]) -> None:
@@ -303,10 +313,11 @@ def test_identity_comes_from_the_records(scenario_runs: dict[tuple[str, str], Ru
     ],
 )
 def test_records_saved_before_they_named_their_identity_capture_the_same(
-    scenario_runs: dict[tuple[str, str], Run], key: tuple[str, str]
+    scenario_runs: dict[tuple[str, str], Run], key: tuple[str, str], tmp_path: Path
 ) -> None:
     run = scenario_runs[key]
-    legacy = _as_saved_before_records_named_identity(run)
+    legacy = _as_saved_before_records_named_identity(run, tmp_path)
+    assert [r.commit for r in legacy.records] == [r.commit for r in run.records]
     a, b = capture(run), capture(legacy)
     check_all(legacy, b)
     for name in SCHEMAS:

@@ -6,10 +6,11 @@ identified by their ledger ``position`` (the index in the message store, i.e. co
 Where the facts come from:
 
 * The window sent by call ``c`` is ``ledger.window_at(call.sent_commit)`` (= ``run.window_sent``).
-* A record names the commit that filed it (``WindowRecord.commit``).
-* A record's turn and message indices are relative to the window its strategy was given: the
-  window as of the commit just before the record's window stage first committed (for a visit
-  that wrote nothing but its record, that is record commit - 1).
+* A record names the commit that filed it (``WindowRecord.commit``) and the commit as of which
+  the window its strategy was given is read (``WindowRecord.given_commit``); the run's writer
+  (:class:`~footprint_lab.agent.writer.RunWriter`) sets both, and ``load_run`` reads both
+  back from the ledger.
+* A record's turn and message indices are relative to that given window.
 * What left on a visit is the given window minus the window as of the record's commit — the
   same diff the agent turns into ``context.evicted`` events.
 """
@@ -188,29 +189,16 @@ def _authored(m: Message) -> str | None:
 
 
 def _record_commits(commits: Sequence[Commit], records: Sequence[WindowRecord]) -> list[int | None]:
-    """The ledger commit of each record: the one it names (``WindowRecord.commit``)."""
+    """The ledger commit of each record: the one it names (``WindowRecord.commit``), when that
+    commit filed a record (None for a record no run's writer filed, e.g. a bare
+    ``apply_window`` result put in a hand-made run)."""
     n = len(commits)
-    named = [
+    return [
         r.commit
         if r.commit is not None and 0 <= r.commit < n and commits[r.commit].key == "record"
         else None
         for r in records
     ]
-    if all(c is not None for c in named):
-        return named
-    # Records filed before records named their commit (runs saved before then, imports) carry
-    # None: pair those with the n-th `record` commit when counts and iterations agree (this
-    # survives save/load, which rebuilds the objects), else by object identity.
-    filed = [c for c in commits if c.key == "record"]
-    if len(filed) == len(records) and all(
-        getattr(c.stored, "iteration", None) == r.iteration
-        for c, r in zip(filed, records, strict=True)
-    ):
-        legacy: list[int | None] = [c.index for c in filed]
-    else:
-        by_id = {id(c.stored): c.index for c in filed}
-        legacy = [by_id.get(id(r)) for r in records]
-    return [c if c is not None else legacy[j] for j, c in enumerate(named)]
 
 
 def _commit_iterations(
@@ -235,13 +223,13 @@ def _commit_iterations(
 
 def _facts(run: Run, view: LedgerView, rec: WindowRecord, commit: int | None) -> RecordFacts:
     """One record's windows, and the positions that left."""
-    if commit is None:
+    if commit is None or rec.given_commit is None:
+        # Not filed by a run's writer: its windows are unknown; resolve the ids it names.
         facts = RecordFacts(None, None, None)
-        if rec.removed_stage_ids:  # no ledger commit for this record: resolve ids instead
+        if rec.removed_stage_ids:
             facts.removed = _positions_of_stages(run, rec.removed_stage_ids)
         return facts
-    first = view.stage_first.get(view.commits[commit].stage_id, commit)
-    facts = RecordFacts(commit, view.window_runs(first - 1), view.window_runs(commit))
+    facts = RecordFacts(commit, view.window_runs(rec.given_commit), view.window_runs(commit))
     if rec.removed_message_count > 0:
         given, after = facts.given, facts.after
         assert given is not None and after is not None
