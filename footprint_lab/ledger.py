@@ -60,6 +60,19 @@ class Commit:
 Runs = tuple[tuple[int, int], ...]
 
 
+def given_commit(commits: Sequence[Commit], index: int) -> int:
+    """The commit as of which the window was read that the visit filing the record at commit
+    ``index`` was given: the commit before the first of the record's stage (a visit's commits
+    are consecutive: :class:`~footprint_lab.agent.writer.RunWriter` writes them so). The writer
+    names it on every record it files (``WindowRecord.given_commit``); this reads it back for a
+    record that lost it (a saved run, a record rebuilt from its dump)."""
+    stage_id = commits[index].stage_id
+    start = index
+    while start and commits[start - 1].stage_id == stage_id:
+        start -= 1
+    return start - 1
+
+
 class LedgerError(ValueError):
     """Parts given to :meth:`Ledger.restore` that do not make sense together.
 

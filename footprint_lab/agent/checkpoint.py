@@ -44,6 +44,7 @@ from footprint_lab.agent._runfile_io import (
     CHECKSUM_FIELD,
     MAX_RUN_FILE_BYTES,
     RunFileError,
+    atomic_write,
     read_run_text,
     verify_checksum,
 )
@@ -59,7 +60,7 @@ from footprint_lab.agent.run import (
     checkpoint_of,
     shared_state,
 )
-from footprint_lab.ledger import HISTORY, WINDOW, Commit, Ledger, LedgerError
+from footprint_lab.ledger import HISTORY, WINDOW, Commit, Ledger, LedgerError, given_commit
 from footprint_lab.messages import storable_json
 from footprint_lab.usage import Usage
 from footprint_lab.window.records import WindowRecord
@@ -72,12 +73,18 @@ __all__ = [
     "Checkpoint",
     "RestoredError",
     "RunFileError",
+    "RunFileProblem",
     "SavedCommit",
     "SavedError",
     "SavedLedger",
+    "atomic_write",
+    "check_run",
+    "check_unknown_fields",
     "checkpoint_of",
+    "json_path",
     "load_checkpoint",
     "load_run",
+    "loc_path",
     "run_from_checkpoint",
     "save_run",
 ]
@@ -120,19 +127,18 @@ def _decode_value(key: str, value: Any, where: str) -> Any:
 
 def _as_filed(commits: list[Commit]) -> list[Commit]:
     """The record commits as a run's writer files them: each record told its own commit and
-    the commit of the window its visit was given (``given_commit``, never saved: a visit's
-    commits are consecutive, so it is the commit before the first of the record's stage — see
-    :meth:`~footprint_lab.agent.writer.RunWriter.visit`). A file from before records named
+    the commit of the window its visit was given (``given_commit``, never saved: the ledger
+    says it, :func:`~footprint_lab.ledger.given_commit`). A file from before records named
     their commit gets that too."""
     out = list(commits)
     for i, commit in enumerate(commits):
         record = commit.stored
         if commit.key != "record" or not isinstance(record, WindowRecord):
             continue
-        start = i
-        while start and commits[start - 1].stage_id == commit.stage_id:
-            start -= 1
-        named = {"given_commit": start - 1, "commit": i if record.commit is None else record.commit}
+        named = {
+            "given_commit": given_commit(commits, i),
+            "commit": i if record.commit is None else record.commit,
+        }
         out[i] = dataclasses.replace(commit, stored=record.model_copy(update=named))
     return out
 

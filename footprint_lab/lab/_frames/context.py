@@ -25,7 +25,7 @@ import numpy as np
 
 from footprint_lab.agent.run import Run
 from footprint_lab.lab._ledger_view import IntArray, LedgerView, Runs, positions, runs_length
-from footprint_lab.ledger import Commit
+from footprint_lab.ledger import Commit, given_commit
 from footprint_lab.messages import Message
 from footprint_lab.window.notice import is_compaction_frame, is_drop_notice
 from footprint_lab.window.records import WindowRecord
@@ -223,13 +223,16 @@ def _commit_iterations(
 
 def _facts(run: Run, view: LedgerView, rec: WindowRecord, commit: int | None) -> RecordFacts:
     """One record's windows, and the positions that left."""
-    if commit is None or rec.given_commit is None:
+    if commit is None:
         # Not filed by a run's writer: its windows are unknown; resolve the ids it names.
         facts = RecordFacts(None, None, None)
         if rec.removed_stage_ids:
             facts.removed = _positions_of_stages(run, rec.removed_stage_ids)
         return facts
-    facts = RecordFacts(commit, view.window_runs(rec.given_commit), view.window_runs(commit))
+    given_at = rec.given_commit
+    if given_at is None:  # a record rebuilt from its dump: the ledger says it
+        given_at = given_commit(view.commits, commit)
+    facts = RecordFacts(commit, view.window_runs(given_at), view.window_runs(commit))
     if rec.removed_message_count > 0:
         given, after = facts.given, facts.after
         assert given is not None and after is not None
