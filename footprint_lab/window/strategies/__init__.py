@@ -6,7 +6,6 @@ Layer: window core; each strategy obeys the law stated in ``footprint_lab.window
 from __future__ import annotations
 
 from footprint_lab.window.strategies.base import (
-    RemovalFacts,
     StrategyInput,
     StrategyResult,
     WindowStrategy,
@@ -16,6 +15,7 @@ from footprint_lab.window.strategies.clear_tool_results import (
     clear_tool_results,
 )
 from footprint_lab.window.strategies.sliding_window import SlidingWindow, sliding_window
+from footprint_lab.window.strategies.splice import RemovalFacts
 from footprint_lab.window.strategies.summarize_oldest import (
     SummarizeOldest,
     Summarizer,
