@@ -217,15 +217,14 @@ def _walk(folder: Path, grouped: dict[str, dict[str, Run]], skipped: Skipped) ->
     """Every file under ``folder`` that :func:`footprint_lab.importers.load` reads, into
     ``grouped``; what it does not (documentation, hidden files, files of no format or broken
     for theirs), into ``skipped`` with why."""
-    from footprint_lab.importers import TranscriptError, detect_format, load
-    from footprint_lab.importers._detect import _folder_entries
+    from footprint_lab.importers import TranscriptError, detect_format, folder_entries, load
 
     try:
         entries = sorted(folder.iterdir(), key=lambda p: p.name)
     except OSError as exc:
         skipped.append((folder, f"cannot list the folder: {exc.strerror or exc}"))
         return
-    kept = set(_folder_entries(folder))
+    kept = set(folder_entries(folder))
     for entry in entries:
         if entry not in kept:
             why = "hidden" if entry.name.startswith(".") else _DOCUMENTATION

@@ -50,6 +50,39 @@ def test_an_upward_import_from_the_window_core_breaks_the_contracts(tmp_path: Pa
     assert "footprint_lab.window.apply -> footprint_lab.lab" in done.stdout
 
 
+def _tree_with(tmp_path: Path, relative: str, line: str) -> subprocess.CompletedProcess[str]:
+    """lint-imports on a copy of the tree with ``line`` added to the module at ``relative``."""
+    shutil.copytree(
+        ROOT / "footprint_lab",
+        tmp_path / "footprint_lab",
+        ignore=shutil.ignore_patterns("__pycache__"),
+    )
+    shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
+    module = tmp_path / "footprint_lab" / relative
+    module.write_text(module.read_text() + line)
+    return _lint_imports(tmp_path / "pyproject.toml", tmp_path, tmp_path)
+
+
+def test_a_type_only_import_back_round_a_circle_breaks_the_contracts(tmp_path: Path) -> None:
+    """#25 item 8: the run model names its agent by a protocol; naming the agent class, even
+    only for type checking, closes the circle of the agent's modules again."""
+    done = _tree_with(
+        tmp_path,
+        "agent/run.py",
+        "\nif TYPE_CHECKING:\n    from footprint_lab.agent.agent import Agent  # noqa\n",
+    )
+    assert done.returncode != 0, done.stdout
+    assert "No cycles are allowed in footprint_lab.agent" in done.stdout
+
+
+def test_importing_another_packages_private_module_breaks_the_contracts(tmp_path: Path) -> None:
+    done = _tree_with(
+        tmp_path, "lab/report.py", "\nimport footprint_lab.agent._runfile_io  # deliberately\n"
+    )
+    assert done.returncode != 0, done.stdout
+    assert "footprint_lab.lab.report -> footprint_lab.agent._runfile_io" in done.stdout
+
+
 def _cycles(graph: grimp.ImportGraph, modules: set[str]) -> list[tuple[str, ...]]:
     """Every direct import a -> b (both in ``modules``) for which b also reaches a: the
     chain b -> ... -> a, closed by the import a -> b."""

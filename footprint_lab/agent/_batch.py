@@ -15,20 +15,17 @@ import asyncio
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
+from footprint_lab.agent._parts import LoopParts
 from footprint_lab.agent._workers import ARRIVAL
 from footprint_lab.agent.run import PauseState, open_batch
 from footprint_lab.agent.tools import Tool, is_error_result, unknown_tool_result
 from footprint_lab.events import ToolEnd
 from footprint_lab.messages import Message, ToolCall
 
-if TYPE_CHECKING:
-    from footprint_lab.agent._loop import _Loop
-
 
 def commit_result(
-    loop: _Loop,
+    loop: LoopParts,
     iteration: int,
     stage: str,
     result: Message,
@@ -49,7 +46,7 @@ def commit_result(
     )
 
 
-async def tool_calls(loop: _Loop, iteration: int) -> None:
+async def tool_calls(loop: LoopParts, iteration: int) -> None:
     """Run the calls of the open batch that have no result yet (all of them, unless the
     run resumes mid-batch), committing each result the moment its call finishes, whatever its
     position in the batch — under the batch's one stage id, one history commit per result —
@@ -127,7 +124,7 @@ class _Arrivals:
 
 
 async def run_tool_calls(
-    tools: dict[str, Tool],
+    tools: Mapping[str, Tool],
     calls: list[ToolCall],
     *,
     default_timeout: float | None = None,

@@ -17,16 +17,36 @@ import threading
 import time
 import traceback
 from collections.abc import Coroutine
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass, field
+from typing import Any, Protocol
 
 from footprint_lab.agent.run import Run
-
-if TYPE_CHECKING:
-    from footprint_lab.agent.agent import Agent
 
 _WAIT_SLICE_S = 0.05
 """How long the notebook driver waits on its worker at a time: between slices a Ctrl-C
 (a ``KeyboardInterrupt`` in the main thread) is seen at once, not when the run ends."""
+
+
+class InFlight(Protocol):
+    """What the driver needs of a run's loop in flight (the agent loop, ``_Loop``)."""
+
+    @property
+    def run(self) -> Run:
+        """The run the loop writes."""
+
+    def record_cancel(self, exc: BaseException) -> None:
+        """Record the run as cancelled (once) and attach it to ``exc``."""
+
+
+@dataclass
+class Flight:
+    """An agent's run in flight as its driver sees it: the loop running it, and the stop a
+    first Ctrl-C asks for. One per agent; the driver names neither the agent nor the loop."""
+
+    stop: threading.Event = field(default_factory=threading.Event)
+    """Set by the driver on a first interrupt: the loop stops at its next stage boundary."""
+    loop: InFlight | None = None
+    """The loop running the agent's run (None between runs)."""
 
 
 class StopRequested(Exception):
@@ -53,7 +73,7 @@ def detached(exc: Exception) -> Exception:
     return exc
 
 
-def drive(agent: Agent, work: Coroutine[Any, Any, Run]) -> Run:
+def drive(flight: Flight, work: Coroutine[Any, Any, Run]) -> Run:
     """Run ``work`` to completion from sync code without ever losing the run.
 
     In a script it runs on ``asyncio.run``: a Ctrl-C cancels the task, the loop records the
@@ -63,7 +83,7 @@ def drive(agent: Agent, work: Coroutine[Any, Any, Run]) -> Run:
     loop to stop at its next stage boundary (the stage in flight finishes and commits), a
     second cancels the task where it stands.
     """
-    agent._stop.clear()
+    flight.stop.clear()
     try:
         asyncio.get_running_loop()
     except RuntimeError:
@@ -77,18 +97,18 @@ def drive(agent: Agent, work: Coroutine[Any, Any, Run]) -> Run:
             return asyncio.run(work)
         except BaseException as exc:
             if not isinstance(exc, Exception):  # an interrupt, or any other BaseException
-                _interrupted(agent, exc)
+                _interrupted(flight, exc)
             raise
         finally:
-            agent._in_flight = None
+            flight.loop = None
     try:
-        return _drive_in_thread(agent, work)
+        return _drive_in_thread(flight, work)
     finally:
-        agent._in_flight = None
-        agent._stop.clear()
+        flight.loop = None
+        flight.stop.clear()
 
 
-def _drive_in_thread(agent: Agent, work: Coroutine[Any, Any, Run]) -> Run:
+def _drive_in_thread(flight: Flight, work: Coroutine[Any, Any, Run]) -> Run:
     handle: dict[str, Any] = {}
     box: dict[str, Any] = {}  # written by the worker: "result" or "error", then "done"
     ready = threading.Event()
@@ -134,7 +154,7 @@ def _drive_in_thread(agent: Agent, work: Coroutine[Any, Any, Run]) -> Run:
                 raise
             if interrupt is None:  # first Ctrl-C: stop at the next stage boundary
                 interrupt = exc
-                agent._stop.set()
+                flight.stop.set()
             elif "loop" in handle:  # a second one: cancel the task where it stands
                 with contextlib.suppress(RuntimeError):  # its loop already closed
                     handle["loop"].call_soon_threadsafe(handle["task"].cancel)
@@ -148,13 +168,13 @@ def _drive_in_thread(agent: Agent, work: Coroutine[Any, Any, Run]) -> Run:
     if interrupt is not None and isinstance(failure, asyncio.CancelledError):
         failure = interrupt  # the person's Ctrl-C, not the cancellation it caused
     if not isinstance(failure, Exception):  # an interrupt or a cancellation
-        _interrupted(agent, failure)
+        _interrupted(flight, failure)
     raise failure
 
 
-def _interrupted(agent: Agent, exc: BaseException) -> None:
+def _interrupted(flight: Flight, exc: BaseException) -> None:
     """Make sure the run in flight is recorded as cancelled and rides on ``exc``."""
-    loop = agent._in_flight
+    loop = flight.loop
     if loop is not None:
         loop.record_cancel(exc)
         attach_run(exc, loop.run)

@@ -20,10 +20,10 @@ The tools stage lives in :mod:`footprint_lab.agent._batch`, pauses in
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
 from footprint_lab.agent import _batch, _pauses
 from footprint_lab.agent._driver import StopRequested, attach_run, detached
+from footprint_lab.agent._parts import AgentParts
 from footprint_lab.agent.checkpoint import Checkpoint, run_from_checkpoint
 from footprint_lab.agent.injections import InjectionContext, injection_message
 from footprint_lab.agent.run import Run
@@ -47,9 +47,6 @@ from footprint_lab.window.result import WindowResult
 from footprint_lab.window.shape import Window
 from footprint_lab.window.strategies.base import strategy_name
 
-if TYPE_CHECKING:
-    from footprint_lab.agent.agent import Agent
-
 CheckpointHook = Callable[[Checkpoint], None]
 """Called with a checkpoint at every iteration boundary and after every committed tool result
 (e.g. to persist it)."""
@@ -59,7 +56,7 @@ class _Loop:
     """One run's state while it executes."""
 
     def __init__(
-        self, agent: Agent, previous: Run | None, on_checkpoint: CheckpointHook | None
+        self, agent: AgentParts, previous: Run | None, on_checkpoint: CheckpointHook | None
     ) -> None:
         self.agent = agent
         self.on_checkpoint = on_checkpoint
@@ -97,11 +94,11 @@ class _Loop:
         self.run.model = agent.model
         self.run.provider = storable_text(agent.provider.name)
         self.run.keep_last_tool_results = agent.keep_last_tool_results
-        agent._in_flight = self  # so a driver that sees an interrupt can record this run
+        agent._flight.loop = self  # so a driver that sees an interrupt can record this run
 
     @classmethod
     def from_checkpoint(
-        cls, agent: Agent, checkpoint: Checkpoint, on_checkpoint: CheckpointHook | None
+        cls, agent: AgentParts, checkpoint: Checkpoint, on_checkpoint: CheckpointHook | None
     ) -> _Loop:
         restored = run_from_checkpoint(checkpoint)
         loop = cls(agent, None, on_checkpoint)
@@ -178,7 +175,7 @@ class _Loop:
             run.status = "max-iterations"
         try:
             while True:
-                if self.agent._stop.is_set():
+                if self.agent._flight.stop.is_set():
                     raise StopRequested
                 phase = run.phase
                 if phase == "window":

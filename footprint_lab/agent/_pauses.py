@@ -9,18 +9,16 @@ not methods: this module names ``_Loop`` only for type checking, so it imports n
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
 from footprint_lab.agent._batch import commit_result
+from footprint_lab.agent._parts import LoopParts
 from footprint_lab.agent.run import PauseState
 from footprint_lab.events import RunPaused, RunResumed
 from footprint_lab.messages import Message, ToolCall
 
-if TYPE_CHECKING:
-    from footprint_lab.agent._loop import _Loop
 
-
-async def pause_boundary(loop: _Loop) -> None:
+async def pause_boundary(loop: LoopParts) -> None:
     """Stop for a person. The next iteration's boundary runs now, so the checkpoint
     carries the window the run will resume with — and the turn it waits on refuses."""
     run = loop.run
@@ -53,7 +51,7 @@ async def pause_boundary(loop: _Loop) -> None:
     pause.boundary = True
 
 
-def check_answer(loop: _Loop, answer: str | None, approve: bool | None) -> None:
+def check_answer(loop: LoopParts, answer: str | None, approve: bool | None) -> None:
     """Check a person's answer fits the pause before anything runs.
 
     Raises:
@@ -74,7 +72,7 @@ def check_answer(loop: _Loop, answer: str | None, approve: bool | None) -> None:
         )
 
 
-async def answer_pause(loop: _Loop, answer: str | None, approve: bool | None) -> None:
+async def answer_pause(loop: LoopParts, answer: str | None, approve: bool | None) -> None:
     """Commit the person's answer (or run / refuse the checked-in tool) for the call the
     run waits on, then pause on the next call of the batch or go on to the model."""
     check_answer(loop, answer, approve)

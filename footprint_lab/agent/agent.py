@@ -14,8 +14,9 @@ from __future__ import annotations
 import contextlib
 import threading
 from collections.abc import Iterator, Sequence
+from typing import Self
 
-from footprint_lab.agent._driver import drive
+from footprint_lab.agent._driver import Flight, drive
 from footprint_lab.agent._loop import CheckpointHook, _Loop
 from footprint_lab.agent.builder import AgentBuilder
 from footprint_lab.agent.checkpoint import Checkpoint, run_from_checkpoint
@@ -71,8 +72,8 @@ class Agent:
         """Seconds after which a tool call gets an error result, for tools without their own."""
         self.conversation: Run | None = None
         """The run the agent stands in: the last one it ran, resumed or continued from."""
-        self._stop = threading.Event()
-        self._in_flight: _Loop | None = None
+        self._flight = Flight()
+        """The run in flight, as the sync driver sees it (see :mod:`._driver`)."""
         # One conversation at a time: held while a run, resume or resume_on_error is going.
         self._busy = threading.Lock()
 
@@ -85,7 +86,7 @@ class Agent:
         keep_last_tool_results: int | bool = 2,
         max_output_tokens: int | None = None,
         tool_timeout: float | None = None,
-    ) -> AgentBuilder:
+    ) -> AgentBuilder[Self]:
         """Start building an agent (returns an ``AgentBuilder``).
 
         Args:
@@ -115,6 +116,11 @@ class Agent:
             f"strategy={strategy!r}, tools={list(self.tools)})"
         )
 
+    @property
+    def _stop(self) -> threading.Event:
+        """Set by the driver on a first interrupt: the run stops at its next boundary."""
+        return self._flight.stop
+
     # -- running -------------------------------------------------------------------------
 
     def run(self, request: str, *, on_checkpoint: CheckpointHook | None = None) -> Run:
@@ -126,7 +132,7 @@ class Agent:
         propagates with the run as ``exc.run`` (also ``agent.conversation``); continue it with
         ``agent.resume(run.checkpoint())``.
         """
-        return drive(self, self.arun(request, on_checkpoint=on_checkpoint))
+        return drive(self._flight, self.arun(request, on_checkpoint=on_checkpoint))
 
     async def arun(self, request: str, *, on_checkpoint: CheckpointHook | None = None) -> Run:
         """The async form of :meth:`run`.
@@ -226,7 +232,7 @@ class Agent:
         stages (e.g. killed after a checkpoint). Only the steps that had not finished run:
         the phase says which, and a tool batch runs only its calls without a result."""
         return drive(
-            self,
+            self._flight,
             self.aresume(checkpoint, answer=answer, approve=approve, on_checkpoint=on_checkpoint),
         )
 
@@ -269,7 +275,7 @@ class Agent:
     ) -> Run:
         """Continue a run that stopped on a fault, with the identical window: the step that
         faulted runs again (its phase says which), nothing before it does."""
-        return drive(self, self.aresume_on_error(checkpoint, on_checkpoint=on_checkpoint))
+        return drive(self._flight, self.aresume_on_error(checkpoint, on_checkpoint=on_checkpoint))
 
     async def aresume_on_error(
         self, checkpoint: Checkpoint, *, on_checkpoint: CheckpointHook | None = None

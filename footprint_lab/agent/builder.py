@@ -5,14 +5,14 @@ Layer: agent. Exactly one window strategy per agent: a second through any door (
 quietly changed is a policy nobody can audit.
 
 The dependency points one way: :mod:`footprint_lab.agent.agent` imports this module
-(``Agent.create`` returns a builder that builds that class); this module names ``Agent`` only
-for type checking.
+(``Agent.create`` returns a builder that builds that class); the builder is generic in the class
+it builds, so it names no agent module, not even for type checking.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any, Generic, TypeVar
 
 from footprint_lab.agent.injections import InjectionRule
 from footprint_lab.agent.tools import Tool, ToolFunction, check_timeout
@@ -22,12 +22,13 @@ from footprint_lab.window.apply import check_keep_last_tool_results
 from footprint_lab.window.errors import WindowConfigError
 from footprint_lab.window.strategies import Summarizer, WindowStrategy, summarize_oldest
 
-if TYPE_CHECKING:
-    from footprint_lab.agent.agent import Agent
+A = TypeVar("A")
+"""The class built (:class:`~footprint_lab.agent.Agent`, or a subclass of it)."""
 
 
-class AgentBuilder:
-    """Collects an agent's parts; ``build()`` checks them and returns the :class:`Agent`."""
+class AgentBuilder(Generic[A]):
+    """Collects an agent's parts; ``build()`` checks them and returns the
+    :class:`~footprint_lab.agent.Agent`."""
 
     def __init__(
         self,
@@ -38,7 +39,7 @@ class AgentBuilder:
         max_output_tokens: int | None,
         *,
         tool_timeout: float | None = None,
-        agent_class: Callable[..., Agent],
+        agent_class: Callable[..., A],
     ) -> None:
         self._agent_class = agent_class
         self._provider = provider
@@ -52,36 +53,36 @@ class AgentBuilder:
         self._strategies: list[tuple[str, Any]] = []
         self._injections: list[InjectionRule] = []
 
-    def system(self, text: str) -> AgentBuilder:
+    def system(self, text: str) -> AgentBuilder[A]:
         """Set the system prompt (it rides the request, never the window)."""
         self._system = text
         return self
 
-    def tool(self, fn: Tool | ToolFunction) -> AgentBuilder:
+    def tool(self, fn: Tool | ToolFunction) -> AgentBuilder[A]:
         """Add a tool (a ``@tool`` or a plain function)."""
         self._tools.append(fn if isinstance(fn, Tool) else Tool(fn))
         return self
 
-    def tools(self, *fns: Tool | ToolFunction) -> AgentBuilder:
+    def tools(self, *fns: Tool | ToolFunction) -> AgentBuilder[A]:
         """Add several tools."""
         for fn in fns:
             self.tool(fn)
         return self
 
-    def window(self, strategy: WindowStrategy) -> AgentBuilder:
+    def window(self, strategy: WindowStrategy) -> AgentBuilder[A]:
         """Set the window strategy: the one documented way (``.act(window=)`` and
         ``.compaction()`` are kept because the spec names them; both land here)."""
         self._strategies.append((".window()", strategy))
         return self
 
-    def act(self, *, window: WindowStrategy | None = None) -> AgentBuilder:
+    def act(self, *, window: WindowStrategy | None = None) -> AgentBuilder[A]:
         """Configure the loop's moments; ``window=`` forwards to :meth:`window`, the one
         documented way to set a strategy."""
         if window is not None:
             self._strategies.append((".act(window=)", window))
         return self
 
-    def inject(self, rule: InjectionRule) -> AgentBuilder:
+    def inject(self, rule: InjectionRule) -> AgentBuilder[A]:
         """Add an injection rule: it may deliver a library-authored user message right before
         each call (e.g. ``after_compaction(standing_instructions)``)."""
         if not callable(rule):
@@ -95,7 +96,7 @@ class AgentBuilder:
         summarizer: Summarizer | None = None,
         keep_recent_turns: int = 6,
         **kwargs: Any,
-    ) -> AgentBuilder:
+    ) -> AgentBuilder[A]:
         """``.window(summarize_oldest(...))`` spelled shorter: the same agent, byte for byte
         (kept because the spec names it; :meth:`window` is the documented way)."""
         strategy = summarize_oldest(
@@ -107,7 +108,7 @@ class AgentBuilder:
         self._strategies.append((".compaction()", strategy))
         return self
 
-    def build(self) -> Agent:
+    def build(self) -> A:
         """Check the configuration and return the agent.
 
         Raises:

@@ -9,10 +9,10 @@ and events intact up to the fault, so it can be inspected.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -29,7 +29,27 @@ from footprint_lab.usage import Usage
 from footprint_lab.window.records import FoldedSpan, TokenSource, WindowRecord
 
 if TYPE_CHECKING:
-    from footprint_lab.agent.agent import Agent
+    from footprint_lab.agent.tools import Tool
+    from footprint_lab.providers.base import Provider
+
+
+class RunOwner(Protocol):
+    """What a run needs of the agent that ran it (an :class:`~footprint_lab.agent.Agent`),
+    named by this protocol so the run model needs nothing of the modules that drive it."""
+
+    @property
+    def tools(self) -> Mapping[str, Tool]:
+        """The agent's tools by name (a replay's drop notice names only these)."""
+
+    @property
+    def provider(self) -> Provider:
+        """The agent's provider (a replay counts tokens with it)."""
+
+    def resume(
+        self, checkpoint: Checkpoint, *, answer: str | None = None, approve: bool | None = None
+    ) -> Run:
+        """Continue a paused run from its checkpoint."""
+
 
 RunStatus = Literal["done", "paused", "max-iterations", "error", "cancelled", "incomplete"]
 """'cancelled' is an interrupt (Ctrl-C, ``SystemExit``) or a task cancellation (including a
@@ -309,7 +329,7 @@ class Run:
     """State of a stateful provider (the scripted one) as of the last checkpointable point."""
     import_problems: list[ImportProblem] = field(default_factory=list)
     """What an importer found wrong in the transcript and kept as it was (empty otherwise)."""
-    agent: Agent | None = field(default=None, repr=False, compare=False)
+    agent: RunOwner | None = field(default=None, repr=False, compare=False)
     """The agent that produced this run (None for loaded runs); ``resume`` uses it."""
 
     @property
@@ -344,7 +364,7 @@ class Run:
         """Write this run to one file, atomically; ``footprint_lab.load_run`` restores it."""
         return self.checkpoint().save(path)
 
-    def _owner(self) -> Agent:
+    def _owner(self) -> RunOwner:
         if self.agent is None:
             raise RuntimeError(
                 "this run has no agent attached (it was loaded from a file): use "

@@ -29,7 +29,7 @@ import functools
 import inspect
 import json
 import math
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, Literal, overload
 
 from pydantic import BaseModel, ConfigDict, ValidationError, create_model
@@ -253,7 +253,7 @@ def is_error_result(message: Message) -> bool:
     return message.role == "tool" and message.content.startswith("error: ")
 
 
-def unknown_tool_result(tools: dict[str, Tool], call: ToolCall) -> Message:
+def unknown_tool_result(tools: Mapping[str, Tool], call: ToolCall) -> Message:
     """The error result for a call to a tool the agent does not have."""
     available = ", ".join(sorted(tools)) or "none"
     return Message.tool(

@@ -100,7 +100,7 @@ from footprint_lab._otel_names import (
 from footprint_lab._otel_names import (
     EXTENSION as EXTENSION,
 )
-from footprint_lab.agent._runfile_io import atomic_write
+from footprint_lab.agent.checkpoint import atomic_write
 from footprint_lab.agent.run import Run, checkpoint_of
 from footprint_lab.events import Event
 from footprint_lab.export._genai import _finish_reason, _json, _system_instructions, genai_message

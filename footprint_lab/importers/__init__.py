@@ -57,7 +57,7 @@ from __future__ import annotations
 
 from footprint_lab.agent.run import ImportProblem
 from footprint_lab.importers._build import TranscriptError, build_run
-from footprint_lab.importers._detect import FORMATS, Format, detect_format, load
+from footprint_lab.importers._detect import FORMATS, Format, detect_format, folder_entries, load
 from footprint_lab.importers.anthropic import from_anthropic
 from footprint_lab.importers.claude_code import load_claude_code
 from footprint_lab.importers.inspect import load_inspect
@@ -75,6 +75,7 @@ __all__ = [
     "TranscriptError",
     "build_run",
     "detect_format",
+    "folder_entries",
     "from_anthropic",
     "from_langchain",
     "from_openai",

@@ -58,6 +58,7 @@ __all__ = [
     "Format",
     "Loader",
     "detect_format",
+    "folder_entries",
     "load",
 ]
 
@@ -305,7 +306,7 @@ def detect_format(path: str | Path) -> Format:
     raise _unknown(where, f"JSON of no known shape ({what} with the keys {keys})")
 
 
-def _folder_entries(folder: Path) -> list[Path]:
+def folder_entries(folder: Path) -> list[Path]:
     """What :func:`load` reads in ``folder``: every entry by name, less hidden ones and
     documentation (README, SOURCE, LICENSE ... and .md / .txt / .rst files)."""
     try:
@@ -351,7 +352,7 @@ def load(path: str | Path, *, strict: bool = False, tool_loop: bool = True) -> l
     """
     source = Path(path)
     if source.is_dir() and not _is_tau_folder(source):
-        entries = _folder_entries(source)
+        entries = folder_entries(source)
         if not entries:
             raise TranscriptError(
                 SOURCE, None, "path", "no transcript files in the folder", path=str(source)

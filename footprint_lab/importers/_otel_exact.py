@@ -15,16 +15,17 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from footprint_lab.agent._runfile_checks import (
+from footprint_lab.agent.checkpoint import FORMAT as RUN_FORMAT
+from footprint_lab.agent.checkpoint import VERSION as RUN_VERSION
+from footprint_lab.agent.checkpoint import (
+    Checkpoint,
     RunFileProblem,
     check_run,
     check_unknown_fields,
     json_path,
     loc_path,
+    run_from_checkpoint,
 )
-from footprint_lab.agent.checkpoint import FORMAT as RUN_FORMAT
-from footprint_lab.agent.checkpoint import VERSION as RUN_VERSION
-from footprint_lab.agent.checkpoint import Checkpoint, run_from_checkpoint
 from footprint_lab.agent.run import Run
 from footprint_lab.importers._otel_messages import _typed_parts
 from footprint_lab.importers._otel_names import (

@@ -14,7 +14,7 @@ from typing import Any
 from footprint_lab.importers._problems import Problems, short
 from footprint_lab.importers._values import json_problem, optional_str, reject_constant
 from footprint_lab.messages import ToolCall, arguments_json, storable_text
-from footprint_lab.providers._common import UNPARSED_ARGUMENTS_KEY
+from footprint_lab.providers.base import UNPARSED_ARGUMENTS_KEY
 
 
 def _unparsed(text: str, problems: Problems, index: int, field: str, why: str) -> dict[str, Any]:

@@ -34,7 +34,12 @@ from footprint_lab.providers._secrets import (
     header_secrets,
     split_headers,
 )
-from footprint_lab.providers.base import ContextLengthError, ProviderError, repeated_call_ids
+from footprint_lab.providers.base import (
+    UNPARSED_ARGUMENTS_KEY,
+    ContextLengthError,
+    ProviderError,
+    repeated_call_ids,
+)
 
 C = TypeVar("C")
 
@@ -44,11 +49,6 @@ ProviderFailure = ProviderError | ContextLengthError
 PLACEHOLDER_API_KEY = "not-needed"
 """Sent to an OpenAI-compatible ``base_url`` when no key is configured (Ollama, vLLM and most
 local servers ignore it, but the SDK insists on some value)."""
-
-UNPARSED_ARGUMENTS_KEY = "__unparsed_arguments__"
-"""When a model streams tool-call arguments that are not a JSON object (cut off by the output
-cap, or malformed), the call keeps the raw text under this key so the tool reports the problem
-to the model instead of the run crashing."""
 
 
 class MissingAPIKeyError(ProviderError):

@@ -15,6 +15,7 @@ from footprint_lab.usage import Usage
 from footprint_lab.window.errors import ContextLengthError
 
 __all__ = [
+    "UNPARSED_ARGUMENTS_KEY",
     "ContextLengthError",
     "Provider",
     "ProviderError",
@@ -24,6 +25,11 @@ __all__ = [
     "checked_response",
     "repeated_call_ids",
 ]
+
+UNPARSED_ARGUMENTS_KEY = "__unparsed_arguments__"
+"""When a model streams tool-call arguments that are not a JSON object (cut off by the output
+cap, or malformed), the call keeps the raw text under this key so the tool reports the problem
+to the model instead of the run crashing."""
 
 
 class ToolSpec(BaseModel):

@@ -24,7 +24,7 @@ from footprint_lab.importers import (
     load_tau_bench,
 )
 from footprint_lab.messages import Message
-from footprint_lab.providers._common import UNPARSED_ARGUMENTS_KEY
+from footprint_lab.providers.base import UNPARSED_ARGUMENTS_KEY
 from tests.importers.helpers import fields, openai_tool_call, saved
 
 # -- what was accepted silently is kept as it is, and listed ------------------------------

@@ -13,7 +13,7 @@ import pytest
 
 from footprint_lab import Run
 from footprint_lab.lab import Frames, capture, capture_many, plots
-from footprint_lab.lab.plots import _theme
+from footprint_lab.lab import theme as _theme
 
 LAB = Path(plots.__file__).parents[1]
 THEME = Path(_theme.__file__)

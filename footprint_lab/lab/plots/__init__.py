@@ -43,7 +43,6 @@ from footprint_lab.lab.plots._overlays import (
     PAUSE_OFFSET,
     VIOLATION_COLOR,
 )
-from footprint_lab.lab.plots._theme import REASON_COLORS, STATE_COLORS
 from footprint_lab.lab.plots.cache_prefix import cache_prefix
 from footprint_lab.lab.plots.compare import compare
 from footprint_lab.lab.plots.costs import cost_per_call
@@ -59,6 +58,7 @@ from footprint_lab.lab.plots.window_map import (
     window_map,
 )
 from footprint_lab.lab.plots.window_size import window_size
+from footprint_lab.lab.theme import REASON_COLORS, STATE_COLORS
 
 __all__ = [
     "BAR_MAX_BINS",

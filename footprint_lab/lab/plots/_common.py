@@ -21,7 +21,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from footprint_lab.lab.frames import Frames
-from footprint_lab.lab.plots._theme import MUTED, TEMPLATE
+from footprint_lab.lab.theme import MUTED, TEMPLATE
 from footprint_lab.lab.views import REFUSAL_MEANINGS
 
 __all__ = [

@@ -24,7 +24,7 @@ from footprint_lab.lab.plots._common import (
     truncate,
     values,
 )
-from footprint_lab.lab.plots._theme import LOSS_COLOR, OUTLINE, PAUSE_COLOR, VIOLATION_COLOR
+from footprint_lab.lab.theme import LOSS_COLOR, OUTLINE, PAUSE_COLOR, VIOLATION_COLOR
 
 __all__ = [
     "LOSS_COLOR",

@@ -20,7 +20,7 @@ from footprint_lab.lab.plots._common import (
     title_of,
     values,
 )
-from footprint_lab.lab.plots._theme import SECONDARY_LINE, STATE_COLORS
+from footprint_lab.lab.theme import SECONDARY_LINE, STATE_COLORS
 
 __all__ = ["cache_prefix"]
 

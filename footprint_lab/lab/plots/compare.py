@@ -23,7 +23,7 @@ from footprint_lab.lab.plots._common import (
     scatter_class,
     values,
 )
-from footprint_lab.lab.plots._theme import RUN_COLORS
+from footprint_lab.lab.theme import RUN_COLORS
 
 __all__ = ["compare"]
 

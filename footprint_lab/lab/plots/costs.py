@@ -11,7 +11,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from footprint_lab.lab.plots._common import empty_note, layout, values
-from footprint_lab.lab.plots._theme import STATE_COLORS
+from footprint_lab.lab.theme import STATE_COLORS
 
 __all__ = ["cost_per_call"]
 

@@ -16,7 +16,7 @@ import plotly.express as px
 import plotly.graph_objects as go
 
 from footprint_lab.lab.plots._common import COUNTERFACTUAL_SUFFIX, empty_note, layout, values
-from footprint_lab.lab.plots._theme import MUTED, OUTLINE, STRATEGY_COLORS, TEMPLATE
+from footprint_lab.lab.theme import MUTED, OUTLINE, STRATEGY_COLORS, TEMPLATE
 
 __all__ = ["config_points", "evidence_tradeoff", "pareto_line"]
 

@@ -21,7 +21,7 @@ from footprint_lab.lab.plots._common import (
     title_of,
     values,
 )
-from footprint_lab.lab.plots._theme import STATE_COLORS, YIELDED
+from footprint_lab.lab.theme import STATE_COLORS, YIELDED
 
 __all__ = ["STAND_DOWN_ROW", "YIELDED_ROW", "pins_timeline"]
 

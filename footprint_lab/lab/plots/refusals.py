@@ -19,7 +19,7 @@ import plotly.graph_objects as go
 
 from footprint_lab.lab.frames import Frames
 from footprint_lab.lab.plots._common import empty_note, layout, single, title_of
-from footprint_lab.lab.plots._theme import FALLBACK, REASON_COLORS, TEMPLATE
+from footprint_lab.lab.theme import FALLBACK, REASON_COLORS, TEMPLATE
 from footprint_lab.lab.views import REFUSAL_MEANINGS
 from footprint_lab.window.records import REFUSAL_REASONS
 

@@ -36,8 +36,8 @@ from footprint_lab.lab.plots._common import (
     title_of,
 )
 from footprint_lab.lab.plots._overlays import map_overlays
-from footprint_lab.lab.plots._theme import NOT_COMMITTED, STATE_COLORS
 from footprint_lab.lab.schema import LEFT_STATES, MEMBERSHIP_STATES, STATE_DTYPE
+from footprint_lab.lab.theme import NOT_COMMITTED, STATE_COLORS
 from footprint_lab.lab.views import REFUSAL_MEANINGS
 from footprint_lab.window.records import REFUSAL_REASONS
 

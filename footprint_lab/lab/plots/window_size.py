@@ -26,7 +26,7 @@ from footprint_lab.lab.plots._common import (
     values,
 )
 from footprint_lab.lab.plots._overlays import pause_trace
-from footprint_lab.lab.plots._theme import SECONDARY_LINE, STATE_COLORS
+from footprint_lab.lab.theme import SECONDARY_LINE, STATE_COLORS
 
 __all__ = ["window_size"]
 

@@ -8,10 +8,10 @@ report embeds with ``|safe``.
 
 Templates get these globals: ``styles`` (:data:`STYLES`, the inline styles the widgets need,
 since a notebook output has no stylesheet of ours), ``colors`` (the page colours of the palette,
-:data:`footprint_lab.lab.plots._theme.PAGE_COLORS`, for the report's stylesheet),
+:data:`footprint_lab.lab.theme.PAGE_COLORS`, for the report's stylesheet),
 ``headers`` (:data:`footprint_lab.lab.schema.COLUMN_HEADERS`, the human header of a frame
 column) and ``state_style`` (:func:`state_style`). Every colour comes from that palette; the
-inline styles name JupyterLab's theme variables first (:data:`~footprint_lab.lab.plots._theme.
+inline styles name JupyterLab's theme variables first (:data:`~footprint_lab.lab.theme.
 THEMED`), so a table reads as well in the dark theme as in the light one.
 
 Tables stay inside their box: each sits in a scrolling box (``overflow: auto`` with a
@@ -29,7 +29,8 @@ from typing import Any
 import jinja2
 import pandas as pd
 
-from footprint_lab.lab.plots._theme import (
+from footprint_lab.lab.schema import COLUMN_HEADERS
+from footprint_lab.lab.theme import (
     COUNTERFACTUAL_ACCENT,
     ERROR_TEXT,
     FALLBACK,
@@ -37,7 +38,6 @@ from footprint_lab.lab.plots._theme import (
     STATE_COLORS,
     THEMED,
 )
-from footprint_lab.lab.schema import COLUMN_HEADERS
 
 __all__ = [
     "ENV",
