@@ -41,7 +41,6 @@ changes, never a reported input total:
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -60,6 +59,8 @@ from footprint_lab.pricing import (
     cache_provider,
     check_cache,
     check_pricing,
+    estimate_ratio,
+    estimate_tokens,
     prefix_cache,
     pricing_for,
     shared_prefix_tokens,
@@ -177,7 +178,7 @@ def _rows(
     price = _prices(pricing, model)
     provider = cache_provider(price, info.get("provider"))
     trusted = _trusted(info)
-    ratio = info.get("tokens_per_char") or DEFAULT_TOKENS_PER_CHAR
+    ratio = estimate_ratio(info.get("tokens_per_char"))
     calls = frames.calls
     cols: dict[str, list[Any]] = {name: calls[name].tolist() for name in calls.columns}
     rows: list[dict[str, Any]] = []
@@ -189,9 +190,9 @@ def _rows(
         if reported:
             input_tokens = _count(cols["input_tokens"][k])
         else:
-            input_tokens = math.ceil(request_chars * ratio)
+            input_tokens = estimate_tokens(request_chars, ratio)
             if not output:  # nobody counted the reply either: its characters at the ratio
-                output = math.ceil(_count(cols["reply_chars"][k]) * ratio)
+                output = estimate_tokens(_count(cols["reply_chars"][k]), ratio)
         if rule == "reported":  # nothing reported for an estimated row: nothing cached
             cached = _count(cols["cache_read_tokens"][k]) if reported else 0
             written = _count(cols["cache_write_tokens"][k]) if reported else 0

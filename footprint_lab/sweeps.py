@@ -22,9 +22,7 @@ from footprint_lab.agent.run import Run
 from footprint_lab.applicability import blocked, reasons_of, reasons_text
 from footprint_lab.replay import replay
 from footprint_lab.scenarios import Scenario
-
-PIN_KEY = "keep_last_tool_results"
-"""A grid key with this name goes to the run (pins are agent-level), not to the factory."""
+from footprint_lab.window.pins import PIN_KEY as PIN_KEY
 
 
 def summarize_run(run: Run) -> dict[str, Any]:
