@@ -50,12 +50,28 @@ def test_a_constant_is_assigned_in_one_module(name: str) -> None:
     assert len(owners) == 1, f"{name} is assigned in {owners}; import it from one place"
 
 
+def test_the_pin_knobs_name_is_written_once() -> None:
+    spelled = [
+        f"{path}:{node.lineno}"
+        for path, tree in _modules().items()
+        for node in tree.body
+        if isinstance(node, ast.Assign | ast.AnnAssign)
+        and isinstance(node.value, ast.Constant)
+        and node.value.value == "keep_last_tool_results"
+    ]
+    assert len(spelled) == 1 and spelled[0].startswith("window/pins.py:"), (
+        f"the pin knob's name is a constant at {spelled}; import window.pins.PIN_KEY"
+    )
+
+
 def test_the_pin_key_is_one_object_wherever_it_is_imported() -> None:
     from footprint_lab import sweeps
     from footprint_lab.lab import evidence
+    from footprint_lab.lab.widgets import tuner
     from footprint_lab.window import pins
 
-    assert sweeps.PIN_KEY == evidence.PIN_KEY == pins.PIN_KEY == "keep_last_tool_results"
+    assert sweeps.PIN_KEY == evidence.PIN_KEY == tuner.PIN_KNOB == pins.PIN_KEY
+    assert pins.PIN_KEY == "keep_last_tool_results"
 
 
 def _rounds_up_tokens(node: ast.AST) -> bool:

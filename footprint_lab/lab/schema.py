@@ -221,6 +221,12 @@ def build_frame(
     given = dtypes or {}
     typed = {col: column(columns[col], given.get(col, dtype)) for col, dtype in schema.items()}
     knob_cols = dict(knobs or {})
+    clash = sorted(set(knob_cols) & set(schema))
+    if clash:
+        raise ValueError(
+            f"frame {name!r} (lab.schema): the knobs {clash} are named like columns of the "
+            "frame; rename them"
+        )
     for key, values in knob_cols.items():
         typed[key] = knob_column(values) if isinstance(values, list) else values
     frame = pd.DataFrame(typed, columns=frame_spec.order(knob_cols) if knob_cols else list(schema))
