@@ -123,6 +123,8 @@ def _floats(values: Any) -> np.ndarray[Any, np.dtype[np.float64]]:
 
 def column(values: Any, dtype: Any) -> Any:
     """One column as a pandas extension array (or numpy array) of ``dtype``."""
+    if isinstance(values, pd.Series) and values.dtype == dtype:
+        return values.array  # already of the spec's dtype: no conversion
     if isinstance(dtype, pd.CategoricalDtype):
         if isinstance(values, np.ndarray) and values.dtype.kind in "iu":
             return pd.Categorical.from_codes(values.astype(np.int8, copy=False), dtype=dtype)
