@@ -9,13 +9,12 @@ and each call says which (``tokens_from``).
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from footprint_lab.agent.run import CallRecord, Run
 from footprint_lab.messages import Message
-from footprint_lab.pricing import DEFAULT_TOKENS_PER_CHAR, run_tokens_per_char
+from footprint_lab.pricing import estimate_ratio, estimate_tokens, source_tokens_per_char
 from footprint_lab.providers.base import ProviderRequest, ToolSpec, count_tokens
 from footprint_lab.providers.scripted import SCRIPTED_NAME, ScriptedProvider
 from footprint_lab.usage import Usage
@@ -73,17 +72,10 @@ class ReplayTokens:
             context_window = recorded if isinstance(recorded, int) and recorded > 0 else None
         ratio: float | None = None
         if estimate:
-            own = (
-                source.meta.get("tokens_per_char")
-                if source.meta.get("counterfactual")
-                else run_tokens_per_char(source)
-            )
-            ratio = float(
-                tokens_per_char
+            ratio = (
+                float(tokens_per_char)
                 if tokens_per_char is not None
-                else own
-                if isinstance(own, int | float) and own > 0
-                else DEFAULT_TOKENS_PER_CHAR
+                else estimate_ratio(source_tokens_per_char(source))
             )
         return cls(
             counter=counter,
@@ -136,8 +128,8 @@ class ReplayTokens:
             self.unmeasured += 1
             return None, None
         self.estimated += 1
-        inputs = max(1, math.ceil((system + chars) * self.ratio))
-        outputs = math.ceil(reply.chars * self.ratio)
+        inputs = max(1, estimate_tokens(system + chars, self.ratio))
+        outputs = estimate_tokens(reply.chars, self.ratio)
         return Usage(input_tokens=inputs, output_tokens=max(1, outputs)), "estimated"
 
 

@@ -41,7 +41,6 @@ changes, never a reported input total:
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -49,6 +48,7 @@ import pandas as pd
 
 from footprint_lab.agent.run import Run
 from footprint_lab.lab.frames import Frames, capture
+from footprint_lab.lab.schema import build_frame, spec
 from footprint_lab.pricing import (
     DEFAULT_TOKENS_PER_CHAR,
     PRICES,
@@ -60,6 +60,8 @@ from footprint_lab.pricing import (
     cache_provider,
     check_cache,
     check_pricing,
+    estimate_ratio,
+    estimate_tokens,
     prefix_cache,
     pricing_for,
     shared_prefix_tokens,
@@ -79,29 +81,9 @@ __all__ = [
 ]
 
 
-COST_COLUMNS: dict[str, str] = {
-    "label": "The run's label.",
-    "call": "Index in ``run.calls``.",
-    "iteration": "The call's iteration.",
-    "model": "The model the run names.",
-    "priced_as": "The price table entry (or 'custom') that priced the row.",
-    "cache_rule": "The cache rule that split the row's input: 'reported', 'prefix' or 'none'.",
-    "estimated": "True when the tokens are estimated from characters, not reported.",
-    "input_tokens": "Input tokens, cached and written ones included.",
-    "cached_input_tokens": "Input tokens read from the prefix cache (under the row's rule).",
-    "cache_write_tokens": "Input tokens written to the cache (under the row's rule).",
-    "uncached_input_tokens": "Input tokens billed at the full input price.",
-    "output_tokens": "Output tokens.",
-    "request_chars": "Characters of the whole request (system prompt plus window).",
-    "prefix_chars": "Common prefix with the previous request, in characters.",
-    "prefix_share": "``prefix_chars / request_chars``.",
-    "input_cost": "Uncached input, USD.",
-    "cached_input_cost": "Cached input, USD.",
-    "cache_write_cost": "Cache writes, USD.",
-    "output_cost": "Output, USD.",
-    "total_cost": "The sum, USD.",
-}
-"""Every column of :func:`cost_frame`, with its meaning."""
+COST_COLUMNS: dict[str, str] = {name: c.doc for name, c in spec("cost").columns.items()}
+"""Every column of :func:`cost_frame`, with its meaning (the ``cost`` spec of
+:mod:`footprint_lab.lab.schema`, which gives their dtypes too)."""
 
 RunsOrFrames = Run | Frames | Sequence[Run | Frames] | Mapping[str, Run | Frames]
 
@@ -177,7 +159,7 @@ def _rows(
     price = _prices(pricing, model)
     provider = cache_provider(price, info.get("provider"))
     trusted = _trusted(info)
-    ratio = info.get("tokens_per_char") or DEFAULT_TOKENS_PER_CHAR
+    ratio = estimate_ratio(info.get("tokens_per_char"))
     calls = frames.calls
     cols: dict[str, list[Any]] = {name: calls[name].tolist() for name in calls.columns}
     rows: list[dict[str, Any]] = []
@@ -189,9 +171,9 @@ def _rows(
         if reported:
             input_tokens = _count(cols["input_tokens"][k])
         else:
-            input_tokens = math.ceil(request_chars * ratio)
+            input_tokens = estimate_tokens(request_chars, ratio)
             if not output:  # nobody counted the reply either: its characters at the ratio
-                output = math.ceil(_count(cols["reply_chars"][k]) * ratio)
+                output = estimate_tokens(_count(cols["reply_chars"][k]), ratio)
         if rule == "reported":  # nothing reported for an estimated row: nothing cached
             cached = _count(cols["cache_read_tokens"][k]) if reported else 0
             written = _count(cols["cache_write_tokens"][k]) if reported else 0
@@ -261,8 +243,9 @@ def cost_frame(
             runs you compare in one call, so they share the rule.
 
     Returns:
-        Columns :data:`COST_COLUMNS`; ``frame.attrs["cache"]`` names the rule (also each
-        row's ``cache_rule``).
+        Columns :data:`COST_COLUMNS`, typed by the ``cost`` spec (nullable ``Int64``,
+        ``string``, ``boolean``, ``float64``); ``frame.attrs["cache"]`` names the rule (also
+        each row's ``cache_rule``).
 
     Raises:
         PricingError: a run's model has no price (the message says how to pass one).
@@ -276,10 +259,6 @@ def cost_frame(
     rows: list[dict[str, Any]] = []
     for label, frames in labelled:
         rows.extend(_rows(label, frames, pricing, rule))
-    frame = pd.DataFrame(rows, columns=list(COST_COLUMNS))
-    ints = [
-        c for c in COST_COLUMNS if c.endswith(("_tokens", "_chars")) or c in ("call", "iteration")
-    ]
-    typed = frame.astype({c: "int64" for c in ints} | {"estimated": "bool"})
-    typed.attrs["cache"] = rule
-    return typed
+    frame = build_frame("cost", {c: [row[c] for row in rows] for c in COST_COLUMNS})
+    frame.attrs["cache"] = rule
+    return frame

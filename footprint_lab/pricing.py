@@ -63,10 +63,13 @@ __all__ = [
     "PricingError",
     "cache_provider",
     "check_cache",
+    "estimate_ratio",
+    "estimate_tokens",
     "prefix_cache",
     "pricing_for",
     "run_tokens_per_char",
     "shared_prefix_tokens",
+    "source_tokens_per_char",
     "tokens_per_char",
 ]
 
@@ -245,8 +248,23 @@ def pricing_for(model: str | None, table: Mapping[str, Pricing] | None = None) -
 
 
 DEFAULT_TOKENS_PER_CHAR = 0.25
-"""The one token estimate: input tokens per character where no call of a run (or of its
-original) reported usage — a replay's token strategies and estimated cost rows both use it."""
+"""The one token estimate's default ratio: input tokens per character where no call of a run
+(or of its original) reported usage — a replay's token strategies, estimated cost rows and the
+scripted provider's usage all use it (:func:`estimate_tokens`)."""
+
+
+def estimate_tokens(chars: int, ratio: float = DEFAULT_TOKENS_PER_CHAR) -> int:
+    """The one token estimate: ``chars`` characters at ``ratio`` tokens each, rounded up (0 for
+    no characters). Every count nobody reported is this one."""
+    return math.ceil(max(0, chars) * ratio)
+
+
+def estimate_ratio(known: object) -> float:
+    """The ratio an estimate uses: ``known`` (a run's own, :func:`source_tokens_per_char`) when
+    it is a positive number, else :data:`DEFAULT_TOKENS_PER_CHAR`."""
+    if isinstance(known, int | float) and not isinstance(known, bool) and known > 0:
+        return float(known)
+    return DEFAULT_TOKENS_PER_CHAR
 
 
 def tokens_per_char(pairs: Iterable[tuple[int | None, int]]) -> float | None:
@@ -276,6 +294,11 @@ class _Run(Protocol):
     def system(self) -> str | None: ...
 
 
+class _SourcedRun(_Run, Protocol):
+    @property
+    def meta(self) -> Mapping[str, Any]: ...
+
+
 def run_tokens_per_char(run: _Run) -> float | None:
     """:func:`tokens_per_char` of a run's calls: reported input tokens against the request's
     characters (the system prompt plus the window each call sent)."""
@@ -287,6 +310,17 @@ def run_tokens_per_char(run: _Run) -> float | None:
         )
         for call in run.calls
     )
+
+
+def source_tokens_per_char(run: _SourcedRun) -> float | None:
+    """The ratio a run's own reported usage shows (:func:`run_tokens_per_char`); for a replay,
+    whose usage is its source's, the ratio its source showed (``meta['tokens_per_char']``, as
+    the replay recorded it). None when nothing was reported."""
+    meta = run.meta if isinstance(run.meta, Mapping) else {}
+    if meta.get("counterfactual"):
+        own = meta.get("tokens_per_char")
+        return float(own) if isinstance(own, int | float) and not isinstance(own, bool) else None
+    return run_tokens_per_char(run)
 
 
 def check_pricing(value: Any) -> Pricing | Mapping[str, Pricing] | None:
@@ -346,7 +380,7 @@ def shared_prefix_tokens(
     at the ratio, within a token."""
     if prefix_chars <= 0 or input_tokens <= 0:
         return 0
-    tail = math.ceil(max(0, request_chars - prefix_chars) * ratio)
+    tail = estimate_tokens(request_chars - prefix_chars, ratio)
     return max(0, input_tokens - tail)
 
 

@@ -48,7 +48,7 @@ from footprint_lab.events import LlmEnd, LlmStart, Recorder
 from footprint_lab.evidence.dependencies import transcript
 from footprint_lab.ledger import Ledger
 from footprint_lab.messages import Message, is_observation, window_chars
-from footprint_lab.pricing import run_tokens_per_char
+from footprint_lab.pricing import source_tokens_per_char
 from footprint_lab.usage import Usage
 from footprint_lab.window.apply import (
     OnBreach,
@@ -245,9 +245,7 @@ async def _replay(
             "counterfactual": True,
             "replay_of": source.meta.get("label") or source.meta.get("scenario") or "run",
             # What the source's own reported usage says a character costs (for cost estimates).
-            "tokens_per_char": source.meta.get("tokens_per_char")
-            if source.meta.get("counterfactual")
-            else run_tokens_per_char(source),
+            "tokens_per_char": source_tokens_per_char(source),
             "note": COUNTERFACTUAL_NOTE,
         },
     )

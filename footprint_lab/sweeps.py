@@ -22,9 +22,7 @@ from footprint_lab.agent.run import Run
 from footprint_lab.applicability import blocked, reasons_of, reasons_text
 from footprint_lab.replay import replay
 from footprint_lab.scenarios import Scenario
-
-PIN_KEY = "keep_last_tool_results"
-"""A grid key with this name goes to the run (pins are agent-level), not to the factory."""
+from footprint_lab.window.pins import PIN_KEY as PIN_KEY
 
 
 def summarize_run(run: Run) -> dict[str, Any]:
@@ -62,20 +60,22 @@ Job = tuple[Scenario | str, Callable[..., Any], Mapping[str, Any], float]
 """One sweep job: the source (a scenario, or a run as checkpoint JSON), the factory, the
 configuration, and the no-policy input cost its cost is measured against."""
 
-COST_KEYS: tuple[str, ...] = (
-    "cache_share",
-    "input_cost",
-    "baseline_input_cost",
-    "cost_ratio",
-    "not_applicable",
-)
-"""The cost columns of every sweep row (see :func:`footprint_lab.lab.evidence_frame`):
-request characters a prefix cache could reuse, the estimated input cost in uncached-token
-equivalents (cached input at a tenth), the same with no window management, and their ratio —
-every row on the one cache rule ``"prefix"`` (the shared prefix under the provider's rules:
-:mod:`footprint_lab.pricing`) — and why the configuration cannot apply to a recorded run, in
-words (None when it can; :mod:`footprint_lab.applicability`): one that cannot engage at all
-has no cost ratio, never a ratio of 1.0."""
+
+def __getattr__(name: str) -> Any:
+    """``COST_KEYS`` (read from the lab's schema on first use, so importing this module does
+    not import the lab): the cost columns of every sweep row — request characters a prefix
+    cache could reuse, the estimated input cost in uncached-token equivalents (cached input at
+    a tenth), the same with no window management, and their ratio, every row on the one cache
+    rule ``"prefix"`` (:mod:`footprint_lab.pricing`) — and why the configuration cannot apply
+    to a recorded run, in words (None when it can; :mod:`footprint_lab.applicability`): one
+    that cannot engage at all has no cost ratio, never a ratio of 1.0. The ``sweep`` spec of
+    :mod:`footprint_lab.lab.schema` says what each means."""
+    if name == "COST_KEYS":
+        from footprint_lab.lab.schema import spec
+
+        summary = spec("run_summary").columns
+        return tuple(c for c in spec("sweep").columns if c not in summary)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def _costs(run: Run, baseline: float) -> dict[str, Any]:
@@ -150,12 +150,15 @@ def sweep(
             is not a terminal; False turns it off).
 
     Returns:
-        A DataFrame with a column per grid key, then the numbers of :func:`summarize_run` and
-        the cost columns :data:`COST_KEYS`, in grid order.
+        The ``sweep`` frame (:mod:`footprint_lab.lab.schema`), one row per configuration in
+        grid order: a column per grid key (named in ``frame.attrs["knobs"]``), then the
+        numbers of :func:`summarize_run` and the cost columns ``COST_KEYS``, each of the
+        spec's dtype.
     """
     # Imported on first use, as summarize_run's summary is: importing the lab package pulls in
     # plotly and ipywidgets, which importing footprint_lab.sweeps should not.
     from footprint_lab.lab.experiments import run_jobs
+    from footprint_lab.lab.schema import build_frame, spec
 
     configs = _configurations(grid or {})
     shipped: Scenario | str = (
@@ -169,4 +172,8 @@ def sweep(
         progress=progress is not False,
         desc="sweep",
     )
-    return pd.DataFrame([{**config, **row} for config, row in zip(configs, rows, strict=True)])
+    return build_frame(
+        "sweep",
+        {c: [row[c] for row in rows] for c in spec("sweep").columns},
+        knobs={k: [config[k] for config in configs] for k in (grid or {})},
+    )

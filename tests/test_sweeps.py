@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 
 from footprint_lab import sliding_window, sweep, token_budget
+from footprint_lab.lab.schema import build_frame, spec
 from footprint_lab.scenarios import deploy_audit, screen_driver
 from footprint_lab.sweeps import configuration_row, summarize_run
 
@@ -16,12 +17,18 @@ GRID = {"keep_recent_turns": [1, 2, 3], "keep_last_tool_results": [0, 1, 2]}
 
 
 def _alone(source: Any, factory: Any) -> pd.DataFrame:
-    rows = []
-    for keep in GRID["keep_recent_turns"]:
-        for pins in GRID["keep_last_tool_results"]:
-            config = {"keep_recent_turns": keep, "keep_last_tool_results": pins}
-            rows.append({**config, **configuration_row(source, factory, config)})
-    return pd.DataFrame(rows)
+    """The sweep's frame, each configuration run alone in this process (built to the spec)."""
+    configs = [
+        {"keep_recent_turns": keep, "keep_last_tool_results": pins}
+        for keep in GRID["keep_recent_turns"]
+        for pins in GRID["keep_last_tool_results"]
+    ]
+    rows = [configuration_row(source, factory, config) for config in configs]
+    return build_frame(
+        "sweep",
+        {c: [row[c] for row in rows] for c in spec("sweep").columns},
+        knobs={k: [config[k] for config in configs] for k in GRID},
+    )
 
 
 def test_scenario_sweep_on_the_default_process_pool() -> None:

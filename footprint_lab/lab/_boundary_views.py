@@ -19,30 +19,22 @@ from footprint_lab.agent.run import Run
 from footprint_lab.lab._message_text import part_badges, preview, tool_call_text, who
 from footprint_lab.lab._record_words import record_pairs, record_sentence, state_words
 from footprint_lab.lab.frames import Frames
+from footprint_lab.lab.schema import build_frame, spec
 from footprint_lab.messages import Message
 from footprint_lab.window.records import WindowRecord
 
-BOUNDARY_COLUMNS: tuple[str, ...] = (
-    "index",
-    "position",
-    "stage_id",
-    "who",
-    "chars",
-    "state",
-    "preview",
-)
-"""Columns of :func:`boundary_frame`: the window sent at one iteration."""
+BOUNDARY_COLUMNS: tuple[str, ...] = tuple(spec("boundary").columns)
+"""Columns of :func:`boundary_frame`: the window sent at one iteration (the ``boundary``
+spec)."""
 
-LEFT_COLUMNS: tuple[str, ...] = (
-    "position",
-    "stage_id",
-    "who",
-    "chars",
-    "how",
-    "born_iteration",
-    "preview",
-)
-"""Columns of :func:`left_frame`: the messages that left at one iteration."""
+LEFT_COLUMNS: tuple[str, ...] = tuple(spec("left").columns)
+"""Columns of :func:`left_frame`: the messages that left at one iteration (the ``left``
+spec)."""
+
+
+def _rows_frame(name: str, rows: list[dict[str, Any]]) -> pd.DataFrame:
+    """Frame ``name`` from its rows, built against its spec."""
+    return build_frame(name, {c: [row[c] for row in rows] for c in spec(name).columns})
 
 
 def call_of_iteration(frames: Frames) -> dict[int, int]:
@@ -107,7 +99,7 @@ def boundary_frame(
                 "preview": preview(message),
             }
         )
-    return pd.DataFrame(rows, columns=list(BOUNDARY_COLUMNS))
+    return _rows_frame("boundary", rows)
 
 
 Departure = tuple[int, str | None, int, str, int | None]
@@ -160,7 +152,7 @@ def left_frame(run: Run, frames: Frames, iteration: int) -> pd.DataFrame:
                 "preview": preview(message),
             }
         )
-    return pd.DataFrame(rows, columns=list(LEFT_COLUMNS))
+    return _rows_frame("left", rows)
 
 
 # -- the boundary, as data for a page ---------------------------------------------------------

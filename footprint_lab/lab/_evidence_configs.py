@@ -12,10 +12,9 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["NO_POLICY", "PIN_KEY", "EvidenceConfig", "evidence_grid", "no_policy"]
+from footprint_lab.window.pins import PIN_KEY
 
-PIN_KEY = "keep_last_tool_results"
-"""The knob that goes to the replay (pins are run-level), not to a factory."""
+__all__ = ["NO_POLICY", "PIN_KEY", "EvidenceConfig", "evidence_grid", "no_policy"]
 
 NO_POLICY = "no policy"
 """The label of :func:`no_policy`."""

@@ -10,7 +10,6 @@ type checking, so it imports nothing of the public module.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -32,13 +31,14 @@ from footprint_lab.evidence import (
 )
 from footprint_lab.evidence.prefix import call_prefixes
 from footprint_lab.pricing import (
-    DEFAULT_TOKENS_PER_CHAR,
     CacheRule,
     Pricing,
     cache_provider,
+    estimate_ratio,
+    estimate_tokens,
     prefix_cache,
-    run_tokens_per_char,
     shared_prefix_tokens,
+    source_tokens_per_char,
 )
 from footprint_lab.replay import replay
 
@@ -62,9 +62,7 @@ def _meta_int(value: Any) -> int | None:
 
 def run_ratio(run: Run) -> float:
     """Input tokens per character the run's own reported usage shows (a replay: its source's)."""
-    meta = run.meta if isinstance(run.meta, dict) else {}
-    ratio = meta.get("tokens_per_char") if meta.get("counterfactual") else run_tokens_per_char(run)
-    return float(ratio) if isinstance(ratio, int | float) and ratio > 0 else DEFAULT_TOKENS_PER_CHAR
+    return estimate_ratio(source_tokens_per_char(run))
 
 
 def input_cost(
@@ -80,7 +78,7 @@ def input_cost(
     ``provider``'s rules (:func:`~footprint_lab.pricing.prefix_cache`, cache writes priced
     too), else (``"none"``, or ``"reported"``: nothing is reported for an estimate) nothing
     cached."""
-    tokens = math.ceil(request_chars * ratio)
+    tokens = estimate_tokens(request_chars, ratio)
     cached = written = 0
     if cache == "prefix":
         shared = shared_prefix_tokens(tokens, request_chars, prefix_chars, ratio)

@@ -60,11 +60,12 @@ from footprint_lab.lab._evidence_rows import (
 )
 from footprint_lab.lab._evidence_rows import measure as measure
 from footprint_lab.lab.experiments import run_jobs
-from footprint_lab.lab.schema import column
+from footprint_lab.lab.schema import build_frame, knobs_of, spec
 from footprint_lab.pricing import CacheRule, Pricing, check_cache
 
 __all__ = [
     "EVIDENCE_COLUMNS",
+    "EVIDENCE_SUMMARY_COLUMNS",
     "SUMMARY_COLUMNS",
     "EvidenceConfig",
     "evidence_frame",
@@ -74,43 +75,11 @@ __all__ = [
     "pareto_front",
 ]
 
-EVIDENCE_COLUMNS: dict[str, str] = {
-    "run": "string",
-    "task_id": "Int64",
-    "trial": "Int64",
-    "reward": "float64",
-    "config": "string",
-    "strategy": "string",
-    # <- one column per knob key across the configurations goes here, in first-seen order
-    "keep_last_tool_results": "Int64",
-    "tool_calls": "Int64",
-    "dependent_calls": "Int64",
-    "lost_calls": "Int64",
-    "lost_values": "Int64",
-    "kept_by_summary": "Int64",
-    "windows": "Int64",
-    "mean_window_chars": "float64",
-    "peak_window_chars": "Int64",
-    "window_chars": "Int64",
-    "baseline_window_chars": "Int64",
-    "chars_saved": "Int64",
-    "wire_violations": "Int64",
-    "request_lost": "Int64",
-    "violations": "Int64",
-    "removed_messages": "Int64",
-    "request_chars": "Int64",
-    "prefix_chars": "Int64",
-    "cache_share": "float64",
-    "input_cost": "float64",
-    "baseline_input_cost": "float64",
-    "cost_ratio": "float64",
-    "cache_rule": "string",
-    "estimated_calls": "Int64",
-    "not_applicable": "string",
-}
-"""The columns of :func:`evidence_frame` and their dtypes (knob columns sit between
-``strategy`` and ``keep_last_tool_results``; ``task_id`` is ``string`` when some id is not an
-integer):
+EVIDENCE_COLUMNS: dict[str, str] = spec("evidence").dtypes()
+"""The columns of :func:`evidence_frame` and their dtypes, from its spec
+(:func:`footprint_lab.lab.schema.spec` ``("evidence")``; knob columns sit between ``strategy``
+and ``keep_last_tool_results`` and are named in ``frame.attrs["knobs"]``; ``task_id`` is
+``string`` when some id is not an integer):
 
 * ``run`` — the run's label (``meta['label']``, else its key or index); ``task_id``, ``trial``,
   ``reward`` — from ``run.meta`` (<NA> when absent);
@@ -151,36 +120,10 @@ integer):
   run) has ``cost_ratio`` <NA>, never a ratio of 1.0 that reads "costs the same as none".
 """
 
-SUMMARY_COLUMNS: tuple[str, ...] = (
-    "config",
-    "strategy",
-    # <- knob columns
-    "keep_last_tool_results",
-    "runs",
-    "tool_calls",
-    "dependent_calls",
-    "lost_calls",
-    "kept_by_summary",
-    "lost_share",
-    "windows",
-    "mean_window_chars",
-    "peak_window_chars",
-    "window_chars",
-    "baseline_window_chars",
-    "chars_saved",
-    "chars_saved_share",
-    "wire_violations",
-    "request_lost",
-    "violations",
-    "cache_share",
-    "input_cost",
-    "baseline_input_cost",
-    "cost_ratio",
-    "not_applicable_runs",
-    "pareto",
-    "cost_pareto",
-)
-"""The columns of :func:`evidence_summary`: sums over runs per configuration, plus
+EVIDENCE_SUMMARY_COLUMNS: tuple[str, ...] = tuple(spec("evidence_summary").columns)
+"""The columns of :func:`evidence_summary` (its spec, without the knob columns, which sit
+after ``strategy`` and are named in ``summary.attrs["knobs"]``): sums over runs per
+configuration, plus
 ``lost_share`` (lost_calls / dependent_calls), ``mean_window_chars`` (window_chars / windows),
 ``peak_window_chars`` (max over runs), ``chars_saved_share`` (chars_saved /
 baseline_window_chars), ``cache_share`` (prefix over request characters), ``cost_ratio``
@@ -189,6 +132,10 @@ applies to none), ``not_applicable_runs`` (runs it cannot engage on), ``pareto``
 front of saving most while losing least) and ``cost_pareto`` (on the front of costing least
 while losing least, the front :func:`~footprint_lab.lab.plots.policy_frontier` draws; a
 configuration with no cost ratio is never on it)."""
+
+SUMMARY_COLUMNS = EVIDENCE_SUMMARY_COLUMNS
+"""The old name of :data:`EVIDENCE_SUMMARY_COLUMNS` (``lab.summary`` has a different
+``SUMMARY_COLUMNS``, now ``KEY_NUMBER_COLUMNS``)."""
 
 _MEASURES = (
     "dependent_calls",
@@ -241,7 +188,8 @@ def evidence_frame(
             refused (in :func:`footprint_lab.costs.cost_frame` it prices observed runs).
 
     Returns:
-        One row per configuration × run, in that order; columns :data:`EVIDENCE_COLUMNS`;
+        One row per configuration × run, in that order; columns :data:`EVIDENCE_COLUMNS`
+        with the knob columns after ``strategy``, named in ``frame.attrs["knobs"]``;
         ``frame.attrs["cache"]`` names the cache rule.
 
     Raises:
@@ -301,18 +249,6 @@ def _knob_keys(cfgs: Sequence[EvidenceConfig]) -> list[str]:
     return list(keys)
 
 
-def _typed(values: list[Any]) -> Any:
-    """A knob column: nullable integers, floats, booleans or text when every value is one."""
-    present = [v for v in values if v is not None]
-    if all(isinstance(v, bool) for v in present):
-        return pd.array(values, dtype="boolean")
-    if all(isinstance(v, int) and not isinstance(v, bool) for v in present):
-        return pd.array(values, dtype="Int64")
-    if all(isinstance(v, int | float) and not isinstance(v, bool) for v in present):
-        return pd.array([np.nan if v is None else float(v) for v in values], dtype="float64")
-    return pd.array([None if v is None else str(v) for v in values], dtype="string")
-
-
 def _frame(
     cfgs: Sequence[EvidenceConfig],
     facts: Sequence[Mapping[str, Any]],
@@ -349,23 +285,14 @@ def _frame(
             cols["cache_rule"].append(rule)
             for k in knob_keys:
                 knob_cols[k].append(knobs.get(k))
-    data: dict[str, Any] = {}
-    for name, dtype in EVIDENCE_COLUMNS.items():
-        values = cols[name]
-        if name == "task_id" and not all(
-            v is None or (isinstance(v, int) and not isinstance(v, bool)) for v in values
-        ):
-            data[name] = pd.array([None if v is None else str(v) for v in values], "string")
-        elif dtype == "float64":
-            data[name] = np.asarray(
-                [np.nan if v is None else float(v) for v in values], dtype=np.float64
-            )
-        else:
-            data[name] = column(values, dtype)
-        if name == "strategy":
-            for k in knob_keys:
-                data[k] = _typed(knob_cols[k])
-    return pd.DataFrame(data)
+    task_ids = cols["task_id"]
+    whole = all(v is None or (isinstance(v, int) and not isinstance(v, bool)) for v in task_ids)
+    return build_frame(
+        "evidence",
+        cols,
+        knobs=knob_cols,
+        dtypes=None if whole else {"task_id": "string"},
+    )
 
 
 # -- aggregating -----------------------------------------------------------------------------
@@ -417,7 +344,8 @@ def _share(part: pd.Series, whole: pd.Series) -> np.ndarray[Any, np.dtype[np.flo
 def evidence_summary(frame: pd.DataFrame) -> pd.DataFrame:
     """One row per configuration (in the frame's order): sums over its runs, the share of
     dependent calls lost, characters saved against no policy, and whether it is on the Pareto
-    front of saving most while losing least. Columns: :data:`SUMMARY_COLUMNS`;
+    front of saving most while losing least. Columns: :data:`EVIDENCE_SUMMARY_COLUMNS`, the
+    frame's knob columns after ``strategy`` (named in ``summary.attrs["knobs"]``);
     ``summary.attrs["cache"]`` is the frame's cache rule.
 
     Raises:
@@ -437,9 +365,7 @@ def evidence_summary(frame: pd.DataFrame) -> pd.DataFrame:
             f"({', '.join(rules)}), so their costs do not compare; build the frame with one "
             "evidence_frame(cache=...)"
         )
-    start = list(frame.columns).index("strategy") + 1
-    stop = list(frame.columns).index("keep_last_tool_results")
-    knob_keys = list(frame.columns[start:stop])
+    knob_keys = knobs_of(frame, "evidence")
     order = list(dict.fromkeys(frame["config"].astype(str).tolist()))
     grouped = frame.groupby("config", sort=False, observed=True)
     sums = grouped[
@@ -479,20 +405,17 @@ def evidence_summary(frame: pd.DataFrame) -> pd.DataFrame:
     out["cost_ratio"] = np.where(none_apply.reindex(order).to_numpy(dtype=bool), np.nan, ratio)
     out["not_applicable_runs"] = (
         (~applies).groupby(frame["config"], sort=False, observed=True).sum().reindex(order)
-    ).astype("Int64")
-    out["pareto"] = pd.array(
-        pareto_front(out["chars_saved_share"], out["lost_share"]), dtype="boolean"
     )
+    out["pareto"] = pareto_front(out["chars_saved_share"], out["lost_share"])
     # A configuration with no cost ratio (NaN) is never on the cost front.
-    out["cost_pareto"] = pd.array(
-        pareto_front(-out["cost_ratio"].to_numpy(dtype=np.float64), out["lost_share"]),
-        dtype="boolean",
+    out["cost_pareto"] = pareto_front(
+        -out["cost_ratio"].to_numpy(dtype=np.float64), out["lost_share"]
     )
     out = out.reset_index(names="config")
-    out["config"] = out["config"].astype("string")
-    columns = [*SUMMARY_COLUMNS[:2], *knob_keys, *SUMMARY_COLUMNS[2:]]
-    for name in ("runs", "peak_window_chars"):
-        out[name] = out[name].astype("Int64")
-    summary = out.loc[:, columns]
+    summary = build_frame(
+        "evidence_summary",
+        {name: out[name] for name in EVIDENCE_SUMMARY_COLUMNS},
+        knobs={k: out[k].array for k in knob_keys},
+    )
     summary.attrs["cache"] = rules[0] if rules else frame.attrs.get("cache")
     return summary

@@ -51,7 +51,7 @@ from footprint_lab.lab.schema import (
     with_run_column,
 )
 from footprint_lab.messages import storable_text
-from footprint_lab.pricing import run_tokens_per_char
+from footprint_lab.pricing import source_tokens_per_char
 
 __all__ = [
     "MEMBERSHIP_FULL_MAX_ROWS",
@@ -302,9 +302,7 @@ def _info(run: Run, label: str | None, evidence: bool) -> dict[str, Any]:
         "estimated_calls": meta.get("estimated_calls"),
         "estimated_tokens_per_char": meta.get("estimated_tokens_per_char"),
         # A replay's own usage is the original's: the ratio is the one its source showed.
-        "tokens_per_char": meta.get("tokens_per_char")
-        if meta.get("counterfactual")
-        else run_tokens_per_char(run),
+        "tokens_per_char": source_tokens_per_char(run),
     }
 
 

@@ -29,7 +29,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import pandas as pd
 import plotly.graph_objects as go
 import plotly.io as pio
 
@@ -37,7 +36,7 @@ from footprint_lab.agent.run import ImportProblem, Run
 from footprint_lab.lab import plots
 from footprint_lab.lab.frames import Frames, capture
 from footprint_lab.lab.render import render, table_context
-from footprint_lab.lab.schema import MEMBERSHIP_STATES
+from footprint_lab.lab.schema import MEMBERSHIP_STATES, build_frame, spec
 from footprint_lab.lab.summary import run_summary
 from footprint_lab.lab.views import (
     BOUNDARY_TEXT_CHARS,
@@ -84,21 +83,9 @@ VISITS_LISTED = 400
 VISITS_OPEN = 20
 """A run's list of visits in words is unfolded when it has at most this many."""
 
-SUMMARY_TABLE_COLUMNS: dict[str, str] = {
-    "strategy": "strategy",
-    "status": "status",
-    "iterations": "iterations",
-    "calls": "calls",
-    "records": "records",
-    "removed_messages": "messages removed",
-    "refusals": "refusals",
-    "pins": "pins",
-    "peak_window_chars": "peak chars sent",
-    "final_window_chars": "last chars sent",
-    "input_tokens": "input tokens (reported)",
-}
+SUMMARY_TABLE_COLUMNS: dict[str, str] = spec("report_summary").headers()
 """The :func:`~footprint_lab.lab.summary.run_summary` keys in the summary table, and their
-headings."""
+headings (the ``report_summary`` spec)."""
 
 _PLOTLY_CONFIG = {"displaylogo": False, "responsive": True}
 _DEFAULT_FIGURE_HEIGHT = 440
@@ -157,8 +144,10 @@ def _summary_table(by_strategy: Mapping[str, Frames], sources: Mapping[str, RunL
         source = sources[label]
         numbers = run_summary(source if isinstance(source, Run) else frames)
         numbers["strategy"] = label + (" (counterfactual replay)" if _replayed(frames) else "")
-        rows.append({heading: numbers[key] for key, heading in SUMMARY_TABLE_COLUMNS.items()})
-    frame = pd.DataFrame(rows, columns=list(SUMMARY_TABLE_COLUMNS.values()))
+        rows.append(numbers)
+    frame = build_frame(
+        "report_summary", {key: [row[key] for row in rows] for key in SUMMARY_TABLE_COLUMNS}
+    ).rename(columns=SUMMARY_TABLE_COLUMNS)
     return table_context(frame, inline=False, css_class="dataframe summary", empty="no runs")
 
 

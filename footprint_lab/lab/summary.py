@@ -12,6 +12,7 @@ same numbers from its frames.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Mapping
 from typing import Any
 
 import pandas as pd
@@ -19,35 +20,20 @@ import pandas as pd
 from footprint_lab.agent.run import Run
 from footprint_lab.auditing.violations import VIOLATION_KINDS
 from footprint_lab.lab.frames import Frames
+from footprint_lab.lab.schema import build_frame, spec
 from footprint_lab.window.records import REFUSAL_REASONS
 
-__all__ = ["RUN_SUMMARY_KEYS", "SUMMARY_COLUMNS", "key_numbers", "run_summary"]
+__all__ = [
+    "KEY_NUMBER_COLUMNS",
+    "RUN_SUMMARY_KEYS",
+    "SUMMARY_COLUMNS",
+    "key_numbers",
+    "key_numbers_frame",
+    "run_summary",
+]
 
-RUN_SUMMARY_KEYS: tuple[str, ...] = (
-    "strategy",
-    "status",
-    "iterations",
-    "calls",
-    "peak_window_chars",
-    "mean_window_chars",
-    "peak_input_tokens",
-    "records",
-    "removals",
-    "removed_messages",
-    "refusals",
-    "pins",
-    "yielded",
-    "stand_downs",
-    "violations",
-    *(f"refusals_{reason}" for reason in REFUSAL_REASONS),
-    *(f"violations_{kind}" for kind in VIOLATION_KINDS),
-    "final_window_chars",
-    "input_tokens",
-    "ledger_messages",
-    "pauses",
-    "counterfactual",
-)
-"""The keys of :func:`run_summary`, in order.
+RUN_SUMMARY_KEYS: tuple[str, ...] = tuple(spec("run_summary").columns)
+"""The keys of :func:`run_summary`, in order (the columns of the ``run_summary`` spec).
 
 ``removals`` counts visits that removed something, ``removed_messages`` the messages they
 removed, ``pins`` pin slots granted over all visits, ``yielded`` the tool names that found no
@@ -57,27 +43,13 @@ input-token count a provider *reported* and ``input_tokens`` their sum (0 when n
 """
 
 
-SUMMARY_COLUMNS: tuple[str, ...] = (
-    "strategy",
-    "status",
-    "iterations",
-    "calls",
-    "records",
-    "removals",
-    "removed_messages",
-    "refusals",
-    "pins",
-    "yielded",
-    "stand_downs",
-    "peak_window_chars",
-    "final_window_chars",
-    "peak_input_tokens",
-    "ledger_messages",
-    "pauses",
-    "counterfactual",
-)
+KEY_NUMBER_COLUMNS: tuple[str, ...] = tuple(spec("key_numbers").columns)
 """The key numbers of a run (:func:`key_numbers`), in order: what the widgets show and
-``Compare.summary``'s columns."""
+``Compare.summary``'s columns (the ``key_numbers`` spec)."""
+
+SUMMARY_COLUMNS = KEY_NUMBER_COLUMNS
+"""The old name of :data:`KEY_NUMBER_COLUMNS` (``lab.evidence`` had another
+``SUMMARY_COLUMNS``, now ``EVIDENCE_SUMMARY_COLUMNS``)."""
 
 
 def run_summary(run: Run | Frames) -> dict[str, Any]:
@@ -180,7 +152,16 @@ def _assemble(
 
 
 def key_numbers(run: Run | Frames) -> dict[str, Any]:
-    """The key numbers of a run: :func:`run_summary` cut to :data:`SUMMARY_COLUMNS`, in that
+    """The key numbers of a run: :func:`run_summary` cut to :data:`KEY_NUMBER_COLUMNS`, in that
     order."""
     numbers = run_summary(run)
-    return {name: numbers[name] for name in SUMMARY_COLUMNS}
+    return {name: numbers[name] for name in KEY_NUMBER_COLUMNS}
+
+
+def key_numbers_frame(runs: Mapping[str, Run | Frames]) -> pd.DataFrame:
+    """The ``key_numbers`` frame: :func:`key_numbers` of every run, one row each, indexed by
+    the run's label (``run``)."""
+    rows = [key_numbers(run) for run in runs.values()]
+    frame = build_frame("key_numbers", {c: [row[c] for row in rows] for c in KEY_NUMBER_COLUMNS})
+    frame.index = pd.Index(list(runs), name="run")
+    return frame

@@ -7,18 +7,16 @@ same way everywhere.
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from pydantic import BaseModel, Field
 
 from footprint_lab.messages import Message, ToolCall
+from footprint_lab.pricing import estimate_tokens
 from footprint_lab.providers.base import ProviderError, ProviderRequest, ProviderResponse
 from footprint_lab.usage import Usage
 from footprint_lab.window.errors import ContextLengthError
-
-CHARS_PER_TOKEN = 4
 
 SCRIPTED_NAME = "scripted"
 """The scripted provider's default name (and the prefix of its variants' names): a run whose
@@ -92,8 +90,9 @@ class ScriptedProvider:
 
     Args:
         replies: The replies, or a function returning one for each request.
-        report_usage: Report deterministic usage (chars / 4, rounded up); False reports zeros,
-            like an OpenAI-compatible stream that sends no usage.
+        report_usage: Report deterministic usage (the one token estimate,
+            :func:`~footprint_lab.pricing.estimate_tokens`: chars / 4, rounded up); False
+            reports zeros, like an OpenAI-compatible stream that sends no usage.
         context_window: When set, a request whose input tokens exceed it raises
             ``ContextLengthError`` (and consumes no reply).
         name: The provider's name in records and errors.
@@ -155,7 +154,7 @@ class ScriptedProvider:
         return self._input_tokens(request)
 
     def _input_tokens(self, request: ProviderRequest) -> int:
-        return max(1, math.ceil(request_chars(request, self._call_chars) / CHARS_PER_TOKEN))
+        return max(1, estimate_tokens(request_chars(request, self._call_chars)))
 
     async def complete(self, request: ProviderRequest) -> ProviderResponse:
         """Answer with the next scripted reply."""
@@ -181,7 +180,7 @@ class ScriptedProvider:
         usage = (
             Usage(
                 input_tokens=input_tokens,
-                output_tokens=max(1, math.ceil(out_chars / CHARS_PER_TOKEN)),
+                output_tokens=max(1, estimate_tokens(out_chars)),
             )
             if self.report_usage
             else Usage()

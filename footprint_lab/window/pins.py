@@ -27,6 +27,12 @@ from footprint_lab.window.records import (
 from footprint_lab.window.shape import Window
 from footprint_lab.window.turns import Turn, TurnTable
 
+PIN_KEY = "keep_last_tool_results"
+"""The pin limit's name as a knob of a grid or configuration (``sweep``, ``evidence_grid``): a
+key of this name goes to the run or replay (pins are run-level, see
+:func:`~footprint_lab.window.apply.check_keep_last_tool_results`), never to a strategy's
+factory."""
+
 
 def should_stand_down(prior_records: Sequence[WindowRecord]) -> bool:
     """True when the two previous records both removed nothing and both named a pin."""

@@ -31,7 +31,7 @@ no browser.
 from __future__ import annotations
 
 from footprint_lab.lab.render import TABLE_MAX_ROWS
-from footprint_lab.lab.summary import SUMMARY_COLUMNS, key_numbers
+from footprint_lab.lab.summary import KEY_NUMBER_COLUMNS, SUMMARY_COLUMNS, key_numbers
 from footprint_lab.lab.views import (
     BOUNDARY_COLUMNS,
     LEFT_COLUMNS,
@@ -50,6 +50,7 @@ __all__ = [
     "BOUNDARY_COLUMNS",
     "BOUNDARY_MAX_ROWS",
     "INSPECTOR_TABS",
+    "KEY_NUMBER_COLUMNS",
     "LEFT_COLUMNS",
     "PIN_KNOB",
     "PREVIEW_CHARS",

@@ -14,13 +14,12 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import ipywidgets as widgets
-import pandas as pd
 
 from footprint_lab.agent.run import Run
 from footprint_lab.lab import plots
 from footprint_lab.lab.frames import Frames, capture
 from footprint_lab.lab.progress import progress
-from footprint_lab.lab.summary import SUMMARY_COLUMNS, key_numbers
+from footprint_lab.lab.summary import key_numbers_frame
 from footprint_lab.lab.views import counterfactual_banner
 from footprint_lab.lab.widgets._figures import figure_widget, update_figure
 from footprint_lab.lab.widgets._html import heading_html, table_html
@@ -57,7 +56,8 @@ def _label_runs(runs: Mapping[str, Run] | Sequence[Run]) -> dict[str, Run]:
 class Compare(LabWidget):
     """Several runs side by side — usually one scenario under each strategy: the compare chart
     (characters sent or reported input tokens per iteration, one line per run), a summary
-    table (:data:`SUMMARY_COLUMNS`, one row per run) and each run's window map in a tab.
+    table (:data:`~footprint_lab.lab.summary.KEY_NUMBER_COLUMNS`, one row per run) and each
+    run's window map in a tab.
 
     Parts: ``runs`` (label -> run), ``frames`` (label -> capture), ``summary`` (DataFrame
     indexed by label), ``summary_html``, ``figures`` (``compare``), ``maps`` (label ->
@@ -82,10 +82,7 @@ class Compare(LabWidget):
         self.frames: dict[str, Frames] = {
             label: capture(run, label=label) for label, run in self.runs.items()
         }
-        rows = [key_numbers(run) for run in self.runs.values()]
-        self.summary = pd.DataFrame(
-            rows, index=pd.Index(list(self.runs), name="run"), columns=list(SUMMARY_COLUMNS)
-        )
+        self.summary = key_numbers_frame(self.runs)
         self.summary_html = widgets.HTML(
             table_html(self.summary.reset_index(), empty="no runs"),
             layout=widgets.Layout(overflow="auto"),

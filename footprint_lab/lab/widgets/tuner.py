@@ -30,12 +30,14 @@ from footprint_lab.lab.widgets._lifecycle import LabWidget, subject_of
 from footprint_lab.lab.widgets._snapshot import Snapshot
 from footprint_lab.scenarios import SCENARIOS, Scenario
 from footprint_lab.window.errors import WindowConfigError
+from footprint_lab.window.pins import PIN_KEY
 from footprint_lab.window.strategies import WindowStrategy
 
 __all__ = ["PIN_KNOB", "Tuner", "default_range"]
 
-PIN_KNOB = "keep_last_tool_results"
-"""The one knob that belongs to the agent, not the strategy (it is passed to ``run``)."""
+PIN_KNOB = PIN_KEY
+"""The one knob that belongs to the agent, not the strategy (it is passed to ``run``): the one
+:data:`~footprint_lab.window.pins.PIN_KEY`."""
 
 SNAPSHOT_FIGURES: tuple[str, ...] = ("window_size", "window_map")
 """The charts :meth:`Tuner.snapshot` renders unless told others."""
