@@ -42,7 +42,9 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validat
 from footprint_lab._models import computed_once as computed_once
 from footprint_lab._models import construct_trusted as construct_trusted
 from footprint_lab._models import copy_trusted as copy_trusted
+from footprint_lab._models import recompute as recompute
 from footprint_lab._models import share_fields_set as share_fields_set
+from footprint_lab._models import stamp_computed as stamp_computed
 from footprint_lab._models import update_trusted as update_trusted
 
 Role = Literal["system", "user", "assistant", "tool"]
@@ -173,7 +175,7 @@ class ToolCall(PositionalModel):
         """A copy; its size is measured afresh when ``update`` is given."""
         copied = super().model_copy(update=update, deep=deep)
         if update:
-            copied.__dict__.pop("chars", None)
+            recompute(copied, "chars")
         return copied
 
 
@@ -349,14 +351,12 @@ class Message(BaseModel):
 
 
 def _measure_again(message: Message, size_changed: bool) -> None:
-    """Refresh the size and the shape a copy carried over from its original, in place: a key
-    overwritten keeps the copy's ``__dict__`` as it is, where one removed and added again can
-    make it grow (a long run commits thousands of copies)."""
-    facts = message.__dict__
-    if size_changed and "chars" in facts:
-        facts["chars"] = message_chars(message)
-    if "shape" in facts:
-        facts["shape"] = Message.shape.compute(message)
+    """Refresh the size (when ``size_changed``) and the shape a copy carried over from its
+    original (see :func:`~footprint_lab._models.recompute`)."""
+    if size_changed:
+        recompute(message, "chars", "shape")
+    else:
+        recompute(message, "shape")
 
 
 def shape_of(

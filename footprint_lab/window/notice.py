@@ -25,6 +25,7 @@ from footprint_lab.messages import (
     ToolCall,
     construct_trusted,
     shape_of,
+    stamp_computed,
     storable_text,
 )
 
@@ -199,9 +200,9 @@ def _library_message(
     # Its size and shape are known here (text only: no calls, no parts): stamped now, not
     # computed again by the first visit that reads them (a clearing writes thousands).
     size = len(text)
-    facts = message.__dict__
-    facts["chars"] = size
-    facts["shape"] = shape_of(role, authored, None, size, name, (), tool_call_id)
+    stamp_computed(
+        message, chars=size, shape=shape_of(role, authored, None, size, name, (), tool_call_id)
+    )
     return message
 
 

@@ -14,7 +14,13 @@ from dataclasses import dataclass, field
 from itertools import chain, islice
 from typing import Any, Protocol, runtime_checkable
 
-from footprint_lab.messages import Message, content_hash, storable_text, update_trusted
+from footprint_lab.messages import (
+    Message,
+    construct_trusted,
+    content_hash,
+    storable_text,
+    update_trusted,
+)
 from footprint_lab.window.boundary import Boundary
 from footprint_lab.window.clearing import ClearingPlan, plan_clearing
 from footprint_lab.window.notice import (
@@ -443,11 +449,13 @@ class StrategyInput:
         result = self._splice(strategy, plan, replacement, None, **facts)
         assert result.record is not None
         # Trusted values built right here: skip re-validating every folded message.
-        folded = FoldedSpan.model_construct(
+        folded = construct_trusted(
+            FoldedSpan,
             iteration=self.iteration,
             strategy=result.record.strategy,  # validated text: storable
             removed_stage_ids=result.record.removed_stage_ids,
             frame_index=start,
+            frame_stage_id=None,  # the agent's visit names it
             originals=list(islice(self.messages, start, end)) if retain_originals else [],
         )
         return WindowResult(result.window, result.record, [folded], verified=True)
