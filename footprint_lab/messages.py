@@ -58,6 +58,13 @@ AUTHORED_KINDS: tuple[str, ...] = ("drop-notice", "compaction-frame", "injection
 STAND_IN_KINDS: frozenset[str] = frozenset({"drop-notice", "compaction-frame", "cleared-result"})
 """Authored kinds a window stage writes in place of what it stopped sending."""
 
+SPAN_STAND_IN_KINDS: frozenset[str] = frozenset({"drop-notice", "compaction-frame"})
+"""Authored kinds that stand for turns that left (a cleared-result placeholder stands only in
+place of the one message it clears, in a turn that is still there)."""
+
+WINDOW_STAGE_PREFIX = "window#"
+"""Stage-id prefix of what a window visit committed: never a person's words."""
+
 
 OBSERVATION_STAGES: tuple[str, ...] = ("observation#", "demonstration#")
 """Stage-id prefixes of user messages a person did not write: what an imported agent's
@@ -70,6 +77,54 @@ def is_observation(message: Message) -> bool:
     observation or demonstration): known by the stage that committed it, never by its text."""
     stage = message.stage_id
     return message.role == "user" and stage is not None and stage.startswith(OBSERVATION_STAGES)
+
+
+# Provenance: what wrote a message, known by the ``authored`` field the library sets and the
+# stage that committed it, never by its text (a person's request that starts like a drop
+# notice is still the request). Defined here once; the window core re-exports it.
+
+
+def authored_by_library(authored: str | None, stage_id: str | None) -> bool:
+    """Whether a message with these fields is the library's: an authored kind, or anything a
+    window stage committed (:func:`is_library_authored` on the fields themselves)."""
+    return authored is not None or (stage_id or "").startswith(WINDOW_STAGE_PREFIX)
+
+
+def is_library_authored(message: Message) -> bool:
+    """Drop notices, compaction frames, placeholders and injections — and anything a window
+    stage committed — are the library's, never the request anchor. Known by provenance (the
+    ``authored`` field and the ``window#`` stage), never by text."""
+    return authored_by_library(message.authored, message.stage_id)
+
+
+def is_drop_notice(message: Message) -> bool:
+    """Whether ``message`` is a drop notice this library wrote (by provenance, not by text)."""
+    return message.authored == "drop-notice"
+
+
+def is_compaction_frame(message: Message) -> bool:
+    """Whether ``message`` is a compaction frame this library wrote (a summary standing for
+    folded turns; by provenance, not by text)."""
+    return message.authored == "compaction-frame"
+
+
+def is_cleared_result(message: Message) -> bool:
+    """Whether ``message`` is a placeholder this library put in place of a tool result (or of
+    a call's arguments) it stopped sending (by provenance, not by text)."""
+    return message.authored == "cleared-result"
+
+
+def is_stand_in(message: Message) -> bool:
+    """Whether ``message`` was written by a window stage in place of what it stopped sending
+    (a drop notice, a compaction frame or a cleared-result placeholder)."""
+    return message.authored in STAND_IN_KINDS
+
+
+def is_notice_or_frame(message: Message) -> bool:
+    """Whether ``message`` stands for turns that left (a drop notice or a compaction frame) —
+    what a removal made only of such messages would gain nothing by removing. A cleared-result
+    placeholder is not one: it stands in place of one message of a turn that is still there."""
+    return message.authored in SPAN_STAND_IN_KINDS
 
 
 def storable_text(text: str) -> str:
@@ -377,7 +432,7 @@ def shape_of(
         code = _CALL_COUNT_CODES[len(call_ids)] if len(call_ids) < 10 else "m"
         return MessageShape(code, stage_id, chars, None, call_ids, None)
     if role == "user":
-        if authored is not None or (stage_id or "").startswith("window#"):
+        if authored_by_library(authored, stage_id):
             return MessageShape("i", stage_id, chars, None, (), None)
         if stage_id is not None and stage_id.startswith(OBSERVATION_STAGES):
             return MessageShape("o", stage_id, chars, None, (), None)
