@@ -163,8 +163,9 @@ _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 
 def storable_json(text: str, **loads: Any) -> Any:
     """``json.loads(text, **loads)`` with every string in it made :func:`storable_text`: a file
-    written by hand or by another tool may escape a lone surrogate (``"\\udcff"``). The walk
-    runs only when ``text`` holds such an escape (one regex scan otherwise)."""
+    written by hand or by another tool may escape a lone surrogate (``"\\udcff"``). ``text``
+    is decoded text (it holds no lone surrogate itself), so the walk runs only when it holds
+    such an escape (one regex scan otherwise)."""
     value = json.loads(text, **loads)
     return storable_value(value) if _SURROGATE_ESCAPE.search(text) else value
 
