@@ -7,7 +7,7 @@ import time
 from pathlib import Path
 
 from bench._common import Section
-from footprint_lab import sliding_window
+from footprint_lab import bulk_work, sliding_window
 from footprint_lab.importers import load_tau_bench
 from footprint_lab.lab.evidence import evidence_frame, evidence_grid
 
@@ -21,7 +21,8 @@ def run(keeps: tuple[int, ...], pins: tuple[int, ...], limit: int | None = None)
         sliding_window, {"keep_recent_turns": list(keeps), "keep_last_tool_results": list(pins)}
     )
     start = time.perf_counter()
-    frame = evidence_frame(runs, configs)
+    with bulk_work():  # bulk work: the collector paused, as the README advises
+        frame = evidence_frame(runs, configs)
     elapsed = time.perf_counter() - start
     per_config = frame.groupby("config", sort=False)[["dependent_calls", "lost_calls"]].sum()
     section = Section(

@@ -27,7 +27,7 @@ from typing import Any
 import pandas as pd
 
 from bench._common import Section, _fmt, median_seconds, verdict
-from footprint_lab import Run, clear_tool_results, sliding_window
+from footprint_lab import Run, bulk_work, clear_tool_results, sliding_window
 from footprint_lab.importers import load_tau_bench
 from footprint_lab.lab.evidence import EvidenceConfig, evidence_frame, evidence_grid
 
@@ -89,7 +89,8 @@ def _span(values: tuple[int, ...]) -> str:
 
 
 def _grid(runs: dict[str, Run], configs: list[EvidenceConfig], executor: Executor | None) -> Any:
-    return evidence_frame(runs, configs, executor=executor, progress=False)
+    with bulk_work():  # bulk work, as a user measuring a grid would run it (and its workers)
+        return evidence_frame(runs, configs, executor=executor, progress=False)
 
 
 def _start(

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 from bench._common import Section, verdict
-from footprint_lab import Agent, Reply, ScriptedProvider, sliding_window, tool
+from footprint_lab import Agent, Reply, ScriptedProvider, bulk_work, sliding_window, tool
 from footprint_lab.lab import capture, plots
 
 
@@ -53,7 +53,7 @@ def run(iterations: int, repeat: int) -> Section:
     run = long_run(iterations)
     frames = capture(run)
     steps: dict[str, Callable[[], Any]] = {
-        "capture(run)": lambda: capture(run),
+        "capture(run)": bulk_work()(lambda: capture(run)),  # bulk work: the collector paused
         "plots.window_size": lambda: plots.window_size(frames),
         "plots.window_map": lambda: plots.window_map(frames),
         "plots.pins_timeline": lambda: plots.pins_timeline(frames),

@@ -10,7 +10,14 @@ from pathlib import Path
 from typing import Any
 
 from bench._common import Section
-from footprint_lab import audit, clear_tool_results, sliding_window, summarize_oldest, token_budget
+from footprint_lab import (
+    audit,
+    bulk_work,
+    clear_tool_results,
+    sliding_window,
+    summarize_oldest,
+    token_budget,
+)
 from footprint_lab.auditing import keep_last_messages
 from footprint_lab.importers import load_tau_bench
 from footprint_lab.lab.evidence import evidence_frame, evidence_summary, no_policy
@@ -74,7 +81,8 @@ def run(keeps: tuple[int, ...], limit: int | None = None) -> Section:
     runs = load_tau_bench(DATA)[:limit]
     configs = configurations(keeps)
     start = time.perf_counter()
-    frame = evidence_frame(runs, configs, progress=False)
+    with bulk_work():  # bulk work: the collector paused, as the README advises
+        frame = evidence_frame(runs, configs, progress=False)
     elapsed = time.perf_counter() - start
     summary = evidence_summary(frame)
     section = Section(

@@ -14,6 +14,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from footprint_lab._gc import bulk_work as bulk_work
     from footprint_lab.agent import Agent as Agent
     from footprint_lab.agent import AgentBuilder as AgentBuilder
     from footprint_lab.agent import CallRecord as CallRecord
@@ -130,6 +131,7 @@ _LAZY: dict[str, str] = {
     "Event": "footprint_lab.events",
     "Recorder": "footprint_lab.events",
     "Usage": "footprint_lab.usage",
+    "bulk_work": "footprint_lab._gc",  # the opt-in collector pause for bulk work
     # the window core
     "DROP_NOTICE_PREFIX": _WINDOW,
     "CompactionUnmeasurableError": _WINDOW,

@@ -19,7 +19,9 @@ __all__ = [
     "computed_once",
     "construct_trusted",
     "copy_trusted",
+    "recompute",
     "share_fields_set",
+    "stamp_computed",
     "update_trusted",
 ]
 
@@ -59,19 +61,25 @@ def construct_trusted(cls: type[_Model], /, **values: Any) -> _Model:
     """An instance of the pydantic model ``cls`` holding ``values`` as they are, unvalidated.
 
     Only for the library's hot paths, with values it has just computed from parts that were
-    validated when they were built (a refusal's turn index, a drop notice's text): pydantic's
-    ``model_construct`` costs more than validating such a small model, and validation there
-    would check what is already known. ``values`` must name every field of ``cls``; the
-    keyword dict becomes the instance's ``__dict__`` as it is (it is fresh at every call).
+    validated when they were built (a refusal's turn index, a drop notice's text, a request's
+    window): pydantic's ``model_construct`` costs more than validating such a small model, and
+    validation there would check what is already known. ``values`` must name every field of
+    ``cls``; the keyword dict becomes the instance's ``__dict__`` as it is (it is fresh at every
+    call). A frozen model's instances share one fields-set; a model that may be assigned to
+    gets its own (pydantic adds each assigned name to it).
     """
-    fields_set = _ALL_FIELDS.get(cls)
-    if fields_set is None:
-        fields_set = _ALL_FIELDS[cls] = _shared_set(cls.model_fields)
-    if len(values) != len(fields_set):
+    known = _ALL_FIELDS.get(cls)
+    if known is None:
+        shared = _shared_set(cls.model_fields)
+        known = _ALL_FIELDS[cls] = (shared, bool(cls.model_config.get("frozen")))
+    fields_set, frozen = known
+    if values.keys() != fields_set:
+        missing, unknown = sorted(fields_set - values.keys()), sorted(values.keys() - fields_set)
         raise TypeError(
-            f"construct_trusted({cls.__name__}) needs every field, got {sorted(values)}"
+            f"construct_trusted({cls.__name__}) needs every field of the model and no other: "
+            f"missing {missing}, unknown {unknown} (pass each field, its default too)"
         )
-    return _install(object.__new__(cls), values, fields_set)
+    return _install(object.__new__(cls), values, fields_set if frozen else set(fields_set))
 
 
 def update_trusted(instance: BaseModel, /, **values: Any) -> None:
@@ -117,8 +125,9 @@ def _install(instance: _Model, values: dict[str, Any], fields_set: set[str]) -> 
     return instance
 
 
-# Each model's all-fields set (from the shared ones), by model: construct_trusted's lookup.
-_ALL_FIELDS: dict[type[BaseModel], set[str]] = {}
+# Each model's all-fields set (from the shared ones) and whether it is frozen, by model:
+# construct_trusted's lookup.
+_ALL_FIELDS: dict[type[BaseModel], tuple[set[str], bool]] = {}
 # The fields-sets instances share, by the names they hold: a handful. A cold trim builds tens
 # of thousands of refusals and a ledger commits thousands of copies, each of which would
 # otherwise carry its own set for the collector to walk and the memory to hold.
@@ -140,3 +149,24 @@ def copy_trusted(instance: _Model, /, **changes: Any) -> _Model:
     facts.update(changes)
     names = _shared_set(instance.__pydantic_fields_set__ | changes.keys())
     return _install(object.__new__(type(instance)), facts, names)
+
+
+def stamp_computed(instance: BaseModel, /, **values: Any) -> None:
+    """Give an instance the library has just built the values of its :class:`computed_once`
+    attributes it already knows (a drop notice's size and shape), so no first read computes
+    them again."""
+    instance.__dict__.update(values)
+
+
+def recompute(instance: BaseModel, /, *names: str) -> None:
+    """Refresh, in order, the :class:`computed_once` values ``names`` that a copy carried over
+    from its original (a value never computed stays uncomputed). Overwritten in place: a key
+    overwritten keeps the copy's ``__dict__`` as it is, where one removed and added again can
+    make it grow (a long run commits thousands of copies)."""
+    facts = instance.__dict__
+    owner = type(instance)
+    for name in names:
+        if name in facts:
+            attribute = getattr(owner, name)
+            assert isinstance(attribute, computed_once), f"{owner.__name__}.{name}"
+            facts[name] = attribute.compute(instance)

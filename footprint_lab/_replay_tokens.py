@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from footprint_lab.agent.run import CallRecord, Run
-from footprint_lab.messages import Message
+from footprint_lab.messages import Message, construct_trusted
 from footprint_lab.pricing import estimate_ratio, estimate_tokens, source_tokens_per_char
 from footprint_lab.providers.base import ProviderRequest, ToolSpec, count_tokens
 from footprint_lab.providers.scripted import SCRIPTED_NAME, ScriptedProvider
@@ -104,7 +104,8 @@ class ReplayTokens:
         ):
             return reported, "reported"  # the replay sent what the original call sent
         if self.counter is not None:
-            request = ProviderRequest.model_construct(
+            request = construct_trusted(
+                ProviderRequest,
                 model=self.model,
                 system=self.system,
                 messages=list(window),

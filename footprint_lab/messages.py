@@ -42,7 +42,9 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validat
 from footprint_lab._models import computed_once as computed_once
 from footprint_lab._models import construct_trusted as construct_trusted
 from footprint_lab._models import copy_trusted as copy_trusted
+from footprint_lab._models import recompute as recompute
 from footprint_lab._models import share_fields_set as share_fields_set
+from footprint_lab._models import stamp_computed as stamp_computed
 from footprint_lab._models import update_trusted as update_trusted
 
 Role = Literal["system", "user", "assistant", "tool"]
@@ -56,6 +58,13 @@ AUTHORED_KINDS: tuple[str, ...] = ("drop-notice", "compaction-frame", "injection
 STAND_IN_KINDS: frozenset[str] = frozenset({"drop-notice", "compaction-frame", "cleared-result"})
 """Authored kinds a window stage writes in place of what it stopped sending."""
 
+SPAN_STAND_IN_KINDS: frozenset[str] = frozenset({"drop-notice", "compaction-frame"})
+"""Authored kinds that stand for turns that left (a cleared-result placeholder stands only in
+place of the one message it clears, in a turn that is still there)."""
+
+WINDOW_STAGE_PREFIX = "window#"
+"""Stage-id prefix of what a window visit committed: never a person's words."""
+
 
 OBSERVATION_STAGES: tuple[str, ...] = ("observation#", "demonstration#")
 """Stage-id prefixes of user messages a person did not write: what an imported agent's
@@ -68,6 +77,54 @@ def is_observation(message: Message) -> bool:
     observation or demonstration): known by the stage that committed it, never by its text."""
     stage = message.stage_id
     return message.role == "user" and stage is not None and stage.startswith(OBSERVATION_STAGES)
+
+
+# Provenance: what wrote a message, known by the ``authored`` field the library sets and the
+# stage that committed it, never by its text (a person's request that starts like a drop
+# notice is still the request). Defined here once; the window core re-exports it.
+
+
+def authored_by_library(authored: str | None, stage_id: str | None) -> bool:
+    """Whether a message with these fields is the library's: an authored kind, or anything a
+    window stage committed (:func:`is_library_authored` on the fields themselves)."""
+    return authored is not None or (stage_id or "").startswith(WINDOW_STAGE_PREFIX)
+
+
+def is_library_authored(message: Message) -> bool:
+    """Drop notices, compaction frames, placeholders and injections — and anything a window
+    stage committed — are the library's, never the request anchor. Known by provenance (the
+    ``authored`` field and the ``window#`` stage), never by text."""
+    return authored_by_library(message.authored, message.stage_id)
+
+
+def is_drop_notice(message: Message) -> bool:
+    """Whether ``message`` is a drop notice this library wrote (by provenance, not by text)."""
+    return message.authored == "drop-notice"
+
+
+def is_compaction_frame(message: Message) -> bool:
+    """Whether ``message`` is a compaction frame this library wrote (a summary standing for
+    folded turns; by provenance, not by text)."""
+    return message.authored == "compaction-frame"
+
+
+def is_cleared_result(message: Message) -> bool:
+    """Whether ``message`` is a placeholder this library put in place of a tool result (or of
+    a call's arguments) it stopped sending (by provenance, not by text)."""
+    return message.authored == "cleared-result"
+
+
+def is_stand_in(message: Message) -> bool:
+    """Whether ``message`` was written by a window stage in place of what it stopped sending
+    (a drop notice, a compaction frame or a cleared-result placeholder)."""
+    return message.authored in STAND_IN_KINDS
+
+
+def is_notice_or_frame(message: Message) -> bool:
+    """Whether ``message`` stands for turns that left (a drop notice or a compaction frame) —
+    what a removal made only of such messages would gain nothing by removing. A cleared-result
+    placeholder is not one: it stands in place of one message of a turn that is still there."""
+    return message.authored in SPAN_STAND_IN_KINDS
 
 
 def storable_text(text: str) -> str:
@@ -106,8 +163,9 @@ _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 
 def storable_json(text: str, **loads: Any) -> Any:
     """``json.loads(text, **loads)`` with every string in it made :func:`storable_text`: a file
-    written by hand or by another tool may escape a lone surrogate (``"\\udcff"``). The walk
-    runs only when ``text`` holds such an escape (one regex scan otherwise)."""
+    written by hand or by another tool may escape a lone surrogate (``"\\udcff"``). ``text``
+    is decoded text (it holds no lone surrogate itself), so the walk runs only when it holds
+    such an escape (one regex scan otherwise)."""
     value = json.loads(text, **loads)
     return storable_value(value) if _SURROGATE_ESCAPE.search(text) else value
 
@@ -173,7 +231,7 @@ class ToolCall(PositionalModel):
         """A copy; its size is measured afresh when ``update`` is given."""
         copied = super().model_copy(update=update, deep=deep)
         if update:
-            copied.__dict__.pop("chars", None)
+            recompute(copied, "chars")
         return copied
 
 
@@ -349,14 +407,12 @@ class Message(BaseModel):
 
 
 def _measure_again(message: Message, size_changed: bool) -> None:
-    """Refresh the size and the shape a copy carried over from its original, in place: a key
-    overwritten keeps the copy's ``__dict__`` as it is, where one removed and added again can
-    make it grow (a long run commits thousands of copies)."""
-    facts = message.__dict__
-    if size_changed and "chars" in facts:
-        facts["chars"] = message_chars(message)
-    if "shape" in facts:
-        facts["shape"] = Message.shape.compute(message)
+    """Refresh the size (when ``size_changed``) and the shape a copy carried over from its
+    original (see :func:`~footprint_lab._models.recompute`)."""
+    if size_changed:
+        recompute(message, "chars", "shape")
+    else:
+        recompute(message, "shape")
 
 
 def shape_of(
@@ -377,7 +433,7 @@ def shape_of(
         code = _CALL_COUNT_CODES[len(call_ids)] if len(call_ids) < 10 else "m"
         return MessageShape(code, stage_id, chars, None, call_ids, None)
     if role == "user":
-        if authored is not None or (stage_id or "").startswith("window#"):
+        if authored_by_library(authored, stage_id):
             return MessageShape("i", stage_id, chars, None, (), None)
         if stage_id is not None and stage_id.startswith(OBSERVATION_STAGES):
             return MessageShape("o", stage_id, chars, None, (), None)

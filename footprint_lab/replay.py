@@ -38,7 +38,6 @@ import math
 from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
-from footprint_lab._gc import paused_gc
 from footprint_lab._replay_tokens import ReplayTokens, replies_of
 from footprint_lab.agent.run import Run
 from footprint_lab.agent.writer import RunWriter
@@ -205,13 +204,12 @@ async def areplay(
             f"token), got {tokens_per_char!r}"
         )
     run = as_run(source)
-    with paused_gc():  # a long replay builds a whole run of acyclic objects: see _gc
-        return await _replay(
-            run,
-            strategy,
-            keep_last_tool_results,
-            ReplayTokens.of(run, tokens_per_char, provider, estimate, context_window),
-        )
+    return await _replay(
+        run,
+        strategy,
+        keep_last_tool_results,
+        ReplayTokens.of(run, tokens_per_char, provider, estimate, context_window),
+    )
 
 
 async def _replay(

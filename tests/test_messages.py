@@ -68,8 +68,37 @@ def test_trusted_construction_needs_every_field_and_equals_validation() -> None:
     )
     assert built == Refusal("inside-keep-window", 3, 4, "s#1")
     assert built.model_dump() == Refusal("inside-keep-window", 3, 4, "s#1").model_dump()
-    with pytest.raises(TypeError, match="needs every field"):
+    with pytest.raises(TypeError, match=r"needs every field.*missing \['stage_id'\]"):
         construct_trusted(Refusal, reason="inside-keep-window", turn_index=3, message_index=4)
+    with pytest.raises(TypeError, match=r"unknown \['turn'\]"):
+        construct_trusted(
+            Refusal, reason="inside-keep-window", turn=3, message_index=4, stage_id=None
+        )
+
+
+def test_a_trusted_model_that_may_be_assigned_to_owns_its_fields_set() -> None:
+    """A frozen model's instances share one fields-set; a mutable one's each get their own,
+    so an assignment to one (pydantic adds the name to its set) never shows in another."""
+    from footprint_lab.messages import construct_trusted
+    from footprint_lab.providers.base import ProviderRequest
+
+    def request() -> ProviderRequest:
+        return construct_trusted(
+            ProviderRequest, model="m", system=None, messages=[], tools=[], max_output_tokens=None
+        )
+
+    first, second = request(), request()
+    assert first == ProviderRequest(model="m", messages=[])
+    assert first.model_fields_set == second.model_fields_set == set(ProviderRequest.model_fields)
+    first.__pydantic_fields_set__.discard("system")
+    assert "system" in second.model_fields_set and "system" in request().model_fields_set
+
+
+def test_a_copied_call_is_measured_afresh() -> None:
+    call = ToolCall(id="c1", name="read", arguments={"path": "a"})
+    assert call.chars == len("read") + len('{"path":"a"}')
+    copied = call.model_copy(update={"arguments": {"path": "a/longer"}})
+    assert copied.chars == ToolCall(id="c1", name="read", arguments={"path": "a/longer"}).chars
 
 
 def test_library_messages_carry_the_shape_a_validated_twin_computes() -> None:

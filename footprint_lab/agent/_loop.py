@@ -37,7 +37,7 @@ from footprint_lab.events import (
     RunFailed,
 )
 from footprint_lab.ledger import WINDOW, Ledger, stage_number
-from footprint_lab.messages import Message, storable_text
+from footprint_lab.messages import Message, construct_trusted, storable_text
 from footprint_lab.providers.base import ProviderRequest, ProviderResponse, checked_response
 from footprint_lab.window.apply import aapply_boundary
 from footprint_lab.window.boundary import Boundary
@@ -355,7 +355,8 @@ class _Loop:
 
     async def _send(self, iteration: int, stage: str, *, retry: bool) -> ProviderResponse:
         # Built from trusted parts: construct without re-validating every message.
-        request = ProviderRequest.model_construct(
+        request = construct_trusted(
+            ProviderRequest,
             model=self.agent.model,
             system=self.agent.system_prompt,
             messages=list(self.window),

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from footprint_lab.messages import Message
+from footprint_lab.messages import Message, is_notice_or_frame
 from footprint_lab.window.records import Violation
 
 VIOLATION_KINDS: tuple[str, ...] = (
@@ -103,7 +103,7 @@ def diff_windows(before: Sequence[Message], after: Sequence[Message]) -> WindowD
 
 def says_what_it_is(message: Message, markers: Sequence[str] = FRAME_MARKERS) -> bool:
     """Whether an inserted message declares itself a summary or notice."""
-    if message.authored in ("drop-notice", "compaction-frame"):
+    if is_notice_or_frame(message):
         return True
     head = message.content.lstrip().lower()
     return any(head.startswith(marker) for marker in markers)

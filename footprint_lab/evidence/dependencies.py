@@ -16,7 +16,7 @@ from pydantic import BaseModel
 
 from footprint_lab.agent.run import Run
 from footprint_lab.evidence._text_index import TextIndex
-from footprint_lab.messages import Message
+from footprint_lab.messages import Message, is_library_authored
 
 DEFAULT_MIN_CHARS = 5
 
@@ -55,13 +55,7 @@ def transcript(run: Run) -> list[Message]:
     (notices, frames, an audited policy's rewrites) and library-authored injections — each
     batch's results in the order of its calls, as the model is sent them (the agent commits
     them in the order the calls finished)."""
-    return in_call_order(
-        [
-            m
-            for m in run.ledger.messages
-            if m.authored is None and not (m.stage_id or "").startswith("window#")
-        ]
-    )
+    return in_call_order([m for m in run.ledger.messages if not is_library_authored(m)])
 
 
 def in_call_order(messages: Sequence[Message]) -> list[Message]:

@@ -17,7 +17,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
-from footprint_lab._gc import gc_paused
 from footprint_lab.agent.run import ImportProblem, Run
 from footprint_lab.agent.writer import RunWriter
 from footprint_lab.importers._observed import HistoryIndex, ObservedWindow, observe_window
@@ -93,7 +92,6 @@ def _check(
     return out
 
 
-@gc_paused
 def build_run(
     messages: Sequence[Message],
     usages: Sequence[Usage | None],

@@ -17,7 +17,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from footprint_lab._gc import gc_paused
 from footprint_lab.agent.run import Run
 from footprint_lab.importers._build import build_run
 from footprint_lab.importers._parts import (
@@ -193,7 +192,6 @@ def parse_anthropic(
     return out, usages, problems
 
 
-@gc_paused
 def from_anthropic(
     messages: Sequence[Mapping[str, Any]],
     system: str | Sequence[Mapping[str, Any]] | None = None,

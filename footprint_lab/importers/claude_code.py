@@ -66,7 +66,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from footprint_lab._gc import gc_paused
 from footprint_lab.agent.run import Run
 from footprint_lab.importers._build import UserKind, build_run
 from footprint_lab.importers._parts import (
@@ -468,7 +467,6 @@ def _load_file(path: Path, strict: bool) -> Run:
     )
 
 
-@gc_paused
 def load_claude_code(path: str | Path, *, strict: bool = False) -> list[Run]:
     """One run per Claude Code session file (see the module docstring for the mapping).
 

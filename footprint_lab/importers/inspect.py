@@ -69,7 +69,6 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from footprint_lab._gc import gc_paused
 from footprint_lab.agent.run import Run
 from footprint_lab.importers._build import build_run
 from footprint_lab.importers._inspect_events import (
@@ -289,7 +288,6 @@ def _load_file(path: Path, strict: bool) -> list[Run]:
     return _runs(*_json_samples(path), where, strict)
 
 
-@gc_paused
 def load_inspect(path: str | Path, *, strict: bool = False) -> list[Run]:
     """One run per sample of an Inspect eval log (see the module docstring for the mapping).
 

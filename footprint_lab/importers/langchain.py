@@ -12,7 +12,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from footprint_lab._gc import gc_paused
 from footprint_lab.agent.run import Run
 from footprint_lab.importers._build import build_run
 from footprint_lab.importers._parts import (
@@ -111,7 +110,6 @@ _USAGE_KEYS = {"input_tokens": "input_tokens", "output_tokens": "output_tokens"}
 """``Usage`` field -> its key in an AI message's ``usage_metadata``."""
 
 
-@gc_paused
 def from_langchain(dicts: Sequence[Mapping[str, Any]], *, strict: bool = False, **meta: Any) -> Run:
     """Import ``langchain_core.messages.messages_to_dict(...)`` output as a run.
 

@@ -22,7 +22,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from footprint_lab._gc import gc_paused
 from footprint_lab.agent.run import Run
 from footprint_lab.importers._build import build_run
 from footprint_lab.importers._parts import (
@@ -208,7 +207,6 @@ def parse_openai(
     return out, usages, system, problems
 
 
-@gc_paused
 def from_openai(messages: Sequence[Mapping[str, Any]], *, strict: bool = False, **meta: Any) -> Run:
     """Import a Chat Completions message list (``usage`` on assistant messages is read when
     present) as a run that ``replay`` and ``capture`` accept.

@@ -73,7 +73,6 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from footprint_lab._gc import gc_paused
 from footprint_lab.agent.run import ImportProblem, Run
 from footprint_lab.importers._build import build_run
 from footprint_lab.importers._openhands_events import _convert
@@ -106,7 +105,6 @@ UNIT = "event"
 __all__ = ["POLICY", "SOURCE", "SUFFIXES", "load_openhands"]
 
 
-@gc_paused
 def load_openhands(path: str | Path, *, strict: bool = False, tool_loop: bool = True) -> list[Run]:
     """One run per OpenHands event stream (per instance).
 

@@ -33,7 +33,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from footprint_lab._gc import gc_paused
 from footprint_lab.agent.run import Run
 from footprint_lab.importers._otel_exact import _exact
 from footprint_lab.importers._otel_foreign import _foreign
@@ -104,7 +103,6 @@ def _load(path: str | Path, strict: bool) -> list[Run]:
     return runs
 
 
-@gc_paused
 def load_otel(path: str | Path, *, strict: bool = False) -> list[Run]:
     """Read an OTLP JSON traces file: one run per root agent span (per trace when a trace has
     no agent span), in document order.

@@ -78,7 +78,6 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from footprint_lab._gc import gc_paused
 from footprint_lab.agent.run import ImportProblem, Run
 from footprint_lab.importers._build import build_run
 from footprint_lab.importers._parts import (
@@ -130,7 +129,6 @@ __all__ = [
 _LITERAL_ERRORS = (ValueError, TypeError, SyntaxError, MemoryError, RecursionError)
 
 
-@gc_paused
 def load_swe_agent(path: str | Path, *, strict: bool = False, tool_loop: bool = True) -> list[Run]:
     """One run per SWE-agent trajectory file.
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from footprint_lab._gc import gc_paused
 from footprint_lab.agent.run import Run
 from footprint_lab.importers._parts import (
     Place,
@@ -51,7 +50,6 @@ def _in_entry(index: int) -> Place:
     return lambda k, field: (index, item_field("traj", k, field))
 
 
-@gc_paused
 def load_tau_bench(path: str | Path, *, strict: bool = False) -> list[Run]:
     """One run per trajectory, each carrying ``meta`` with ``task_id``, ``trial`` and
     ``reward``, and ``label`` (``task-{task_id}-trial-{trial}``); what a trajectory had wrong

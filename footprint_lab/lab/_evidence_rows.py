@@ -11,11 +11,12 @@ type checking, so it imports nothing of the public module.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from contextlib import nullcontext
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from footprint_lab._gc import gc_paused
+from footprint_lab._gc import bulk_work
 from footprint_lab.agent.checkpoint import Checkpoint, run_from_checkpoint
 from footprint_lab.agent.run import Run
 from footprint_lab.applicability import blocked, reasons_of, reasons_text
@@ -231,15 +232,16 @@ def measure_config(
     ]
 
 
-@gc_paused
 def job(
-    job: tuple[Sequence[str], EvidenceConfig, int, Pricing, CacheRule],
+    job: tuple[Sequence[str], EvidenceConfig, int, Pricing, CacheRule, bool],
 ) -> list[dict[str, Any]]:
-    """One configuration over every run, in a worker (runs arrive as checkpoints); the
-    collector waits, as it does inline: the job allocates much and frees it all at its end."""
-    shipped, config, min_chars, pricing, cache = job
-    runs = [run_from_checkpoint(Checkpoint.model_validate_json(text)) for text in shipped]
-    return measure_config(runs, config, min_chars, pricing, cache)
+    """One configuration over every run, in a worker (runs arrive as checkpoints); its last
+    item says whether the caller was inside :func:`~footprint_lab.bulk_work`, which the job
+    then keeps in the worker too."""
+    shipped, config, min_chars, pricing, cache, bulk = job
+    with bulk_work() if bulk else nullcontext():
+        runs = [run_from_checkpoint(Checkpoint.model_validate_json(text)) for text in shipped]
+        return measure_config(runs, config, min_chars, pricing, cache)
 
 
 def labelled_runs(runs: Sequence[Run] | Mapping[str, Run]) -> list[tuple[str, Run]]:

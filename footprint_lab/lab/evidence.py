@@ -40,7 +40,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from footprint_lab._gc import gc_paused
+from footprint_lab._gc import in_bulk_work
 from footprint_lab.agent.run import Run
 from footprint_lab.evidence import DEFAULT_MIN_CHARS
 from footprint_lab.lab._evidence_configs import NO_POLICY as NO_POLICY
@@ -156,7 +156,6 @@ _MEASURES = (
 )
 
 
-@gc_paused
 def evidence_frame(
     runs: Sequence[Run] | Mapping[str, Run],
     configs: Sequence[EvidenceConfig | Mapping[str, Any] | Any],
@@ -229,7 +228,7 @@ def evidence_frame(
         shipped = [run.checkpoint().model_dump_json() for run in run_list]
         results = run_jobs(
             job,
-            [(shipped, config, min_chars, price, rule) for config in cfgs],
+            [(shipped, config, min_chars, price, rule, in_bulk_work()) for config in cfgs],
             executor=executor,
             progress=progress,
             desc="evidence",

@@ -23,7 +23,6 @@ from typing import Any, ClassVar, Literal
 
 import pandas as pd
 
-from footprint_lab._gc import gc_paused
 from footprint_lab.agent.run import Run
 from footprint_lab.lab._frames import (
     calls,
@@ -223,7 +222,6 @@ if Frames.__doc__ is not None:  # None under python -OO
     Frames.__doc__ += frames_doc()
 
 
-@gc_paused  # bulk work: tens of thousands of acyclic rows and cells (see footprint_lab._gc)
 def capture(
     run: Run,
     *,

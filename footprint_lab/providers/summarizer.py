@@ -17,7 +17,7 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from footprint_lab.messages import Message
+from footprint_lab.messages import Message, is_compaction_frame
 from footprint_lab.providers.base import Provider, ProviderError, ProviderRequest
 from footprint_lab.window.strategies import SummaryResult
 
@@ -37,7 +37,7 @@ def render_transcript(messages: Sequence[Message]) -> str:
     """The messages as a plain-text transcript, one labelled entry per message."""
     entries: list[str] = []
     for message in messages:
-        if message.authored == "compaction-frame":
+        if is_compaction_frame(message):
             label = "[earlier summary]"
         elif message.authored is not None:
             label = f"[note: {message.authored}]"

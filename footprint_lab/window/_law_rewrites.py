@@ -15,7 +15,7 @@ import bisect
 import re
 from collections.abc import Sequence
 
-from footprint_lab.messages import Message
+from footprint_lab.messages import SPAN_STAND_IN_KINDS, Message
 from footprint_lab.window._breach import Breach, add_breach
 from footprint_lab.window.facts import WindowFacts
 from footprint_lab.window.notice import (
@@ -24,10 +24,6 @@ from footprint_lab.window.notice import (
     cleared_result_text,
 )
 from footprint_lab.window.shape import Window
-
-SPAN_STAND_INS = frozenset({"drop-notice", "compaction-frame"})
-"""What may stand in place of a span that left (a cleared-result placeholder stands only in
-place of the one result it clears)."""
 
 _CLEARED_ARGUMENTS = {CLEARED_ARGUMENTS_KEY: True}
 _PLACEHOLDER = re.compile(
@@ -77,7 +73,7 @@ def check_stand_ins(
 
 def _stand_in_problem(message: Message, span: range, earlier: int) -> str | None:
     """Why ``message`` may not stand in ``span``'s place (None when it may)."""
-    if message.authored not in SPAN_STAND_INS:
+    if message.authored not in SPAN_STAND_IN_KINDS:
         return "an inserted message is not a library stand-in (a drop notice or a compaction frame)"
     if not span:
         return "a stand-in was inserted where nothing left"

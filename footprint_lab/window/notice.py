@@ -20,13 +20,20 @@ import re
 from collections.abc import Collection, Sequence
 
 from footprint_lab.messages import (
-    STAND_IN_KINDS,
     Message,
     ToolCall,
     construct_trusted,
     shape_of,
+    stamp_computed,
     storable_text,
 )
+
+# Provenance is defined once, with the message; re-exported here, where it has always been.
+from footprint_lab.messages import is_cleared_result as is_cleared_result
+from footprint_lab.messages import is_compaction_frame as is_compaction_frame
+from footprint_lab.messages import is_drop_notice as is_drop_notice
+from footprint_lab.messages import is_notice_or_frame as is_notice_or_frame
+from footprint_lab.messages import is_stand_in as is_stand_in
 
 DROP_NOTICE_PREFIX = "[dropped history — "
 """Every drop notice starts with this."""
@@ -48,40 +55,10 @@ GENERIC_STRATEGY_NAME = "custom"
 """Stands in a notice for a strategy name that is not a plain identifier."""
 
 
-def is_drop_notice(message: Message) -> bool:
-    """Whether ``message`` is a drop notice this library wrote (by provenance, not by text)."""
-    return message.authored == "drop-notice"
-
-
-def is_compaction_frame(message: Message) -> bool:
-    """Whether ``message`` is a compaction frame this library wrote (a summary standing for
-    folded turns; by provenance, not by text)."""
-    return message.authored == "compaction-frame"
-
-
-def is_stand_in(message: Message) -> bool:
-    """Whether ``message`` was written by a window stage in place of what it stopped sending
-    (a drop notice, a compaction frame or a cleared-result placeholder)."""
-    return message.authored in STAND_IN_KINDS
-
-
 def plain_name(name: str, generic: str = GENERIC_STRATEGY_NAME) -> str:
     """``name`` when it is a plain identifier (at most 64 characters), else ``generic``: the
     shape filter every name passes before it reaches text the model reads."""
     return name if _PLAIN_IDENTIFIER.fullmatch(name) else generic
-
-
-def is_cleared_result(message: Message) -> bool:
-    """Whether ``message`` is a placeholder this library put in place of a tool result (or of
-    a call's arguments) it stopped sending (by provenance, not by text)."""
-    return message.authored == "cleared-result"
-
-
-def is_notice_or_frame(message: Message) -> bool:
-    """Whether ``message`` stands for turns that left (a drop notice or a compaction frame) —
-    what a removal made only of such messages would gain nothing by removing. A cleared-result
-    placeholder is not one: it stands in place of one message of a turn that is still there."""
-    return message.authored in ("drop-notice", "compaction-frame")
 
 
 def plain_tool_names(names: Sequence[str], known: Collection[str] | None = None) -> list[str]:
@@ -199,9 +176,9 @@ def _library_message(
     # Its size and shape are known here (text only: no calls, no parts): stamped now, not
     # computed again by the first visit that reads them (a clearing writes thousands).
     size = len(text)
-    facts = message.__dict__
-    facts["chars"] = size
-    facts["shape"] = shape_of(role, authored, None, size, name, (), tool_call_id)
+    stamp_computed(
+        message, chars=size, shape=shape_of(role, authored, None, size, name, (), tool_call_id)
+    )
     return message
 
 

@@ -14,12 +14,8 @@ from collections.abc import Sequence
 
 from footprint_lab.messages import Message, is_observation
 
-
-def is_library_authored(message: Message) -> bool:
-    """Drop notices, compaction frames, placeholders and injections — and anything a window
-    stage committed — are the library's, never the request anchor. Known by provenance (the
-    ``authored`` field and the ``window#`` stage), never by text."""
-    return message.authored is not None or (message.stage_id or "").startswith("window#")
+# Provenance is defined once, with the message; re-exported here, where it has always been.
+from footprint_lab.messages import is_library_authored as is_library_authored
 
 
 def current_request_index(

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from itertools import chain, islice
 from typing import Any, Protocol
 
-from footprint_lab.messages import Message, update_trusted
+from footprint_lab.messages import Message, construct_trusted, update_trusted
 from footprint_lab.window.clearing import ClearingPlan
 from footprint_lab.window.notice import (
     drop_notice_text,
@@ -280,11 +280,13 @@ class Splicing:
         result = self._splice(strategy, plan, replacement, None, **facts)
         assert result.record is not None
         # Trusted values built right here: skip re-validating every folded message.
-        folded = FoldedSpan.model_construct(
+        folded = construct_trusted(
+            FoldedSpan,
             iteration=self.iteration,
             strategy=result.record.strategy,  # validated text: storable
             removed_stage_ids=result.record.removed_stage_ids,
             frame_index=start,
+            frame_stage_id=None,  # the agent's visit names it
             originals=list(islice(self.messages, start, end)) if retain_originals else [],
         )
         return WindowResult(result.window, result.record, [folded], verified=True)
