@@ -122,11 +122,11 @@ function recordCard(record) {
 // Show iteration `index` of `view` in `root` (a div.boundary, or the pane's element); `body`
 // is root's skeleton. Returns the iteration shown (null when the view holds none).
 function show(root, body, view, index) {
-  const step = view.iterations[index];
+  const step = view.iterations ? view.iterations[index] : undefined;
   const parts = body.querySelector(".boundary-parts");
   parts.hidden = !step;
   if (!step) {
-    put(body, "boundary-caption", view.no_calls);
+    put(body, "boundary-caption", view.no_calls || "");
     delete root.dataset.iteration;
     return null;
   }

@@ -45,10 +45,11 @@ class BoundaryPane(anywidget.AnyWidget):
     view = traitlets.Dict().tag(sync=True)
     """The view shown, as JSON (``BoundaryView.model_dump(mode="json")``)."""
 
-    def __init__(self, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
-        self._boundary = _empty()
-        self.view = self._boundary.model_dump(mode="json")
+    def __init__(self, view: BoundaryView | None = None, **kwargs: Any) -> None:
+        shown = _empty() if view is None else view
+        # the comm opens with the view in its first state, so no front-end sees an empty trait
+        super().__init__(view=shown.model_dump(mode="json"), **kwargs)
+        self._boundary = shown
 
     @property
     def boundary(self) -> BoundaryView:

@@ -136,7 +136,11 @@ class Inspector(LabWidget):
         self.play = widgets.Play(value=self.slider.value, min=first, max=last, step=1, interval=900)
         self.links: list[Any] = [widgets.jslink((self.play, "value"), (self.slider, "value"))]
         """The front-end links between widgets (closed with the Inspector)."""
-        self.boundary_pane = BoundaryPane(layout=widgets.Layout(overflow="auto"))
+        self.boundary_pane = BoundaryPane(
+            self._boundary_at(self.slider.value),
+            layout=widgets.Layout(overflow="auto"),
+            _dom_classes=("footprint-boundary-table",),  # in the comm's first state
+        )
         self.tabs = widgets.Tab(children=self._tab_children(), titles=list(INSPECTOR_TABS))
         banner = counterfactual_banner(run.meta)
         self.title = f"Inspector — {describe(run, self.frames)}"
@@ -147,12 +151,10 @@ class Inspector(LabWidget):
         self.add_class("footprint-inspector")
         self.tabs.add_class("footprint-inspector-tabs")
         self.slider.add_class("footprint-boundary-slider")
-        self.boundary_pane.add_class("footprint-boundary-table")
         self.slider.observe(self._on_slider, names="value")
         for name in ("window_map", "window_size"):
             for trace in self.figures[name].data:
                 trace.on_click(self._on_click)
-        self.show_boundary(self.slider.value)
         self._adopt(subject_of(run))
 
     def snapshot(self, *names: str) -> Snapshot:
@@ -247,8 +249,11 @@ class Inspector(LabWidget):
     def show_boundary(self, iteration: int) -> None:
         """Show iteration ``iteration`` in the Boundary pane (moving the slider calls this):
         the window its call sent, what left there and the record(s) filed there."""
+        self.boundary_pane.show(self._boundary_at(iteration))
+
+    def _boundary_at(self, iteration: int) -> BoundaryView:
         shown = [iteration] if self.iterations else []
-        self.boundary_pane.show(boundary_view(self.run, self.frames, shown, call_of=self._call_of))
+        return boundary_view(self.run, self.frames, shown, call_of=self._call_of)
 
     def _static_boundary(self) -> str:
         """The slider's boundary for a static output (no script runs there): the caption and
