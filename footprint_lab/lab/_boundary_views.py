@@ -1,7 +1,8 @@
-"""The boundary: the window sent at one iteration and what left there, as DataFrames for the
-widgets (:func:`boundary_frame`, :func:`left_frame`) and as plain, JSON-ready data for the
-report's offline Boundary view (:func:`boundary_views`, over the iterations
-:func:`boundary_sample` picks, each message once via :func:`message_view`).
+"""The boundary: the window sent at one iteration and what left there, as DataFrames
+(:func:`boundary_frame`, :func:`left_frame`) and as the typed Boundary view both its renderers
+read — the report and the Inspector's pane (:func:`boundary_view`, a
+:class:`~footprint_lab.lab._boundary_model.BoundaryView` over the iterations
+:func:`boundary_sample` picks, each message once).
 
 Layer: lab. Functions of a run and its capture; re-exported by :mod:`footprint_lab.lab.views`.
 No ipywidgets and no HTML here.
@@ -16,6 +17,13 @@ from typing import Any
 import pandas as pd
 
 from footprint_lab.agent.run import Run
+from footprint_lab.lab._boundary_model import (
+    BoundaryIteration,
+    BoundaryMessage,
+    BoundaryRecord,
+    BoundaryView,
+    PairValue,
+)
 from footprint_lab.lab._message_text import part_badges, preview, tool_call_text, who
 from footprint_lab.lab._record_words import record_pairs, record_sentence, state_words
 from footprint_lab.lab.frames import Frames
@@ -236,29 +244,36 @@ def _capped(text: str, limit: int) -> tuple[str, int]:
     return (text, 0) if len(text) <= limit else (text[:limit], len(text) - limit)
 
 
-def message_view(
+def _boundary_message(
     message: Message, position: int | None, limit: int = BOUNDARY_TEXT_CHARS
-) -> dict[str, Any]:
-    """One message as plain data for a page: ``position`` in the ledger, ``stage_id``,
-    ``role``, ``who``, exact ``chars``, its ``text`` (the first ``limit`` characters of its
-    content) and ``more`` (how many were left out), its tool ``calls`` as text (each capped
-    alike) and its typed parts' ``badges``."""
+) -> BoundaryMessage:
     text, more = _capped(message.content, limit)
     calls = []
     for call in message.tool_calls:
         shown, left = _capped(tool_call_text(call), limit)
         calls.append(shown + (f" … {left:,} more characters" if left else ""))
-    return {
-        "position": position,
-        "stage_id": message.stage_id,
-        "role": message.role,
-        "who": who(message),
-        "chars": message.chars,
-        "text": text,
-        "more": more,
-        "calls": calls,
-        "badges": part_badges(message),
-    }
+    return BoundaryMessage(
+        position=position,
+        stage_id=message.stage_id,
+        role=message.role,
+        who=who(message),
+        chars=message.chars,
+        text=text,
+        more=more,
+        calls=tuple(calls),
+        badges=part_badges(message),
+    )
+
+
+def message_view(
+    message: Message, position: int | None, limit: int = BOUNDARY_TEXT_CHARS
+) -> dict[str, Any]:
+    """One message as plain data for a page (a
+    :class:`~footprint_lab.lab._boundary_model.BoundaryMessage` as JSON): ``position`` in the
+    ledger, ``stage_id``, ``role``, ``who``, exact ``chars``, its ``text`` (the first ``limit``
+    characters of its content) and ``more`` (how many were left out), its tool ``calls`` as
+    text (each capped alike) and its typed parts' ``badges``."""
+    return _boundary_message(message, position, limit).model_dump(mode="json")
 
 
 def _input_tokens(frames: Frames) -> dict[int, Any]:
@@ -299,37 +314,37 @@ def boundary_caption(
     return _caption(iteration, call, window, sent, tokens)
 
 
-def _pair_value(value: Any) -> Any:
+def _pair_value(value: Any) -> PairValue:
     if value is None:
         return "–"
     return value if isinstance(value, str | int | float) else str(value)
 
 
-def boundary_views(
+NO_CALLS = "This run made no LLM calls."
+"""What a Boundary view of a run with no call and no record says."""
+
+
+def boundary_view(
     run: Run,
     frames: Frames,
     iterations: Sequence[int] | None = None,
     *,
     text_chars: int = BOUNDARY_TEXT_CHARS,
-) -> dict[str, Any]:
-    """The Boundary view of a run as plain, JSON-ready data — what the Inspector's Boundary
-    tab shows, for a page with no kernel: for each of ``iterations`` (default
-    :func:`boundary_sample`) the exact messages sent by its last call
-    (``run.ledger.window_at(call.sent_commit)``, via :func:`window_at`) with their
-    membership state, the messages that left there (:func:`left_frame`) and the records filed
-    there (:func:`record_sentence` and :func:`record_pairs`).
+    call_of: Mapping[int, int] | None = None,
+) -> BoundaryView:
+    """The Boundary view of a run — what the report's Boundary view and the Inspector's
+    Boundary pane both show (one script, ``render/boundary.js``, renders it): for each of
+    ``iterations`` (default :func:`boundary_sample`) the exact messages sent by its last call
+    (``run.ledger.window_at(call.sent_commit)``, via :func:`window_at`) with their membership
+    state, the messages that left there (the ``evictions`` frame) and the records filed there
+    (:func:`record_sentence` and :func:`record_pairs`).
 
-    Returns ``{"iterations": [...], "messages": [...], "states": [...], "marks": {state:
-    words}, "initial", "total", "note", "no_record"}``. Each message is stored once in
-    ``messages`` (:func:`message_view`, text capped at ``text_chars``) and named by its index
-    there (``ref``), each membership state once in ``states`` (:func:`state_words` in
-    ``marks``); an iteration is ``{"iteration", "call", "sent", "caption", "window": [[ref,
-    state index], ...], "left": [[ref, how, born_iteration], ...], "records": [{"sentence",
-    "removed", "pairs"}]}`` (the rows are pairs and triples: a long run repeats them
-    thousands of times). ``initial`` is the index of the first iteration that removed
-    something (else the last); ``no_record`` says why an iteration has no record.
+    Each message is stored once in ``messages`` (text capped at ``text_chars``) and named by
+    its index there, each membership state once in ``states`` (:func:`state_words` in
+    ``marks``): a long run repeats the rows thousands of times. ``call_of`` is
+    :func:`call_of_iteration` when the caller has it already.
     """
-    call_of = call_of_iteration(frames)
+    call_of = call_of if call_of is not None else call_of_iteration(frames)
     if iterations is None:
         sample = boundary_sample(frames, call_of)
     else:
@@ -345,16 +360,16 @@ def boundary_views(
     ledger = run.ledger
     stored = ledger.messages
     refs: dict[int, int] = {}
-    messages: list[dict[str, Any]] = []
+    messages: list[BoundaryMessage] = []
 
     def ref(message: Message, position: int | None) -> int:
         key = id(message)
         if key not in refs:
             refs[key] = len(messages)
-            messages.append(message_view(message, position, text_chars))
+            messages.append(_boundary_message(message, position, text_chars))
         return refs[key]
 
-    shown: list[dict[str, Any]] = []
+    shown: list[BoundaryIteration] = []
     codes: dict[str, int] = {}
     for iteration in sample.iterations:
         window, sent = window_at(run, frames, iteration, call_of)
@@ -363,54 +378,68 @@ def boundary_views(
         for message in window:
             position = ledger.position(message)
             state = "in-window" if position is None else here.get(position, "in-window")
-            rows.append([ref(message, position), codes.setdefault(state, len(codes))])
+            rows.append((ref(message, position), codes.setdefault(state, len(codes))))
         gone = [
-            [ref(stored[position], position), how, born]
+            (ref(stored[position], position), how, born)
             for position, _, _, how, born in departures.get(iteration, [])
         ]
         records = [
-            {
-                "sentence": record_sentence(record),
-                "removed": list(record.removed_stage_ids),
-                "pairs": [[key, _pair_value(value)] for key, value in record_pairs(record)],
-            }
+            BoundaryRecord(
+                sentence=record_sentence(record),
+                removed=tuple(record.removed_stage_ids),
+                pairs=tuple((key, _pair_value(value)) for key, value in record_pairs(record)),
+            )
             for record in by_iteration.get(iteration, [])
         ]
+        call = call_of.get(iteration)
         shown.append(
-            {
-                "iteration": iteration,
-                "call": call_of.get(iteration),
-                "sent": sent,
-                "caption": _caption(
-                    iteration,
-                    call_of.get(iteration),
-                    window,
-                    sent,
-                    tokens.get(call_of.get(iteration, -1), pd.NA),
+            BoundaryIteration(
+                iteration=iteration,
+                call=call,
+                sent=sent,
+                caption=_caption(
+                    iteration, call, window, sent, tokens.get(call_of.get(iteration, -1), pd.NA)
                 ),
-                "window": rows,
-                "left": gone,
-                "records": records,
-            }
+                window=tuple(rows),
+                left=tuple(gone),
+                records=tuple(records),
+            )
         )
     removing = [
         i
         for i, view in enumerate(shown)
-        if view["left"] or any(record["removed"] for record in view["records"])
+        if view.left or any(record.removed for record in view.records)
     ]
-    initial = removing[0] if removing else max(len(shown) - 1, 0)
-    no_record = (
-        "the run has no window strategy"
-        if not run.records and run.strategy is None
-        else "the strategy did not engage"
+    return BoundaryView(
+        iterations=tuple(shown),
+        messages=tuple(messages),
+        states=tuple(codes),
+        marks={state: state_words(state) for state in codes},
+        initial=removing[0] if removing else max(len(shown) - 1, 0),
+        total=sample.total,
+        note=sample.note,
+        no_record=(
+            "the run has no window strategy"
+            if not run.records and run.strategy is None
+            else "the strategy did not engage"
+        ),
+        no_calls=NO_CALLS,
+        text_chars=text_chars,
     )
-    return {
-        "iterations": shown,
-        "messages": messages,
-        "states": list(codes),
-        "marks": {state: state_words(state) for state in codes},
-        "initial": initial,
-        "total": sample.total,
-        "note": sample.note,
-        "no_record": no_record,
-    }
+
+
+def boundary_views(
+    run: Run,
+    frames: Frames,
+    iterations: Sequence[int] | None = None,
+    *,
+    text_chars: int = BOUNDARY_TEXT_CHARS,
+) -> dict[str, Any]:
+    """:func:`boundary_view` as plain, JSON-ready data (``model_dump(mode="json")``): the JSON
+    the report embeds and the Inspector's pane holds. Its schema is
+    ``BoundaryView.model_json_schema()``: ``{"iterations": [{"iteration", "call", "sent",
+    "caption", "window": [[ref, state index], ...], "left": [[ref, how, born_iteration], ...],
+    "records": [{"sentence", "removed", "pairs"}]}, ...], "messages", "states", "marks",
+    "initial", "total", "note", "no_record", "no_calls", "text_chars"}``."""
+    view = boundary_view(run, frames, iterations, text_chars=text_chars)
+    return view.model_dump(mode="json")

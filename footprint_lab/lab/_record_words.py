@@ -1,14 +1,20 @@
-"""A window record in words: as labelled pairs, as one line of text (the CLI's form), as a
-sentence for people (what left, the rule that fired, what refused and why), and the glossary of
-refusal reasons and window-map states the report shows.
+"""A window record in words, the one place it is worded: as labelled pairs, as one line of
+text (the CLI's form), as a sentence for people (what left, the rule that fired, what refused
+and why), the rule that fired as a chart's hover line, and the glossary of refusal reasons and
+window-map states the report shows.
 
-Layer: lab. Pure functions of a :class:`~footprint_lab.window.records.WindowRecord` (and of a
-membership state's name), re-exported by :mod:`footprint_lab.lab.views`. No HTML here.
+Layer: lab. Pure functions of a :class:`~footprint_lab.window.records.WindowRecord` (the rule
+also of its row in the ``records`` frame, and a state of its name), re-exported by
+:mod:`footprint_lab.lab.views`. No HTML here.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import pandas as pd
 
 from footprint_lab.window.records import Refusal, WindowRecord
 
@@ -152,27 +158,115 @@ _TOKENS_FROM: dict[str, str] = {
 """How a record's measured tokens were obtained, as the words after them."""
 
 
-def record_trigger(record: WindowRecord) -> str:
-    """The rule that made the strategy act at this boundary, in words: a too-long rejection,
-    the measured tokens against the threshold, or the turns against the keep window."""
-    if record.forced:
+_RULE_FACTS: tuple[str, ...] = (
+    "strategy",
+    "forced",
+    "observed",
+    "measured_tokens",
+    "threshold_tokens",
+    "over_budget",
+    "tokens_from",
+    "turns_before",
+    "keep_recent_turns",
+)
+"""The facts of a record that say which rule fired (fields of a record, columns of its row)."""
+
+
+@dataclass(frozen=True)
+class RuleFired:
+    """The rule that made a strategy act at a boundary: ``kind`` ('forced', 'observed',
+    'tokens', 'turns' or 'visited') and the numbers it compared."""
+
+    kind: Literal["forced", "observed", "tokens", "turns", "visited"]
+    strategy: str
+    measured: int = 0
+    threshold: int = 0
+    tokens_from: str = "reported"
+    turns: int = 0
+    keep: int = 0
+    over: bool = False
+
+
+def _fact(facts: Mapping[str, Any], name: str) -> Any:
+    """``facts[name]``, None when it is missing, None, NaN or <NA>."""
+    value = facts.get(name)
+    if value is None:
+        return None
+    try:
+        return None if bool(pd.isna(value)) else value
+    except (TypeError, ValueError):  # pragma: no cover - list-likes are facts
+        return value
+
+
+def rule_fired(facts: WindowRecord | Mapping[str, Any]) -> RuleFired:
+    """Which rule fired at a record, from the record or its row of the ``records`` frame: a
+    too-long rejection forced the visit, the recorded run's own policy acted (observed), the
+    measured tokens against the threshold, the turns against the keep window, or else the
+    strategy just visited. The one decision behind :func:`record_trigger` and
+    :func:`record_rule`."""
+    if isinstance(facts, WindowRecord):
+        facts = {name: getattr(facts, name) for name in _RULE_FACTS}
+    strategy = str(_fact(facts, "strategy") or "the strategy")
+    if bool(_fact(facts, "forced")):
+        return RuleFired("forced", strategy)
+    if bool(_fact(facts, "observed")):
+        return RuleFired("observed", strategy)
+    measured, threshold = _fact(facts, "measured_tokens"), _fact(facts, "threshold_tokens")
+    if measured is not None and threshold is not None:
+        return RuleFired(
+            "tokens",
+            strategy,
+            measured=int(measured),
+            threshold=int(threshold),
+            tokens_from=str(_fact(facts, "tokens_from") or "reported"),
+            over=bool(_fact(facts, "over_budget")) or int(measured) > int(threshold),
+        )
+    turns, keep = _fact(facts, "turns_before"), _fact(facts, "keep_recent_turns")
+    if turns is not None and keep is not None:
+        return RuleFired(
+            "turns", strategy, turns=int(turns), keep=int(keep), over=int(turns) > int(keep)
+        )
+    return RuleFired("visited", strategy)
+
+
+def record_trigger(record: WindowRecord | Mapping[str, Any]) -> str:
+    """The rule that made the strategy act at this boundary, in words (:func:`rule_fired`): a
+    too-long rejection, the measured tokens against the threshold, or the turns against the
+    keep window."""
+    rule = rule_fired(record)
+    if rule.kind == "forced":
         return "the provider rejected the last request as too long, which forces a visit"
-    if record.observed:
+    if rule.kind == "observed":
         return "the recorded run's own policy changed the window here (observed, not replayed)"
-    if record.measured_tokens is not None and record.threshold_tokens is not None:
-        over = record.over_budget or record.measured_tokens > record.threshold_tokens
+    if rule.kind == "tokens":
         return (
-            f"the last call's {record.measured_tokens:,} input tokens"
-            f"{_TOKENS_FROM.get(record.tokens_from or 'reported', '')} were "
-            f"{'over' if over else 'within'} the threshold of {record.threshold_tokens:,}"
+            f"the last call's {rule.measured:,} input tokens"
+            f"{_TOKENS_FROM.get(rule.tokens_from, '')} were "
+            f"{'over' if rule.over else 'within'} the threshold of {rule.threshold:,}"
         )
-    if record.turns_before is not None and record.keep_recent_turns is not None:
-        more = record.turns_before > record.keep_recent_turns
+    if rule.kind == "turns":
         return (
-            f"the window held {_plural(record.turns_before, 'turn')}, "
-            f"{'more than' if more else 'within'} the {record.keep_recent_turns:,} it keeps"
+            f"the window held {_plural(rule.turns, 'turn')}, "
+            f"{'more than' if rule.over else 'within'} the {rule.keep:,} it keeps"
         )
-    return f"{record.strategy} visited this boundary"
+    return f"{rule.strategy} visited this boundary"
+
+
+def record_rule(record: WindowRecord | Mapping[str, Any]) -> str:
+    """The rule that fired (:func:`rule_fired`) as one short line for a chart's hover, e.g.
+    ``"rule: 5 turns > keep_recent_turns 3"``, from a record or its ``records`` row."""
+    rule = rule_fired(record)
+    if rule.kind == "forced":
+        return "rule: forced: the provider rejected the request as too long"
+    if rule.kind == "observed":
+        return "rule: observed: the recorded run's own policy changed the window"
+    if rule.kind == "tokens":
+        sign = ">" if rule.over else "≤"
+        return f"rule: {rule.measured:,} tokens {sign} threshold {rule.threshold:,}"
+    if rule.kind == "turns":
+        sign = ">" if rule.over else "≤"
+        return f"rule: {rule.turns:,} turns {sign} keep_recent_turns {rule.keep:,}"
+    return f"rule: {rule.strategy} engaged"
 
 
 def record_sentence(record: WindowRecord, *, with_iteration: bool = True) -> str:

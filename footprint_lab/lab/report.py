@@ -8,9 +8,9 @@ the pins, the refusals, every visit of the strategy in words (what left, the rul
 what refused and why: :func:`~footprint_lab.lab.views.record_sentence`), the Boundary view
 (the static counterpart of the Inspector's Boundary tab: an iteration slider over the exact
 messages sent at that call, which were pinned or refused, what left and the record filed
-there — data from :func:`~footprint_lab.lab.views.boundary_views` embedded as JSON, switched
-by a small script in ``boundary_script.html.j2``, no kernel), the record table and each record
-in full (``record.html.j2``, the same rendering the Inspector shows). A counterfactual run
+there — a :class:`~footprint_lab.lab.views.BoundaryView` embedded as JSON, rendered by
+``render/boundary.js``, the script the Inspector's Boundary pane runs too; no kernel), the
+record table and each record in full (``record.html.j2``). A counterfactual run
 (``replay``) is labelled as such in its heading, the summary table and every figure title. The
 page is the template ``report.html.j2``, autoescaped. :func:`write_run_report` is the report
 of one run (``Inspector(run).to_html(path)``).
@@ -35,8 +35,8 @@ import plotly.io as pio
 from footprint_lab.agent.run import ImportProblem, Run
 from footprint_lab.lab import plots
 from footprint_lab.lab.frames import Frames, capture
-from footprint_lab.lab.render import render, table_context
-from footprint_lab.lab.schema import MEMBERSHIP_STATES, build_frame, spec
+from footprint_lab.lab.render import boundary_css, boundary_script, render, table_context
+from footprint_lab.lab.schema import build_frame, spec
 from footprint_lab.lab.summary import run_summary
 from footprint_lab.lab.views import (
     BOUNDARY_TEXT_CHARS,
@@ -297,7 +297,8 @@ def _render(sections_in: Mapping[str, Mapping[str, Entry]], title: str) -> Repor
         reasons=REFUSAL_MEANINGS,
         states=STATE_MEANINGS,
         boundaries=boundaries,
-        membership_states=MEMBERSHIP_STATES,
+        boundary_css=boundary_css() if boundaries else "",
+        boundary_js=boundary_script() if boundaries else "",
     )
     return Report(html=doc, figures=figs.count, sections=[str(s["name"]) for s in sections])
 

@@ -4,14 +4,16 @@ Layer: lab. Functions of a run (and its capture) that return plain values or Dat
 the window sent at a boundary and what left there, a record as labelled pairs, one line of
 text or a sentence in words (:func:`record_sentence`: what left, the rule that fired, what
 refused and why), refusals by reason, a message's preview, the counterfactual banner's facts,
-and :func:`boundary_views`, the report's offline Boundary view as plain (JSON-ready) data. No
+and :func:`boundary_view`, the typed Boundary view (:class:`BoundaryView`) that the report and
+the Inspector's Boundary pane both render with one script (``render/boundary.js``). No
 ipywidgets and no HTML here: the widgets arrange these views, the templates of
 :mod:`footprint_lab.lab.render` turn them into HTML, and the CLI prints :func:`record_text`.
 
 The views live in private modules, one concept each — the message text
 (:mod:`~footprint_lab.lab._message_text`), a record in words and the glossary
 (:mod:`~footprint_lab.lab._record_words`) and the boundary
-(:mod:`~footprint_lab.lab._boundary_views`) — and this module is their public face: import them
+(:mod:`~footprint_lab.lab._boundary_views`, its typed model in
+:mod:`~footprint_lab.lab._boundary_model`) — and this module is their public face: import them
 from here.
 """
 
@@ -28,17 +30,25 @@ from footprint_lab.agent.run import ImportProblem, Run
 from footprint_lab.applicability import reasons_of
 from footprint_lab.counterfactual import COUNTERFACTUAL_NOTE
 from footprint_lab.importers.recorded import recorded_of, unrecorded_notes
+from footprint_lab.lab._boundary_model import (
+    BoundaryIteration,
+    BoundaryMessage,
+    BoundaryRecord,
+    BoundaryView,
+)
 from footprint_lab.lab._boundary_views import (
     BOUNDARY_COLUMNS,
     BOUNDARY_OTHER_ITERATIONS,
     BOUNDARY_RECORD_ITERATIONS,
     BOUNDARY_TEXT_CHARS,
     LEFT_COLUMNS,
+    NO_CALLS,
     BoundarySample,
     boundary_caption,
     boundary_frame,
     boundary_iterations,
     boundary_sample,
+    boundary_view,
     boundary_views,
     call_of_iteration,
     left_frame,
@@ -55,10 +65,13 @@ from footprint_lab.lab._message_text import (
 from footprint_lab.lab._record_words import (
     REFUSAL_MEANINGS,
     STATE_MEANINGS,
+    RuleFired,
     record_pairs,
+    record_rule,
     record_sentence,
     record_text,
     record_trigger,
+    rule_fired,
     state_words,
 )
 from footprint_lab.lab.frames import Frames
@@ -71,18 +84,25 @@ __all__ = [
     "BOUNDARY_TEXT_CHARS",
     "IMPORT_PROBLEMS_SHOWN",
     "LEFT_COLUMNS",
+    "NO_CALLS",
     "PREVIEW_CHARS",
     "RECORD_TABLE_COLUMNS",
     "REFUSAL_MEANINGS",
     "STATE_MEANINGS",
     "Banner",
+    "BoundaryIteration",
+    "BoundaryMessage",
+    "BoundaryRecord",
     "BoundarySample",
+    "BoundaryView",
+    "RuleFired",
     "RunNote",
     "Truncation",
     "boundary_caption",
     "boundary_frame",
     "boundary_iterations",
     "boundary_sample",
+    "boundary_view",
     "boundary_views",
     "call_of_iteration",
     "counterfactual_banner",
@@ -93,11 +113,13 @@ __all__ = [
     "part_badges",
     "preview",
     "record_pairs",
+    "record_rule",
     "record_sentence",
     "record_text",
     "record_trigger",
     "records_view",
     "refusal_counts",
+    "rule_fired",
     "run_notes",
     "state_words",
     "strategy_facts",

@@ -1,18 +1,35 @@
-"""Runs shared by the lab tests: every scenario under every strategy, and one big run."""
+"""Runs shared by the lab tests: every scenario under every strategy, and one big run; and the
+Inspector's Boundary pane as a page (:func:`pane_html`) for the browser tests."""
 
 from __future__ import annotations
 
+import json
 import os
 
 import pytest
 
 from footprint_lab import Agent, Reply, Run, ScriptedProvider, sliding_window, tool
+from footprint_lab.lab.render import boundary_css, boundary_script
+from footprint_lab.lab.views import BoundaryView
 from footprint_lab.providers.base import ProviderRequest
 from footprint_lab.scenarios import SCENARIOS
 
 os.environ.setdefault("FOOTPRINT_LAB_QUIET", "1")
 
 BIG_ITERATIONS = 6000
+
+
+def pane_html(view: BoundaryView, element_id: str = "pane") -> str:
+    """HTML showing ``view`` as the Inspector's Boundary pane does in JupyterLab: the pane's
+    stylesheet, and ``boundary.js``'s anywidget ``render`` over a model holding the view's JSON
+    (``model_dump(mode="json")``, as the widget syncs it) in ``<div id=element_id>``."""
+    data = json.dumps(view.model_dump(mode="json")).replace("<", "\\u003c")
+    model = "{get: () => VIEW, on() {}, off() {}}"
+    return (
+        f"<style>{boundary_css('jupyterlab')}</style><div id='{element_id}'></div>"
+        f"<script type='module'>{boundary_script()}\nconst VIEW = {data};\n"
+        f"render({{model: {model}, el: document.getElementById('{element_id}')}});</script>"
+    )
 
 
 @pytest.fixture(scope="session")

@@ -11,7 +11,8 @@ and plotly lab extensions. Playwright for Python (sync API) drives the system br
 
 In a first browser session it opens notebook 01, clears its committed outputs, runs all cells
 from the Run menu and waits for the kernel to be idle; checks the Inspector renders (its tabs,
-a chart) and that moving its Boundary slider changes the boundary table; runs the Inspector's
+a chart) and that moving its Boundary slider changes the boundary table — the anywidget pane
+shows exactly the BoundaryView the kernel holds; runs the Inspector's
 cell again and checks, in the kernel, that the replaced Inspector was closed (as many widgets
 open as before); saves. In a fresh browser context (a new session on the same kernel) it opens
 the notebook again and checks the Inspector comes back from the kernel as it was left. Neither
@@ -59,6 +60,26 @@ COUNT_WIDGETS = (
     " sum(isinstance(w, _Inspector) for w in list(_open_widgets.values())))"
 )
 """Code printing how many widgets are open in the kernel, and how many are Inspectors."""
+PANE_HOLDS = (
+    "import json as _json\n"
+    "_view = inspector.boundary\n"
+    "(_step,) = _view.iterations\n"
+    "print(_json.dumps({'iteration': str(_step.iteration), 'caption': _step.caption,"
+    " 'sentences': [r.sentence for r in _step.records],"
+    " 'sent': [_view.messages[ref].stage_id for ref, _ in _step.window],"
+    " 'left': [_view.messages[ref].stage_id for ref, _, _ in _step.left]}))"
+)
+"""Code printing, in the kernel, what the Inspector's Boundary pane holds (its BoundaryView)."""
+PANE_SHOWS = """() => {
+    const pane = document.querySelector('.footprint-boundary-table');
+    const ids = (t) => Array.from(pane.querySelectorAll(t + ' tbody tr')).map(
+        tr => tr.dataset.stageId);
+    return {iteration: pane.dataset.iteration,
+            caption: pane.querySelector('.boundary-caption').textContent,
+            sentences: Array.from(pane.querySelectorAll('.b-sentence')).map(p => p.textContent),
+            sent: ids('table.boundary-sent'), left: ids('table.boundary-left')};
+}"""
+"""What the Boundary pane shows in the page, in the same shape."""
 UI_TIMEOUT_MS = 60_000
 """Milliseconds the page may take to show something (the lab shell, a widget view)."""
 
@@ -409,6 +430,11 @@ def _run_and_inspect(page: Any, lab: Lab, code_cells: int, tmp_path: Path) -> st
     assert _boundary_text(page) != before
     assert "Iteration 6 " in inspector.inner_text()
     inspector.screenshot(path=str(tmp_path / "03-boundary-moved.png"))
+    # the pane is boundary.js over the kernel's BoundaryView: it shows what the model holds
+    shown = page.evaluate(PANE_SHOWS)
+    held = json.loads(lab.kernel_says(NOTEBOOK, PANE_HOLDS))
+    assert shown == held, (shown, held)
+    assert shown["iteration"] == "6" and shown["sentences"]
 
     # the kernel that ran the notebook is this Python (the repo's .venv)
     assert lab.kernel_says(NOTEBOOK, "import sys; print(sys.executable)").strip() == sys.executable

@@ -20,7 +20,7 @@ THEME = Path(_theme.__file__)
 HEX = re.compile(r"#(?:[0-9A-Fa-f]{8}|[0-9A-Fa-f]{6})\b|[\"']#[0-9A-Fa-f]{3}[\"']")
 
 SOURCE_SUFFIXES = {".py", ".j2", ".html", ".css", ".js"}
-"""The lab's source and template files: none of them spells a colour but ``_theme.py``."""
+"""The lab's source and template files: none of them spells a colour but ``theme.py``."""
 
 
 def _summary() -> pd.DataFrame:
@@ -112,7 +112,7 @@ def test_the_palette_is_named_once() -> None:
         found = HEX.findall(path.read_text(encoding="utf-8"))
         if found:
             offenders[rel] = found
-    assert offenders == {}, "colours belong in footprint_lab/lab/plots/_theme.py"
+    assert offenders == {}, "colours belong in footprint_lab/lab/theme.py"
     theme = THEME.read_text(encoding="utf-8")
     literals = HEX.findall(theme)
     assert len(literals) == len({c.lower() for c in literals}), "a colour is named twice"

@@ -22,13 +22,14 @@ from footprint_lab import (
 )
 from footprint_lab import cli as footprint_cli
 from footprint_lab.lab import Compare, Inspector, Tuner, capture, key_numbers, run_summary
-from footprint_lab.lab.render import ENV, render
+from footprint_lab.lab.render import ENV, boundary_script, render
 from footprint_lab.lab.report import render_report
 from footprint_lab.lab.summary import RUN_SUMMARY_KEYS, SUMMARY_COLUMNS
 from footprint_lab.lab.views import record_pairs, record_text
 from footprint_lab.lab.widgets._html import records_html
 from footprint_lab.scenarios import deploy_audit
 from footprint_lab.sweeps import run_configuration, summarize_run
+from tests.lab.test_report_boundary import embedded
 
 SCRIPT = "<script>alert(1)</script>"
 ESCAPED = "&lt;script&gt;alert(1)&lt;/script&gt;"
@@ -84,9 +85,14 @@ def test_a_script_in_a_message_is_escaped_in_the_inspector(hostile_run: Run) -> 
     assert insp.iterations
     for iteration in insp.iterations:
         insp.slider.value = iteration
-        for pane in (insp.boundary_html, insp.record_html, insp.boundary_caption):
-            assert SCRIPT not in pane.value
-    assert ESCAPED in insp.boundary_html.value  # the request and the tool results, as text
+        # the pane holds the script as data (its JSON), which boundary.js writes as text only
+        texts = [m.text for m in insp.boundary.messages]
+        assert any(SCRIPT in text for text in texts)
+        static = insp._static_boundary()  # the snapshot's tables: escaped
+        assert SCRIPT not in static and ESCAPED in static
+    script = boundary_script()
+    for writes_markup in ("innerHTML", "outerHTML", "insertAdjacentHTML", "document.write"):
+        assert writes_markup not in script
     assert SCRIPT not in insp.overview_html.value and ESCAPED in insp.overview_html.value
     assert SCRIPT not in insp.children[0].value and ESCAPED in insp.children[0].value
 
@@ -143,16 +149,20 @@ def _fragments(html: str) -> dict[int, list[str]]:
 
 
 def test_a_record_renders_the_same_in_the_report_and_the_inspector(audit_run: Run) -> None:
-    page = _fragments(render_report({"audit": {"sliding": audit_run}}).html)
+    html = render_report({"audit": {"sliding": audit_run}}).html
+    page = _fragments(html)
+    (boundary,) = embedded(html).values()
+    in_report = {step["iteration"]: step["records"] for step in boundary["iterations"]}
     insp = Inspector(audit_run)
     assert audit_run.records
     for record in audit_run.records:
-        insp.slider.value = record.iteration
-        shown = _fragments(insp.record_html.value)
         alone = render("record.html.j2", record=record, pairs=record_pairs(record)).strip()
-        assert shown[record.iteration] == [alone]
         assert alone in page[record.iteration]
         assert f"{record.window_chars_before} → {record.window_chars_after}" in alone
+        # the Inspector's Boundary pane holds the records of the report's Boundary view
+        insp.slider.value = record.iteration
+        (step,) = insp.boundary.model_dump(mode="json")["iterations"]
+        assert step["records"] == in_report[record.iteration]
     # the report holds each record once, in full
     assert sum(len(v) for v in page.values()) == len(audit_run.records)
 
@@ -166,7 +176,7 @@ def test_only_the_record_template_renders_a_record() -> None:
     including = sorted(
         p.name for p in templates.glob("*.j2") if '"record.html.j2"' in p.read_text("utf-8")
     )
-    assert including == ["record_pane.html.j2", "records_table.html.j2"]
+    assert including == ["records_table.html.j2"]
 
 
 def test_the_cli_prints_the_records_text_form(audit_run: Run) -> None:

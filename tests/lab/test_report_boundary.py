@@ -237,7 +237,7 @@ def test_a_report_of_frames_only_says_why_it_has_no_boundary(run: Run) -> None:
     html = render_report({"pinned": {"frames": capture(run)}}).html
     assert not _DATA.search(html)
     assert "this report was given the run's frames only" in html
-    assert "boundary-sent-row" not in html  # no script when no run has a Boundary view
+    assert "mountPage" not in html  # no script when no run has a Boundary view
 
 
 def test_the_inspector_writes_the_report_of_its_run(run: Run, tmp_path: Path) -> None:

@@ -6,7 +6,9 @@ known content, in the report and in ``Inspector(run).to_html(path)``: move the B
 with the keyboard to an iteration, then read the page — the exact messages shown (stage ids
 and text, against ``run.ledger.window_at(call.sent_commit)``), the pinned and refused marks in
 words, what left, the record's removed stage ids — with no console error, and no horizontal
-overflow at 1,000 px. A screenshot of the view is saved under the test's ``tmp_path``.
+overflow at 1,000 px. A screenshot of the view is saved under the test's ``tmp_path``. The
+Inspector's Boundary pane runs the same script (``boundary.js``, its anywidget ``render``) over
+the same model's JSON: at every iteration it shows what the report shows, to the letter.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from footprint_lab.lab.views import (
     STATE_MEANINGS,
     record_sentence,
 )
+from tests.lab.conftest import pane_html
 from tests.lab.test_report_boundary import pinned_run
 from tests.lab.test_report_browser import CHROMIUM, LAUNCH_ARGS, _sync_playwright
 
@@ -211,4 +214,67 @@ def test_the_inspector_file_has_the_same_boundary(run: Run, browser: Any, tmp_pa
         timeout=60_000,
     )
     page.close()
+    assert errors == []
+
+
+# -- one view, two hosts ------------------------------------------------------------------------
+
+_SHOWN = """(root) => {
+    const rows = (table) => Array.from(root.querySelectorAll(table + ' tbody tr')).map(
+        tr => [tr.dataset.stageId, tr.dataset.state, tr.innerText]);
+    return {
+        iteration: root.dataset.iteration,
+        caption: root.querySelector('.boundary-caption').textContent,
+        sentences: Array.from(root.querySelectorAll('.b-sentence')).map(p => p.textContent),
+        removed: Array.from(root.querySelectorAll('.boundary-record')).map(
+            card => card.dataset.removed),
+        pairs: Array.from(root.querySelectorAll('table.boundary-pairs')).map(t => t.textContent),
+        noRecord: root.querySelector('.boundary-no-record').hidden
+            ? null : root.querySelector('.boundary-no-record').textContent,
+        sentCount: root.querySelector('.boundary-sent-count').textContent,
+        leftCount: root.querySelector('.boundary-left-count').textContent,
+        sent: rows('table.boundary-sent'),
+        left: rows('table.boundary-left'),
+    };
+}"""
+"""What a Boundary view shows, read from the page: the same reading for both hosts."""
+
+
+def test_the_report_and_the_inspector_pane_show_the_same_boundary(
+    run: Run, browser: Any, tmp_path: Path
+) -> None:
+    insp = Inspector(run)
+    path = write_report({"pinned": {"sliding-window": run}}, tmp_path / "report.html")
+    errors: list[str] = []
+    report = _open(browser, path, errors)
+    pane = browser.new_page(viewport={"width": WIDTH, "height": 900})
+    pane.on("pageerror", lambda exc: errors.append(f"page error: {exc}"))
+    pane.on(
+        "console",
+        lambda msg: errors.append(f"console: {msg.text}") if msg.type == "error" else None,
+    )
+    compared = 0
+    for iteration in insp.iterations:
+        _slide_to(report, BOUNDARY, iteration)
+        in_report = report.evaluate(_SHOWN, report.locator(f"#{BOUNDARY}").element_handle())
+        insp.slider.value = iteration  # the Inspector's pane is given this iteration's view
+        pane.set_content(f"<!DOCTYPE html><html><body>{pane_html(insp.boundary)}</body></html>")
+        pane.wait_for_function(
+            "(it) => document.getElementById('pane').dataset.iteration === String(it)",
+            arg=iteration,
+        )
+        in_pane = pane.evaluate(_SHOWN, pane.locator("#pane").element_handle())
+        assert in_pane == in_report
+        # the rule that fired, and what was kept and what left, as the run says
+        records = [r for r in run.records if r.iteration == iteration]
+        assert in_pane["sentences"] == [record_sentence(r) for r in records]
+        left = sum(r.removed_message_count for r in records)
+        assert in_pane["leftCount"] == str(left) and len(in_pane["left"]) == left
+        sent = run.window_sent(max(i for i, c in enumerate(run.calls) if c.iteration == iteration))
+        assert [stage for stage, _, _ in in_pane["sent"]] == [m.stage_id for m in sent]
+        compared += bool(records and left)
+    assert compared >= 2
+    pane.screenshot(path=str(tmp_path / "pane.png"), full_page=True)
+    report.close()
+    pane.close()
     assert errors == []

@@ -24,6 +24,7 @@ from footprint_lab.lab.report import render_report
 from footprint_lab.lab.schema import COLUMN_HEADERS, SCHEMAS
 from footprint_lab.lab.views import RECORD_TABLE_COLUMNS, record_pairs
 from footprint_lab.lab.widgets._html import records_html
+from tests.lab.conftest import pane_html
 
 CHROMIUM = Path("/usr/bin/chromium")
 LAUNCH_ARGS = ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-sync"]
@@ -137,17 +138,22 @@ _CONTRAST_JS = """
 """
 
 
-def _notebook_tables(run: Run) -> str:
-    """The tables a notebook shows of ``run``: the records table, the Inspector's boundary
-    pane, its record card and its overview."""
+def _removing_inspector(run: Run) -> Inspector:
+    """An Inspector of ``run`` at its first removal."""
     inspector = Inspector(run)
-    removing = next(r.iteration for r in run.records if r.removed_message_count)
-    inspector.slider.value = removing
+    inspector.slider.value = next(r.iteration for r in run.records if r.removed_message_count)
+    return inspector
+
+
+def _notebook_tables(run: Run) -> str:
+    """The tables a notebook shows of ``run`` in inline-styled HTML: the records table, the
+    Inspector's overview and its snapshot's boundary tables (the live Boundary pane is
+    rendered by boundary.js in the page: :func:`pane_html`)."""
+    inspector = _removing_inspector(run)
     return "\n".join(
         [
             records_html(capture(run)),
-            inspector.boundary_html.value,
-            inspector.record_html.value,
+            inspector._static_boundary(),
             inspector.overview_html.value,
         ]
     )
@@ -179,12 +185,15 @@ def test_table_colours_name_jupyterlab_theme_variables_first(long_run: Run) -> N
 
 @pytest.mark.parametrize("theme", ["light", "dark"])
 def test_every_table_cell_is_readable_in_the_theme(browser: Any, long_run: Run, theme: str) -> None:
-    page = jupyter_page(browser, _notebook_tables(long_run), theme=theme)
+    pane = pane_html(_removing_inspector(long_run).boundary)
+    page = jupyter_page(browser, _notebook_tables(long_run) + pane, theme=theme)
     try:
+        page.wait_for_selector("#pane table.boundary-sent tbody tr", state="attached")
         cells = page.evaluate(_CONTRAST_JS)
+        in_pane = page.evaluate("() => document.querySelectorAll('#pane td').length")
     finally:
         page.close()
-    assert len(cells) > 20
+    assert len(cells) > 20 and in_pane > 10
     poor = [c for c in cells if c["ratio"] < 4.5]
     assert poor == [], poor[:5]
 
@@ -236,7 +245,7 @@ def test_tables_scroll_inside_their_own_box(long_run: Run) -> None:
 def test_long_message_text_wraps_in_the_boundary_table(long_run: Run) -> None:
     inspector = Inspector(long_run)
     inspector.slider.value = inspector.iterations[-1]
-    html = inspector.boundary_html.value
+    html = inspector._static_boundary()
     assert TOKEN[:40] in html
     preview = re.search(r'<td style="([^"]*)">[^<]*' + re.escape(TOKEN[:40]), html)
     assert preview is not None
@@ -250,17 +259,20 @@ def test_a_boundary_table_fits_1000_px_without_horizontal_scrolling(
 ) -> None:
     inspector = Inspector(long_run)
     inspector.slider.value = inspector.iterations[-1]
-    page = jupyter_page(browser, inspector.boundary_html.value, theme=theme, width=1000)
+    html = inspector._static_boundary() + pane_html(inspector.boundary)
+    page = jupyter_page(browser, html, theme=theme, width=1000)
     try:
+        page.wait_for_selector("#pane table.boundary-sent tbody tr", state="attached")
         found = page.evaluate(
             """(token) => {
               const doc = document.documentElement;
-              const boxes = [...document.querySelectorAll('.table-scroll')].map(
+              const boxes = [...document.querySelectorAll('.table-scroll, .boundary-scroll')].map(
                 (b) => ({scroll: b.scrollWidth, client: b.clientWidth}));
               const cells = [...document.querySelectorAll('td')]
                 .filter((td) => td.textContent.includes(token))
                 .map((td) => ({scroll: td.scrollWidth, client: td.clientWidth,
-                               right: td.getBoundingClientRect().right}));
+                               right: td.getBoundingClientRect().right,
+                               pane: td.closest('#pane') !== null}));
               return {page: doc.scrollWidth, width: doc.clientWidth, boxes, cells};
             }""",
             TOKEN[:40],
@@ -269,7 +281,7 @@ def test_a_boundary_table_fits_1000_px_without_horizontal_scrolling(
         page.close()
     assert found["page"] <= found["width"] <= 1000
     assert found["boxes"] and all(b["scroll"] <= b["client"] for b in found["boxes"])
-    assert found["cells"]
+    assert any(c["pane"] for c in found["cells"]) and not all(c["pane"] for c in found["cells"])
     for cell in found["cells"]:
         assert cell["scroll"] <= cell["client"] and cell["right"] <= 1000, cell
 

@@ -31,7 +31,8 @@ from footprint_lab import (
 from footprint_lab.importers import from_openai
 from footprint_lab.lab import Compare, Inspector, Tuner, capture, key_numbers, plots, progress
 from footprint_lab.lab import widgets as lab_widgets
-from footprint_lab.lab.render import STYLES, state_style
+from footprint_lab.lab.render import STYLES
+from footprint_lab.lab.views import record_sentence
 from footprint_lab.lab.widgets import (
     BOUNDARY_COLUMNS,
     INSPECTOR_TABS,
@@ -139,11 +140,15 @@ def test_boundary_shows_exactly_the_window_sent_at_each_iteration(
         here = frames.membership[frames.membership["iteration"] == call.iteration]
         states = dict(zip(here["position"], here["state"].astype(str), strict=True))
         assert table["state"].tolist() == [states[p] for p in table["position"]]
-        shown = insp.boundary_html.value
-        for stage_id in table["stage_id"]:
-            assert html.escape(stage_id) in shown
-        assert f"call {call_index}:" in insp.boundary_caption.value
-        assert f"{call.chars} chars sent" in insp.boundary_caption.value
+        # the pane shows that iteration's BoundaryView: the same messages, in the same states
+        (step,) = insp.boundary.iterations
+        view = insp.boundary
+        assert step.iteration == call.iteration
+        assert [view.messages[ref].stage_id for ref, _ in step.window] == table["stage_id"].tolist()
+        assert [view.states[code] for _, code in step.window] == table["state"].tolist()
+        assert insp.boundary_pane.view == view.model_dump(mode="json")
+        assert f"call {call_index}:" in step.caption
+        assert f"{call.chars} chars sent" in step.caption
 
 
 def test_boundary_lists_what_left_and_shows_the_record(
@@ -158,20 +163,26 @@ def test_boundary_lists_what_left_and_shows_the_record(
         assert len(left) == record.removed_message_count
         sent_ids = set(insp.boundary_frame(record.iteration)["stage_id"])
         assert not sent_ids & set(record.removed_stage_ids)
-        assert f"Left at this boundary ({len(left)})" in insp.boundary_html.value
-        shown = insp.record_html.value
-        assert "WindowRecord" in shown
-        assert f"{record.window_chars_before} → {record.window_chars_after}" in shown
+        (step,) = insp.boundary.iterations
+        assert [insp.boundary.messages[ref].stage_id for ref, _, _ in step.left] == left[
+            "stage_id"
+        ].tolist()
+        (shown,) = step.records
+        assert shown.sentence == record_sentence(record)
+        pairs = dict(shown.pairs)
+        assert pairs["chars"] == f"{record.window_chars_before} → {record.window_chars_after}"
         for stage_id in record.removed_stage_ids:
-            assert stage_id in shown
+            assert stage_id in pairs["removed stage ids"]
         for refusal in record.refusals:
-            assert refusal.reason in shown
+            assert refusal.reason in pairs["refusals"]
     # the request is highlighted as refused wherever a record names it
     first = audit_run.records[0].iteration
     table = insp.boundary_frame(first)
     assert table.loc[0, "state"] == "refused-current-request"
-    style = state_style("refused-current-request")
-    assert f'<tr style="{style}">' in insp.boundary_html.value
+    insp.slider.value = first
+    (step,) = insp.boundary.iterations
+    assert insp.boundary.states[step.window[0][1]] == "refused-current-request"
+    assert insp.boundary.marks["refused-current-request"].startswith("refused, current-request")
     # the d1 log left at iteration 5 and is still in the ledger
     left = insp.left_frame(5)
     d1 = left[left["who"] == "tool read_log"].iloc[0]
@@ -180,8 +191,9 @@ def test_boundary_lists_what_left_and_shows_the_record(
 
 def test_an_iteration_without_a_record_says_so(audit_inspector: Inspector) -> None:
     audit_inspector.slider.value = 1
-    assert "No record at iteration 1" in audit_inspector.record_html.value
-    assert "nothing left the window here" in audit_inspector.boundary_html.value
+    (step,) = audit_inspector.boundary.iterations
+    assert step.iteration == 1 and step.records == () and step.left == ()
+    assert audit_inspector.boundary.no_record == "the strategy did not engage"
 
 
 def test_pinned_messages_are_highlighted_in_the_boundary() -> None:
@@ -194,8 +206,10 @@ def test_pinned_messages_are_highlighted_in_the_boundary() -> None:
     table = insp.boundary_frame(int(row["iteration"]))
     states = dict(zip(table["stage_id"], table["state"], strict=True))
     assert states[row["stage_id"]] == "pinned"
-    assert "whats_here" in insp.record_html.value
-    assert f'<tr style="{state_style("pinned")}">' in insp.boundary_html.value
+    (step,) = insp.boundary.iterations
+    assert any("whats_here" in str(dict(r.pairs)["pinned"]) for r in step.records)
+    shown = {insp.boundary.messages[ref].stage_id: code for ref, code in step.window}
+    assert insp.boundary.states[shown[row["stage_id"]]] == "pinned"
     assert "whats_here" in insp.pins_html.value
     assert {t.name for t in insp.figures["pins"].data} >= {"pinned"}
 
@@ -218,7 +232,7 @@ def test_counterfactual_runs_are_labelled(audit_run: Run) -> None:
 def test_inspector_on_runs_without_strategy_calls_or_to_the_end(audit_run: Run) -> None:
     no_strategy = deploy_audit().run(None)
     insp = Inspector(no_strategy)
-    assert "the run has no window strategy" in insp.record_html.value
+    assert insp.boundary.no_record == "the run has no window strategy"
     assert "No refusals" in insp.refusals_html.value
 
     failed = Agent.create(provider=ScriptedProvider([Reply.fail("boom")])).build().run("hi")
@@ -260,7 +274,7 @@ def test_a_run_with_no_calls_has_a_disabled_slider() -> None:
     assert not run.calls
     insp = Inspector(run)
     assert insp.slider.disabled
-    assert "no LLM calls" in insp.boundary_caption.value
+    assert insp.boundary.iterations == () and "no LLM calls" in insp.boundary.no_calls
 
 
 # -- tuner ------------------------------------------------------------------------------------

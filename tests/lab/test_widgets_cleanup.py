@@ -129,7 +129,7 @@ def test_close_closes_every_part_and_the_widget_still_reads(audit_run: Run) -> N
     # closed, the Inspector still works in Python
     call = audit_run.calls[1]
     insp.slider.value = call.iteration
-    assert f"{call.chars} chars sent" in insp.boundary_caption.value
+    assert f"{call.chars} chars sent" in insp.boundary.iterations[0].caption
 
 
 def test_tuner_and_compare_close_all_their_parts(audit_run: Run) -> None:

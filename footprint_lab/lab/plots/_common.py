@@ -5,9 +5,10 @@ and identical series told apart.
 Layer: lab. Pure functions of frames and figures; nothing here reads a run, a file or a clock.
 
 A record's hover (:func:`removal_summary`, :func:`record_lines`) names the record (iteration
-and strategy), the rule that fired (:func:`record_rule`: a forced visit, the tokens measured
-against the threshold, or the turns against the keep window) and the refusals counted by
-reason, each in the glossary's words (:data:`footprint_lab.lab.views.REFUSAL_MEANINGS`).
+and strategy), the rule that fired (:func:`footprint_lab.lab.views.record_rule`, worded with
+the record's sentence in one module: a forced visit, the tokens measured against the threshold,
+or the turns against the keep window) and the refusals counted by reason, each in the
+glossary's words (:data:`footprint_lab.lab.views.REFUSAL_MEANINGS`).
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ import plotly.graph_objects as go
 
 from footprint_lab.lab.frames import Frames
 from footprint_lab.lab.theme import MUTED, TEMPLATE
-from footprint_lab.lab.views import REFUSAL_MEANINGS
+from footprint_lab.lab.views import REFUSAL_MEANINGS, record_rule
 
 __all__ = [
     "COUNTERFACTUAL_SUFFIX",
@@ -293,37 +294,6 @@ def _present(value: Any) -> bool:
         return not bool(pd.isna(value))
     except (TypeError, ValueError):  # pragma: no cover - list-likes hold facts
         return True
-
-
-def record_rule(row: Mapping[str, Any]) -> str:
-    """The rule that fired at a record, in words, from its ``records`` row: a forced visit (the
-    provider rejected the request as too long), the tokens measured against the threshold, or
-    the turns in the window against the keep window.
-
-    Args:
-        row: One row of ``frames.records`` as a mapping.
-
-    Returns:
-        One line, e.g. ``"rule: 5 turns > keep_recent_turns 3"``.
-    """
-    if _present(row.get("forced")) and bool(row.get("forced")):
-        return "rule: forced: the provider rejected the request as too long"
-    if _present(row.get("observed")) and bool(row.get("observed")):
-        return "rule: observed: the recorded run's own policy changed the window"
-    measured, threshold = row.get("measured_tokens"), row.get("threshold_tokens")
-    if (
-        measured is not None
-        and threshold is not None
-        and _present(measured)
-        and _present(threshold)
-    ):
-        over = int(measured) > int(threshold)
-        return f"rule: {int(measured):,} tokens {'>' if over else '≤'} threshold {int(threshold):,}"
-    turns, keep = row.get("turns_before"), row.get("keep_recent_turns")
-    if turns is not None and keep is not None and _present(turns) and _present(keep):
-        over = int(turns) > int(keep)
-        return f"rule: {int(turns):,} turns {'>' if over else '≤'} keep_recent_turns {int(keep):,}"
-    return f"rule: {row.get('strategy') or 'the strategy'} engaged"
 
 
 def refusal_lines(reasons: Iterable[str], *, meanings: bool = True) -> list[str]:

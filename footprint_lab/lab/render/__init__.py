@@ -3,8 +3,12 @@
 Layer: lab. Every piece of HTML the lab shows — the offline report, the widgets' panes, a
 :class:`~footprint_lab.WindowRecord` — comes from a template in ``templates/`` rendered by
 :func:`render`, with autoescape on: text from a run (message content, tool names, errors)
-can never become markup. The one exception is plotly's own ``to_html`` output, which the
-report embeds with ``|safe``.
+can never become markup. The exceptions are plotly's own ``to_html`` output and the Boundary view's
+script, ``boundary.js`` (:func:`boundary_script`, a file of this package that writes text
+only), which the report embeds with ``|safe``. That script is the Boundary view's one renderer:
+the report inlines it, the Inspector's Boundary pane runs it as an anywidget, and
+:func:`boundary_css` is the stylesheet both give it (the report's colours, or JupyterLab's
+theme variables for the pane).
 
 Templates get these globals: ``styles`` (:data:`STYLES`, the inline styles the widgets need,
 since a notebook output has no stylesheet of ours), ``colors`` (the page colours of the palette,
@@ -23,13 +27,16 @@ of stage ids never needs horizontal scrolling. The ``cell`` filter writes a miss
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
-from typing import Any
+from functools import cache
+from importlib import resources
+from typing import Any, Literal
 
 import jinja2
 import pandas as pd
 
-from footprint_lab.lab.schema import COLUMN_HEADERS
+from footprint_lab.lab.schema import COLUMN_HEADERS, MEMBERSHIP_STATES
 from footprint_lab.lab.theme import (
     COUNTERFACTUAL_ACCENT,
     ERROR_TEXT,
@@ -40,16 +47,26 @@ from footprint_lab.lab.theme import (
 )
 
 __all__ = [
+    "BOUNDARY_SCRIPT",
     "ENV",
     "STYLES",
     "TABLE_MAX_HEIGHT_PX",
     "TABLE_MAX_ROWS",
     "WRAP_MIN_CHARS",
+    "boundary_css",
+    "boundary_script",
     "cell",
     "render",
     "state_style",
     "table_context",
 ]
+
+BOUNDARY_SCRIPT = "boundary.js"
+"""The Boundary view's script: a file of this package (it ships in the wheel beside the
+templates)."""
+
+_SCRIPT_END = re.compile(r"<\s*/\s*script", re.IGNORECASE)
+"""What would end an inline script early."""
 
 TABLE_MAX_HEIGHT_PX = 480
 """A table taller than this scrolls inside its own box (its header row stays in view)."""
@@ -180,3 +197,43 @@ ENV.filters["cell"] = cell
 def render(template_name: str, **context: Any) -> str:
     """Render ``templates/<template_name>`` with ``context`` and return the HTML."""
     return ENV.get_template(template_name).render(**context)
+
+
+@cache
+def boundary_script() -> str:
+    """The text of :data:`BOUNDARY_SCRIPT`, the Boundary view's one renderer (see the module's
+    docstring), as the report inlines it and the Inspector's pane runs it.
+
+    Raises:
+        FileNotFoundError: the file is not in the installed package (a broken install:
+            reinstall footprint-lab).
+        ValueError: the file would end the report's inline script early (it closes a script
+            tag).
+    """
+    source = resources.files(__name__).joinpath(BOUNDARY_SCRIPT)
+    if not source.is_file():
+        raise FileNotFoundError(
+            f"{BOUNDARY_SCRIPT} is missing from {source}: the Boundary view cannot be "
+            "rendered; reinstall footprint-lab (the file ships inside footprint_lab/lab/render)"
+        )
+    text = source.read_text(encoding="utf-8")
+    if _SCRIPT_END.search(text):
+        raise ValueError(
+            f"{source} ends a script tag (a slash and 'script' after '<'), which would end "
+            "the report's inline script early: escape the slash as a backslash-slash there"
+        )
+    return text
+
+
+def boundary_css(where: Literal["report", "jupyterlab"] = "report") -> str:
+    """The Boundary view's stylesheet (``boundary.css.j2``): in the report's colours, or for
+    the Inspector's pane in JupyterLab's theme variables (readable in the dark theme too)."""
+    if where == "report":
+        return render("boundary.css.j2", surface="white", membership_states=MEMBERSHIP_STATES)
+    themed = {**PAGE_COLORS, **THEMED}
+    return render(
+        "boundary.css.j2",
+        colors=themed,
+        surface=THEMED["background"],
+        membership_states=MEMBERSHIP_STATES,
+    )

@@ -4,10 +4,12 @@ Layer: lab. Five tabs — Overview, Window map, Pins, Refusals and Boundary — 
 builders of :mod:`footprint_lab.lab.plots` and the views of :mod:`footprint_lab.lab.views`;
 drag the iteration slider and see the exact messages sent at that call (``run.window_sent``),
 which of them were pinned or refused, which left, and the :class:`~footprint_lab.WindowRecord`
-filed there (rendered by ``record.html.j2``, as in the report). It reads the run, never
-changes it. A new Inspector replaces the last one on the same run (or made by the same cell)
-and closes it, with all its parts (:mod:`._lifecycle`); :meth:`Inspector.snapshot` gives its
-charts as PNG images for a notebook's static outputs (:mod:`._snapshot`).
+filed there: the Boundary pane (:mod:`._boundary_pane`) is an anywidget over the iteration's
+:class:`~footprint_lab.lab.views.BoundaryView`, rendered by the same script as the report's
+Boundary view. It reads the run, never changes it. A new Inspector replaces the last one on
+the same run (or made by the same cell) and closes it, with all its parts (:mod:`._lifecycle`);
+:meth:`Inspector.snapshot` gives its charts as PNG images for a notebook's static outputs
+(:mod:`._snapshot`).
 """
 
 from __future__ import annotations
@@ -28,21 +30,19 @@ from footprint_lab.lab.report import write_run_report
 from footprint_lab.lab.schema import LEFT_STATES
 from footprint_lab.lab.summary import key_numbers
 from footprint_lab.lab.views import (
-    boundary_caption as caption_text,
-)
-from footprint_lab.lab.views import (
+    BoundaryView,
     boundary_frame,
     boundary_iterations,
+    boundary_view,
     call_of_iteration,
     counterfactual_banner,
     describe,
     import_problem_items,
     left_frame,
-    record_pairs,
     refusal_counts,
     run_notes,
-    window_at,
 )
+from footprint_lab.lab.widgets._boundary_pane import BoundaryPane
 from footprint_lab.lab.widgets._figures import figure_widget
 from footprint_lab.lab.widgets._html import (
     heading_html,
@@ -53,7 +53,6 @@ from footprint_lab.lab.widgets._html import (
 )
 from footprint_lab.lab.widgets._lifecycle import LabWidget, subject_of
 from footprint_lab.lab.widgets._snapshot import Snapshot
-from footprint_lab.messages import Message
 from footprint_lab.window.records import WindowRecord
 
 __all__ = ["BOUNDARY_MAX_ROWS", "INSPECTOR_TABS", "Inspector"]
@@ -62,7 +61,8 @@ INSPECTOR_TABS: tuple[str, ...] = ("Overview", "Window map", "Pins", "Refusals",
 """The Inspector's tabs, in order."""
 
 BOUNDARY_MAX_ROWS = 500
-"""The boundary table shows at most this many messages (the first ones, and says so)."""
+"""The snapshot's boundary table shows at most this many messages (the first ones, and says
+so)."""
 
 LEGEND_STATES: tuple[str, ...] = ("pinned", "refused-current-request", "notice", "frame", "dropped")
 """The membership states the boundary pane's legend names."""
@@ -79,10 +79,11 @@ class Inspector(LabWidget):
     ``window_map``, ``pins``, ``refusals`` — ``go.FigureWidget``), ``tabs``, ``overview_html``,
     ``records_html`` (the records table, under the chart in Overview), ``pins_html``,
     ``refusals_html``, ``slider`` (the iteration shown in Boundary), ``play``,
-    ``boundary_caption``, ``boundary_html`` (the window sent at that iteration, and what left
-    there) and ``record_html`` (the record(s) filed there). Clicking a cell of the window map or
-    a point of the window-size chart opens that iteration's boundary. The Inspector, its tabs,
-    slider and boundary table carry the CSS classes ``footprint-inspector``,
+    ``boundary_pane`` (the anywidget showing that iteration: the window sent, what left there
+    and the record(s) filed there) and ``boundary`` (the
+    :class:`~footprint_lab.lab.views.BoundaryView` it shows). Clicking a cell of the window map
+    or a point of the window-size chart opens that iteration's boundary. The Inspector, its
+    tabs, slider and Boundary pane carry the CSS classes ``footprint-inspector``,
     ``footprint-inspector-tabs``, ``footprint-boundary-slider`` and ``footprint-boundary-table``
     (for browser tests and styling).
 
@@ -135,9 +136,11 @@ class Inspector(LabWidget):
         self.play = widgets.Play(value=self.slider.value, min=first, max=last, step=1, interval=900)
         self.links: list[Any] = [widgets.jslink((self.play, "value"), (self.slider, "value"))]
         """The front-end links between widgets (closed with the Inspector)."""
-        self.boundary_caption = widgets.HTML()
-        self.boundary_html = widgets.HTML(layout=widgets.Layout(flex="3 1 0%", overflow="auto"))
-        self.record_html = widgets.HTML(layout=widgets.Layout(flex="2 1 0%", overflow="auto"))
+        self.boundary_pane = BoundaryPane(
+            self._boundary_at(self.slider.value),
+            layout=widgets.Layout(overflow="auto"),
+            _dom_classes=("footprint-boundary-table",),  # in the comm's first state
+        )
         self.tabs = widgets.Tab(children=self._tab_children(), titles=list(INSPECTOR_TABS))
         banner = counterfactual_banner(run.meta)
         self.title = f"Inspector — {describe(run, self.frames)}"
@@ -148,12 +151,10 @@ class Inspector(LabWidget):
         self.add_class("footprint-inspector")
         self.tabs.add_class("footprint-inspector-tabs")
         self.slider.add_class("footprint-boundary-slider")
-        self.boundary_html.add_class("footprint-boundary-table")
         self.slider.observe(self._on_slider, names="value")
         for name in ("window_map", "window_size"):
             for trace in self.figures[name].data:
                 trace.on_click(self._on_click)
-        self.show_boundary(self.slider.value)
         self._adopt(subject_of(run))
 
     def snapshot(self, *names: str) -> Snapshot:
@@ -169,8 +170,7 @@ class Inspector(LabWidget):
                     self.header.value,
                     self.overview_html.value,
                     label_html("Boundary"),
-                    self.boundary_caption.value,
-                    self.boundary_html.value,
+                    self._static_boundary(),
                 ]
             ),
             chosen,
@@ -187,9 +187,8 @@ class Inspector(LabWidget):
         boundary = widgets.VBox(
             [
                 widgets.HBox([self.play, self.slider]),
-                self.boundary_caption,
                 widgets.HTML(render("legend.html.j2", states=LEGEND_STATES)),
-                widgets.HBox([self.boundary_html, self.record_html]),
+                self.boundary_pane,
             ]
         )
         map_lead = (
@@ -227,9 +226,6 @@ class Inspector(LabWidget):
         rows = self.frames.records[self.frames.records["iteration"] == iteration]
         return [self.run.records[int(j)] for j in rows["record"]]
 
-    def _window_at(self, iteration: int) -> tuple[list[Message], bool]:
-        return window_at(self.run, self.frames, iteration, self._call_of)
-
     def boundary_frame(self, iteration: int) -> pd.DataFrame:
         """The window sent by the (last) call of ``iteration``, one row per message:
         :data:`~footprint_lab.lab.views.BOUNDARY_COLUMNS` (see
@@ -244,21 +240,31 @@ class Inspector(LabWidget):
         They are still in the ledger: ``run.ledger.message(stage_id)`` returns each."""
         return left_frame(self.run, self.frames, iteration)
 
+    @property
+    def boundary(self) -> BoundaryView:
+        """The Boundary view the pane shows: the slider's iteration (see
+        :func:`footprint_lab.lab.views.boundary_view`)."""
+        return self.boundary_pane.boundary
+
     def show_boundary(self, iteration: int) -> None:
-        """Render iteration ``iteration`` into ``boundary_html`` and ``record_html`` (moving
-        the slider calls this)."""
-        if not self.iterations:
-            self.boundary_caption.value = note_html("This run made no LLM calls.")
-            self.boundary_html.value = ""
-            self.record_html.value = ""
-            return
-        window, sent = self._window_at(iteration)
+        """Show iteration ``iteration`` in the Boundary pane (moving the slider calls this):
+        the window its call sent, what left there and the record(s) filed there."""
+        self.boundary_pane.show(self._boundary_at(iteration))
+
+    def _boundary_at(self, iteration: int) -> BoundaryView:
+        shown = [iteration] if self.iterations else []
+        return boundary_view(self.run, self.frames, shown, call_of=self._call_of)
+
+    def _static_boundary(self) -> str:
+        """The slider's boundary for a static output (no script runs there): the caption and
+        the boundary and left frames as tables."""
+        steps = self.boundary.iterations
+        if not steps:
+            return note_html(self.boundary.no_calls)
+        iteration = steps[0].iteration
         frame = self.boundary_frame(iteration)
         left = self.left_frame(iteration)
-        self.boundary_caption.value = note_html(
-            strong=caption_text(self.frames, iteration, window, sent, self._call_of)
-        )
-        self.boundary_html.value = render(
+        return note_html(strong=steps[0].caption) + render(
             "messages_table.html.j2",
             sent=table_context(
                 frame,
@@ -272,18 +278,6 @@ class Inspector(LabWidget):
                 empty="nothing left the window here",
             ),
             left_count=len(left),
-        )
-        records = self.records_at(iteration)
-        why = (
-            "the run has no window strategy"
-            if not len(self.frames.records) and self.run.strategy is None
-            else "the strategy did not engage"
-        )
-        self.record_html.value = render(
-            "record_pane.html.j2",
-            records=[(record, record_pairs(record)) for record in records],
-            iteration=iteration,
-            why=why,
         )
 
     def _on_slider(self, change: Mapping[str, Any]) -> None:
