@@ -189,35 +189,28 @@ def check_messages(
         elif role == "system":
             add_breach(out, given, "system-dropped", index, "a system message left")
     if calls_here:
-        open_calls = [cid for cid in calls_here if cid not in answered]
         later = results_after(given, end, set(calls_here), present)
-        for call_id in open_calls:
+        for call_id, at in calls_here.items():
             if call_id in later:
+                what = "one of its results stays" if call_id in answered else "its result stays"
                 add_breach(
                     out,
                     given,
                     "split-tool-pair",
-                    calls_here[call_id],
-                    f"the call {call_id!r} left but its result stays",
+                    at,
+                    f"the call {call_id!r} left but {what}",
                     later[call_id],
                 )
-            elif present is None or not results_after(given, end, {call_id}):
+            elif call_id not in answered and (
+                present is None or not results_after(given, end, {call_id})
+            ):
                 add_breach(
                     out,
                     given,
                     "unresolved-call-left",
-                    calls_here[call_id],
+                    at,
                     f"the call {call_id!r} has no result yet and left",
                 )
-        for call_id in sorted(answered & later.keys()):
-            add_breach(
-                out,
-                given,
-                "split-tool-pair",
-                calls_here[call_id],
-                f"the call {call_id!r} left but one of its results stays",
-                later[call_id],
-            )
 
 
 _stage_of = operator.attrgetter("stage_id")

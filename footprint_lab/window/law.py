@@ -1,8 +1,13 @@
-"""The law's checks on whatever a strategy returns, shipped or yours.
+"""The law's checks on whatever a strategy returns, shipped, yours or a foreign policy's: the
+one rule engine.
 
-Layer: window core. :func:`apply_window` runs :func:`breaches` on every result — built from a
-plan or assembled by hand — and no flag a strategy can set skips it. The rules are the law
-stated in ``footprint_lab.window``, seen from outside the refusal engine:
+Layer: window core. :func:`breaches` returns typed breaches; the caller decides what they do.
+:func:`apply_window` runs it on every result — built from a plan or assembled by hand — and no
+flag a strategy can set skips it: a breach raises, unless its caller files it
+(``on_breach="record"``). The auditor (:mod:`footprint_lab.auditing`) is an adapter: it
+matches a foreign policy's output to its input as an :class:`Edit` and files these breaches
+as violations. The rules are the law stated in ``footprint_lab.window``, seen from outside the
+refusal engine:
 
 * what left is one contiguous span of whole turns, and only one library stand-in may stand in
   its place: a ``user`` text message with no calls, call id, name or parts — a compaction
@@ -20,7 +25,13 @@ stated in ``footprint_lab.window``, seen from outside the refusal engine:
 * every message that left is named in ``removed_stage_ids``, and nothing else is.
 
 The checks read the span's edges, the messages that left and the stand-ins, not the whole
-window: a prefix and a suffix kept as they were are matched by identity in one C-level pass.
+window: a prefix and a suffix kept as they were are matched by identity in one C-level pass
+(:mod:`footprint_lab.window._law_spans`). A change that is not one span replaced (kept
+messages between removed ones, moved, rewritten in place by a foreign policy) is read as an
+:class:`Edit`, each run of removed messages checked as a span against what is still present.
+The wire rules a provider holds any one window to — whoever produced it, the evidence layer's
+check of every window a run sent included — are :mod:`footprint_lab.window.wire`'s, stated
+here as :func:`wire_breaches`; the head rule above reads the head from there.
 """
 
 from __future__ import annotations
