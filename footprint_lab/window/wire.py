@@ -84,23 +84,27 @@ class WireScan:
         """Scan the next messages of the window; returns self."""
         faults = self.faults
         calls_seen = self._calls_seen
+        pending = self._pending
+        head = self.head
         index = self.fed - 1
         for message in messages:
             index += 1
-            if self.head is None and is_head(message):
-                self.head, self.head_at = message.role, index
-            if message.role == "tool":
+            role = message.role
+            if head is None and role != "system":  # is_head(message), inlined: per message
+                head = self.head = role
+                self.head_at = index
+            if role == "tool":
                 call_id = message.tool_call_id
                 if call_id not in calls_seen:
                     faults.append(WireFault("result-without-call", index, (call_id,)))
-                self._pending.discard(call_id or "")
+                pending.discard(call_id or "")
                 continue
-            if self._pending:
-                faults.append(WireFault("unanswered-calls", index, tuple(sorted(self._pending))))
-                self._pending = set()
+            if pending:
+                faults.append(WireFault("unanswered-calls", index, tuple(sorted(pending))))
+                pending.clear()
             for call in message.tool_calls:
                 calls_seen.add(call.id)
-                self._pending.add(call.id)
+                pending.add(call.id)
         self.fed = index + 1
         return self
 
