@@ -10,6 +10,7 @@ Violations are recorded, never repaired.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -73,8 +74,14 @@ class WindowDiff:
 
     @property
     def changed(self) -> bool:
-        """Whether the policy changed anything."""
-        return bool(self.removed or self.inserted or self.rewritten)
+        """Whether the policy changed anything (moving a message is a change too)."""
+        kept = self.kept
+        return bool(
+            self.removed
+            or self.inserted
+            or self.rewritten
+            or any(a > b for a, b in itertools.pairwise(kept))
+        )
 
 
 def _key(message: Message) -> tuple[object, ...]:

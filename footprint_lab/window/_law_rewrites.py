@@ -276,12 +276,12 @@ def results_after(
     end: int,
     call_ids: set[str],
     present: Sequence[int] | None = None,
-) -> dict[str, int]:
+) -> dict[str, list[int]]:
     """Which of ``call_ids`` are answered by a result at or after ``end`` before being called
-    again, each with the index of its first such result (``present``: when given, only results
-    still in the returned window count — ``present[i]`` is true for those)."""
+    again, each with the indices of those results (``present``: when given, only results still
+    in the returned window count — ``present[i]`` is true for those)."""
     live = set(call_ids)
-    found: dict[str, int] = {}
+    found: dict[str, list[int]] = {}
     for i in range(end, len(given)):
         if not live:
             break
@@ -289,13 +289,8 @@ def results_after(
         for call in message.tool_calls:
             live.discard(call.id)
         call_id = message.tool_call_id
-        if (
-            message.role == "tool"
-            and call_id in live
-            and call_id not in found
-            and (present is None or present[i])
-        ):
-            found[call_id] = i
+        if message.role == "tool" and call_id in live and (present is None or present[i]):
+            found.setdefault(call_id, []).append(i)
     return found
 
 

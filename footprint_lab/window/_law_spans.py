@@ -150,11 +150,13 @@ def check_messages(
     present: Sequence[int] | None = None,
 ) -> None:
     """Any span, message by message: system messages, the paused call, and pairs by position
-    (a result answers the latest earlier call with its id). ``present``: when other messages
+    (a result answers the latest earlier call with its id); a split pair is one breach per
+    half that stays (``kept_half``). ``present``: when other messages
     outside the span left too, ``present[i]`` is true for the given messages still in the
     returned window (by default every message outside the span is)."""
     calls_here: dict[str, int] = {}
     answered: set[str] = set()
+    cut: set[tuple[int, str]] = set()
     index = start - 1
     for message in removed:
         index += 1
@@ -177,7 +179,12 @@ def check_messages(
                 answered.add(call_id)
                 continue
             caller = _called_before(given, start, call_id)
-            if caller is not None and (present is None or present[caller]):
+            if (
+                caller is not None
+                and (present is None or present[caller])
+                and (caller, call_id) not in cut
+            ):
+                cut.add((caller, call_id))  # one breach per call that stays, however many left
                 add_breach(
                     out,
                     given,
@@ -193,14 +200,15 @@ def check_messages(
         for call_id, at in calls_here.items():
             if call_id in later:
                 what = "one of its results stays" if call_id in answered else "its result stays"
-                add_breach(
-                    out,
-                    given,
-                    "split-tool-pair",
-                    at,
-                    f"the call {call_id!r} left but {what}",
-                    later[call_id],
-                )
+                for kept in later[call_id]:  # one breach per result that stays
+                    add_breach(
+                        out,
+                        given,
+                        "split-tool-pair",
+                        at,
+                        f"the call {call_id!r} left but {what}",
+                        kept,
+                    )
             elif call_id not in answered and (
                 present is None or not results_after(given, end, {call_id})
             ):
