@@ -30,6 +30,7 @@ from footprint_lab.auditing.policies import (
 )
 from footprint_lab.auditing.violations import (
     FRAME_MARKERS,
+    RULE_KINDS,
     VIOLATION_KINDS,
     WindowDiff,
     diff_windows,
@@ -42,6 +43,7 @@ from footprint_lab.window.turns import segment_turns
 
 __all__ = [
     "FRAME_MARKERS",
+    "RULE_KINDS",
     "VIOLATION_KINDS",
     "AbortSignal",
     "AuditedPolicy",

@@ -1,16 +1,21 @@
 """Diff a window before and after a policy ran, and name the rules the policy broke.
 
-Layer: audit (pure: messages in, facts out; no pandas). The rules are the window core's (see
-the law in ``footprint_lab.window``), checked from outside on a policy that never went
-through the refusal engine. Violations are recorded, never repaired.
+Layer: audit (pure: messages in, facts out; no pandas). An adapter, not a second rule engine:
+:func:`diff_windows` matches a foreign policy's output to its input (by object, by value, by
+provenance), :func:`find_violations` hands that match to the law
+(:func:`footprint_lab.window.law.breaches`, as an :class:`~footprint_lab.window.law.Edit`) and
+words its breaches in the audit's vocabulary (:data:`VIOLATION_KINDS`, :data:`RULE_KINDS`).
+Violations are recorded, never repaired.
 """
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from footprint_lab.messages import Message, is_notice_or_frame
+from footprint_lab.window.law import Breach, Edit, breaches
 from footprint_lab.window.records import Violation
 
 VIOLATION_KINDS: tuple[str, ...] = (
@@ -21,6 +26,25 @@ VIOLATION_KINDS: tuple[str, ...] = (
     "non-contiguous-removal",
     "rewritten-without-frame",
 )
+
+RULE_KINDS: dict[str, str | None] = {
+    "lost-current-request": "lost-current-request",
+    "system-dropped": "system-dropped",
+    "paused-call-left": None,
+    "unresolved-call-left": None,
+    "split-tool-pair": "split-tool-pair",
+    "non-contiguous-removal": "non-contiguous-removal",
+    "partial-turn": None,
+    "window-opens-on-non-user": "window-opens-on-non-user",
+    "rewritten-without-frame": "rewritten-without-frame",
+    "unnamed-removal": None,
+    "named-but-kept": None,
+}
+"""The violation kind each of the law's rules (``LAW_RULES``) is filed under; None: not filed.
+A call with no result yet (or the one a paused run waits on) that left breaks the engine's own
+guard, not the wire (its result, if it comes, is reported as a split pair then); a removal
+that cuts into a turn is filed as the pair it splits (a stray result has no pair); the auditor
+writes the record of a foreign policy itself, so its names are right by construction."""
 
 FRAME_MARKERS: tuple[str, ...] = (
     "<summary",
@@ -50,8 +74,14 @@ class WindowDiff:
 
     @property
     def changed(self) -> bool:
-        """Whether the policy changed anything."""
-        return bool(self.removed or self.inserted or self.rewritten)
+        """Whether the policy changed anything (moving a message is a change too)."""
+        kept = self.kept
+        return bool(
+            self.removed
+            or self.inserted
+            or self.rewritten
+            or any(a > b for a, b in itertools.pairwise(kept))
+        )
 
 
 def _key(message: Message) -> tuple[object, ...]:
@@ -115,104 +145,53 @@ def find_violations(
     request_index: int | None,
     markers: Sequence[str] = FRAME_MARKERS,
 ) -> list[Violation]:
-    """Every rule the change from ``before`` to ``diff.output`` broke — and only what the
-    policy did: a break already in the window it was given (an orphan result, a head that was
-    not a user message) is not the policy's, so it is not reported.
+    """Every rule the change from ``before`` to ``diff.output`` broke — the law's breaches
+    (:func:`~footprint_lab.window.law.breaches`) filed under :data:`RULE_KINDS` — and only what
+    the policy did: a break already in the window it was given (an orphan result, a head that
+    was not a user message) is not the policy's, so it is not reported.
 
-    Tool pairs are matched by position, not by id alone (real transcripts reuse ids): a result
-    answers the latest earlier call with its id.
+    An inserted message that says what it is (:func:`says_what_it_is`) is read as a compaction
+    frame; tool pairs are matched by position, not by id alone (real transcripts reuse ids): a
+    result answers the latest earlier call with its id. A split pair is named by the half that
+    stays, at its index in the output; the new head and an inserted message by their index in
+    the output too; everything else by its index in ``before``.
     """
-    out: list[Violation] = []
-    after = diff.output
-    out_index = {id(m): i for i, m in enumerate(after)}
-    rewritten_to = dict(diff.rewritten)
-    rewritten_originals = set(rewritten_to)
-    # A rewritten message still stands on the wire (its rewrite is reported on its own).
-    present = [id(m) in out_index or i in rewritten_originals for i, m in enumerate(before)]
+    edit = edit_of_diff(diff)
+    after = [
+        m.model_copy(update={"authored": "compaction-frame"})
+        if edit.origin[j] is None and m.authored is None and says_what_it_is(m, markers)
+        else m
+        for j, m in enumerate(diff.output)
+    ]
+    found = breaches(before, after, None, request_index=request_index, change=edit)
+    where = {i: j for j, i in enumerate(edit.origin) if i is not None}
+    return [
+        Violation(kind=kind, message_index=_index_of(breach, where), detail=breach.detail)
+        for breach in found
+        if (kind := RULE_KINDS.get(breach.rule)) is not None
+    ]
 
-    def where(i: int) -> int:
-        """Index in the output of input message ``i`` (kept or rewritten)."""
-        return out_index.get(id(before[i]), rewritten_to.get(i, -1))
 
-    call_at: dict[str, int] = {}
-    split_calls: set[tuple[int, str]] = set()
-    for i, message in enumerate(before):
-        for call in message.tool_calls:
-            call_at[call.id] = i
-        if message.role != "tool" or message.tool_call_id is None:
-            continue
-        j = call_at.get(message.tool_call_id)
-        if j is None:
-            continue  # an orphan the policy was given: not its doing
-        if present[i] and not present[j]:
-            out.append(
-                Violation(
-                    kind="split-tool-pair",
-                    message_index=where(i),
-                    detail=f"tool result {message.tool_call_id!r} kept but its call left",
-                )
-            )
-        elif present[j] and not present[i]:
-            split_calls.add((j, message.tool_call_id))
-    for j, call_id in sorted(split_calls):
-        out.append(
-            Violation(
-                kind="split-tool-pair",
-                message_index=where(j),
-                detail=f"call {call_id!r} kept but its result left",
-            )
-        )
-    if request_index is not None and not present[request_index]:
-        out.append(
-            Violation(
-                kind="lost-current-request",
-                message_index=request_index,
-                detail="the message the run is executing is no longer in the window",
-            )
-        )
-    head_before = next((m for m in before if m.role != "system"), None)
-    head = next((m for m in after if m.role != "system"), None)
-    if (
-        head is not None
-        and head.role != "user"
-        and (head_before is None or head_before.role == "user")
-    ):
-        out.append(
-            Violation(
-                kind="window-opens-on-non-user",
-                message_index=out_index.get(id(head), after.index(head)),
-                detail=f"the window opens on a {head.role} message",
-            )
-        )
-    for i, m in enumerate(before):
-        if m.role == "system" and not present[i]:
-            out.append(
-                Violation(kind="system-dropped", message_index=i, detail="a system message left")
-            )
-    removed = [i for i in diff.removed if i not in rewritten_originals]
-    if removed and removed != list(range(removed[0], removed[-1] + 1)):
-        out.append(
-            Violation(
-                kind="non-contiguous-removal",
-                message_index=removed[0],
-                detail=f"removed indices {removed[:8]}{'…' if len(removed) > 8 else ''}",
-            )
-        )
-    for original, _ in diff.rewritten:
-        out.append(
-            Violation(
-                kind="rewritten-without-frame",
-                message_index=original,
-                detail=f"content of {before[original].stage_id} changed in place",
-            )
-        )
-    for index in diff.inserted:
-        if not says_what_it_is(after[index], markers):
-            out.append(
-                Violation(
-                    kind="rewritten-without-frame",
-                    message_index=index,
-                    detail="an inserted message does not say it stands for earlier turns",
-                )
-            )
-    return out
+def edit_of_diff(diff: WindowDiff) -> Edit:
+    """The law's :class:`~footprint_lab.window.law.Edit` of ``diff``: for each output message,
+    the input message it keeps or rewrites (None: inserted)."""
+    rewritten = {out_index: original for original, out_index in diff.rewritten}
+    inserted = set(diff.inserted)
+    kept = iter(diff.kept)
+    origin: list[int | None] = []
+    for out_index in range(len(diff.output)):
+        if out_index in rewritten:
+            origin.append(rewritten[out_index])
+        elif out_index in inserted:
+            origin.append(None)
+        else:
+            origin.append(next(kept))
+    return Edit(tuple(origin), frozenset(rewritten))
+
+
+def _index_of(breach: Breach, where: dict[int, int]) -> int:
+    """A violation's ``message_index``: the kept half of a split pair where it stands in the
+    output, else the breach's own index."""
+    if breach.rule == "split-tool-pair" and breach.kept_half is not None:
+        return where.get(breach.kept_half, breach.message_index)
+    return breach.message_index

@@ -26,6 +26,7 @@ from footprint_lab.ledger import Ledger
 from footprint_lab.messages import Message, is_observation
 from footprint_lab.window.notice import is_compaction_frame
 from footprint_lab.window.request import current_request_index, is_library_authored
+from footprint_lab.window.wire import WireFault, WireScan, wire_faults
 
 
 class Loss(BaseModel):
@@ -206,53 +207,56 @@ class _WindowText:
 
 class WireCheck:
     """:func:`wire_problems`, fed one message at a time, so a window that only grows by
-    appending is checked once, not once per call."""
+    appending is checked once, not once per call.
+
+    The rules are the window core's (:class:`~footprint_lab.window.wire.WireScan`, the law's
+    wire rules); this class words each fault as a sentence."""
 
     def __init__(self) -> None:
-        self.problems: list[str] = []
-        """Problems found so far, in order (the head's is reported by :attr:`all`)."""
-        self.head: str | None = None
+        self.scan = WireScan()
+        """The core's scan of the window fed so far."""
+
+    @property
+    def problems(self) -> list[str]:
+        """Problems of the results and turns fed so far, in order (the head's is reported by
+        :attr:`all`)."""
+        return [wire_sentence(fault) for fault in self.scan.faults]
+
+    @property
+    def head(self) -> str | None:
         """Role of the first non-system message fed (None: none yet)."""
-        self._calls_seen: set[str] = set()
-        self._pending: set[str] = set()
+        return self.scan.head
 
     def feed(self, messages: Iterable[Message]) -> WireCheck:
         """Check the next messages of the window; returns self."""
-        problems = self.problems
-        calls_seen = self._calls_seen
-        for message in messages:
-            if self.head is None and message.role != "system":
-                self.head = message.role
-            if message.role == "tool":
-                if message.tool_call_id not in calls_seen:
-                    problems.append(f"tool result {message.tool_call_id} without its call")
-                self._pending.discard(message.tool_call_id or "")
-                continue
-            if self._pending:
-                problems.append(f"calls {sorted(self._pending)} unanswered before a new turn")
-                self._pending = set()
-            for call in message.tool_calls:
-                calls_seen.add(call.id)
-                self._pending.add(call.id)
+        self.scan.feed(messages)
         return self
 
     @property
     def all(self) -> list[str]:
         """Every problem of the window fed so far, as :func:`wire_problems` lists them."""
-        if self.head is not None and self.head != "user":
-            return [*self.problems, f"window opens on a {self.head} message"]
-        return list(self.problems)
+        return [wire_sentence(fault) for fault in self.scan.all()]
 
     @property
     def rejected(self) -> bool:
         """Whether a provider would reject the window fed so far."""
-        return bool(self.problems) or (self.head is not None and self.head != "user")
+        return self.scan.rejected
+
+
+def wire_sentence(fault: WireFault) -> str:
+    """``fault`` in words (the sentences :func:`wire_problems` lists)."""
+    if fault.rule == "result-without-call":
+        return f"tool result {fault.call_ids[0]} without its call"
+    if fault.rule == "unanswered-calls":
+        return f"calls {list(fault.call_ids)} unanswered before a new turn"
+    return f"window opens on a {fault.role} message"
 
 
 def wire_problems(window: Sequence[Message]) -> list[str]:
     """What a provider would reject in this window: a tool result whose call is not before it,
-    a call whose result never follows while later turns do, or a head that is not a user."""
-    return WireCheck().feed(window).all
+    a call whose result never follows while later turns do, or a head that is not a user
+    (the core's wire rules, :func:`~footprint_lab.window.wire.wire_faults`, in words)."""
+    return [wire_sentence(fault) for fault in wire_faults(window)]
 
 
 def wire_problem_calls(run: Run, windows: SentWindows | None = None) -> list[int]:

@@ -46,6 +46,9 @@ class Breach:
     """The stage that committed that message (None for an unstamped or inserted message)."""
     detail: str
     """A human sentence about what happened."""
+    kept_half: int | None = None
+    """For a split tool pair: the index in the given window of the half that stays (the call
+    whose result left, or the result whose call left)."""
 
     def error(self, strategy: str) -> WindowStrategyError:
         """The error ``apply_window`` raises for this breach."""
@@ -61,10 +64,15 @@ class Breach:
 
 
 def add_breach(
-    out: list[Breach], given: Sequence[Message], rule: str, index: int, detail: str
+    out: list[Breach],
+    given: Sequence[Message],
+    rule: str,
+    index: int,
+    detail: str,
+    kept_half: int | None = None,
 ) -> None:
     """File a breach of ``rule`` at ``index`` of the given window (its stage id read there)."""
-    out.append(Breach(rule, index, given[index].stage_id, detail))
+    out.append(Breach(rule, index, given[index].stage_id, detail, kept_half))
 
 
 def ranked(found: list[Breach]) -> list[Breach]:

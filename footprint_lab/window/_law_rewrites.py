@@ -33,6 +33,18 @@ _PLACEHOLDER = re.compile(
 _FEW_INSERTED = 8  # inserted messages looked up one by one before an identity set is built
 
 
+def holds_any(given: Sequence[Message], inserted: Sequence[Message], window: Window | None) -> bool:
+    """Whether any of ``inserted`` (these very objects) stands in ``given`` (``window``: its
+    facts, if known): then what left is not one span replaced, and the law reads the change
+    message by message (:class:`~footprint_lab.window.law.Edit`)."""
+    # Identity lookups: one index for many insertions, so a policy that rewrites every message
+    # of a long window is checked in linear time.
+    if len(inserted) > _FEW_INSERTED:
+        where = _positions(given)
+        return any(id(message) in where for message in inserted)
+    return any(_holds(given, message, window) for message in inserted)
+
+
 def check_stand_ins(
     out: list[Breach],
     given: Sequence[Message],
@@ -40,35 +52,21 @@ def check_stand_ins(
     inserted: Sequence[Message],
     window: Window | None,
     request_index: int | None,
+    at: int | None = None,
 ) -> None:
     """Only one library stand-in, of the one shape allowed, in place of something that left
-    (``span``: the indices of the given window that left; ``window``: its facts, if known)."""
-    # Identity lookups: one index for many insertions, so a policy that rewrites every message
-    # of a long window is checked in linear time.
-    where = _positions(given) if len(inserted) > _FEW_INSERTED else None
-    stand_ins = 0
-    for at, message in enumerate(inserted, span.start):
-        if where is not None:
-            position = where.get(id(message))
-            kept = position is not None
-            inside = position is not None and span.start <= position < span.stop
-        else:
-            kept = _holds(given, message, window)
-            inside = kept and any(m is message for m in given[span.start : span.stop])
-        if kept:
-            detail = (
-                "what left is not one contiguous span: a message kept between removed ones"
-                if inside
-                else "a kept message was moved or repeated"
-            )
-            out.append(Breach("non-contiguous-removal", at, message.stage_id, detail))
-            continue
-        problem = _stand_in_problem(message, span, stand_ins)
+    (``span``: the indices of the given window that left; ``window``: its facts, if known;
+    ``inserted``: messages the given window does not hold, the first at index ``at`` of the
+    returned window — by default ``span.start``, where a kept prefix puts it)."""
+    first = span.start if at is None else at
+    for earlier, message in enumerate(inserted):
+        problem = _stand_in_problem(message, span, earlier)
         if problem is None and message.authored == "drop-notice":
             problem = _notice_off_front(given, span.start, window, request_index)
         if problem is not None:
-            out.append(Breach("rewritten-without-frame", at, message.stage_id, problem))
-        stand_ins += 1
+            out.append(
+                Breach("rewritten-without-frame", first + earlier, message.stage_id, problem)
+            )
 
 
 def _stand_in_problem(message: Message, span: range, earlier: int) -> str | None:
@@ -76,7 +74,7 @@ def _stand_in_problem(message: Message, span: range, earlier: int) -> str | None
     if message.authored not in SPAN_STAND_IN_KINDS:
         return "an inserted message is not a library stand-in (a drop notice or a compaction frame)"
     if not span:
-        return "a stand-in was inserted where nothing left"
+        return "an inserted message stands where nothing left"
     if (
         message.role != "user"
         or message.tool_calls
@@ -85,11 +83,11 @@ def _stand_in_problem(message: Message, span: range, earlier: int) -> str | None
         or message.parts
     ):
         return (
-            f"a {message.authored} must be a user text message with no tool calls, call id, "
-            f"name or parts (got a {message.role} message)"
+            f"an inserted message (a {message.authored}) must be a user text message with no "
+            f"tool calls, call id, name or parts (got a {message.role} message)"
         )
     if earlier:
-        return "one stand-in takes the place of one span; another was inserted"
+        return "an inserted message is a second stand-in; one stand-in takes the place of one span"
     return None
 
 
@@ -105,8 +103,9 @@ def _notice_off_front(
     for turn in range(facts.turn_of(start)):
         if turn != request_turn and turn not in facts.system_turns:
             return (
-                "a drop notice stands only at the front of what may leave (after the system "
-                "messages and the request's turn); this span starts after other kept turns"
+                "an inserted message (a drop notice) stands only at the front of what may leave "
+                "(after the system messages and the request's turn); this span starts after "
+                "other kept turns"
             )
     return None
 
@@ -115,17 +114,19 @@ def check_in_place(
     out: list[Breach],
     given: Sequence[Message],
     returned: Sequence[Message],
-    replaced: Sequence[int],
+    replaced: Sequence[tuple[int, int]],
     request_index: int | None,
     facts: WindowFacts | None,
     iteration: int | None,
 ) -> None:
-    """Replacements in place: a tool result by its cleared-result placeholder, a call's
-    arguments by ``{"cleared": true}`` once its result is cleared; nothing else, and never the
-    request, a system message or a call whose result has not arrived."""
-    open_calls = _open_call_ids(given, replaced, facts)
-    for i in replaced:
-        original, stand_in = given[i], returned[i]
+    """Replacements in place (``replaced``: pairs of an index of the given window and the index
+    of the returned window whose message stands in its place): a tool result by its
+    cleared-result placeholder, a call's arguments by ``{"cleared": true}`` once its result is
+    cleared; nothing else, and never the request, a system message or a call whose result has
+    not arrived."""
+    open_calls = _open_call_ids(given, [i for i, _ in replaced], facts)
+    for i, j in replaced:
+        original, stand_in = given[i], returned[j]
         if i == request_index:
             add_breach(out, given, "lost-current-request", i, "the request was replaced in place")
         if original.role == "system":
@@ -142,7 +143,7 @@ def check_in_place(
         if original.role == "tool":
             problem = _placeholder_problem(original, stand_in, iteration)
         elif original.role == "assistant" and original.tool_calls:
-            problem = _arguments_problem(given, returned, i, facts)
+            problem = _arguments_problem(given, returned, i, j, facts)
         else:
             problem = (
                 f"only a tool result may be cleared in place; a {original.role} message was "
@@ -181,12 +182,16 @@ def _placeholder_problem(original: Message, stand_in: Message, iteration: int | 
 
 
 def _arguments_problem(
-    given: Sequence[Message], returned: Sequence[Message], i: int, facts: WindowFacts | None
+    given: Sequence[Message],
+    returned: Sequence[Message],
+    i: int,
+    j: int,
+    facts: WindowFacts | None,
 ) -> str | None:
-    """Why the assistant message at ``i`` was not lawfully rewritten by ``clear_tool_inputs``:
-    same text, parts and calls (ids and names); only arguments of calls whose results were
-    cleared may become ``{"cleared": true}``."""
-    original, stand_in = given[i], returned[i]
+    """Why the assistant message at ``i`` was not lawfully rewritten (as ``returned[j]``) by
+    ``clear_tool_inputs``: same text, parts and calls (ids and names); only arguments of calls
+    whose results were cleared may become ``{"cleared": true}``."""
+    original, stand_in = given[i], returned[j]
     if (
         stand_in.role != original.role
         or stand_in.content != original.content
@@ -213,9 +218,9 @@ def _arguments_problem(
     if not changed:
         return None
     end = len(returned)
-    if facts is not None and facts.local:
+    if facts is not None and facts.local and i == j:
         end = facts.turns.ends[facts.window.turn_of(i)]
-    cleared = _cleared_results(returned, i + 1, end, set(changed))
+    cleared = _cleared_results(returned, j + 1, end, set(changed))
     uncleared = [cid for cid in changed if cid not in cleared]
     if uncleared:
         return (
@@ -258,22 +263,30 @@ def _open_call_ids(
             if turn not in facts.open_turns:
                 continue
         ids = {c.id for c in calls}
-        out |= ids - results_after(given, i + 1, ids)
+        out |= ids - results_after(given, i + 1, ids).keys()
     return out
 
 
-def results_after(given: Sequence[Message], end: int, call_ids: set[str]) -> set[str]:
-    """Which of ``call_ids`` are answered by a result after ``end`` before being called again."""
+def results_after(
+    given: Sequence[Message],
+    end: int,
+    call_ids: set[str],
+    present: Sequence[int] | None = None,
+) -> dict[str, list[int]]:
+    """Which of ``call_ids`` are answered by a result at or after ``end`` before being called
+    again, each with the indices of those results (``present``: when given, only results still
+    in the returned window count — ``present[i]`` is true for those)."""
     live = set(call_ids)
-    found: set[str] = set()
+    found: dict[str, list[int]] = {}
     for i in range(end, len(given)):
         if not live:
             break
         message = given[i]
         for call in message.tool_calls:
             live.discard(call.id)
-        if message.role == "tool" and message.tool_call_id in live:
-            found.add(message.tool_call_id)
+        call_id = message.tool_call_id
+        if message.role == "tool" and call_id in live and (present is None or present[i]):
+            found.setdefault(call_id, []).append(i)
     return found
 
 

@@ -1,8 +1,13 @@
-"""The law's checks on whatever a strategy returns, shipped or yours.
+"""The law's checks on whatever a strategy returns, shipped, yours or a foreign policy's: the
+one rule engine.
 
-Layer: window core. :func:`apply_window` runs :func:`breaches` on every result — built from a
-plan or assembled by hand — and no flag a strategy can set skips it. The rules are the law
-stated in ``footprint_lab.window``, seen from outside the refusal engine:
+Layer: window core. :func:`breaches` returns typed breaches; the caller decides what they do.
+:func:`apply_window` runs it on every result — built from a plan or assembled by hand — and no
+flag a strategy can set skips it: a breach raises, unless its caller files it
+(``on_breach="record"``). The auditor (:mod:`footprint_lab.auditing`) is an adapter: it
+matches a foreign policy's output to its input as an :class:`Edit` and files these breaches
+as violations. The rules are the law stated in ``footprint_lab.window``, seen from outside the
+refusal engine:
 
 * what left is one contiguous span of whole turns, and only one library stand-in may stand in
   its place: a ``user`` text message with no calls, call id, name or parts — a compaction
@@ -20,12 +25,17 @@ stated in ``footprint_lab.window``, seen from outside the refusal engine:
 * every message that left is named in ``removed_stage_ids``, and nothing else is.
 
 The checks read the span's edges, the messages that left and the stand-ins, not the whole
-window: a prefix and a suffix kept as they were are matched by identity in one C-level pass.
+window: a prefix and a suffix kept as they were are matched by identity in one C-level pass
+(:mod:`footprint_lab.window._law_spans`). A change that is not one span replaced (kept
+messages between removed ones, moved, rewritten in place by a foreign policy) is read as an
+:class:`Edit`, each run of removed messages checked as a span against what is still present.
+The wire rules a provider holds any one window to — whoever produced it, the evidence layer's
+check of every window a run sent included — are :mod:`footprint_lab.window.wire`'s, stated
+here as :func:`wire_breaches`; the head rule above reads the head from there.
 """
 
 from __future__ import annotations
 
-import bisect
 import itertools
 import operator
 from collections.abc import Sequence
@@ -33,11 +43,29 @@ from dataclasses import dataclass
 
 from footprint_lab.messages import Message
 from footprint_lab.window._breach import LAW_RULES, Breach, add_breach, ranked
-from footprint_lab.window._law_rewrites import check_in_place, check_stand_ins, results_after
+from footprint_lab.window._law_rewrites import check_in_place, check_stand_ins, holds_any
+from footprint_lab.window._law_spans import (
+    check_edges,
+    check_head,
+    check_messages,
+    check_names,
+    check_turns,
+)
 from footprint_lab.window.facts import WindowFacts
 from footprint_lab.window.records import WindowRecord
+from footprint_lab.window.wire import WIRE_RULES, WireFault, wire_faults
 
-__all__ = ["LAW_RULES", "Breach", "Change", "breaches", "change_of"]
+__all__ = [
+    "LAW_RULES",
+    "WIRE_RULES",
+    "Breach",
+    "Change",
+    "Edit",
+    "breaches",
+    "change_of",
+    "edit_of",
+    "wire_breaches",
+]
 
 _WALKED = 8  # kept messages matched one by one before change_of switches to a C-level pass
 
@@ -56,6 +84,31 @@ class Change:
     in_place: tuple[int, ...] = ()
     """When the change is replacements in place: the given indices replaced (the window kept
     its length, and every other message of the span stands where it stood)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Edit:
+    """Any change from a given window to a returned one, message by message: what a policy
+    that never went through the refusal engine may do (remove here and there, move, rewrite
+    in place, insert). The law reads an :class:`Edit` when the change is not one span replaced
+    (:class:`Change`); an auditor builds one from a foreign policy's output."""
+
+    origin: tuple[int | None, ...]
+    """For each message of the returned window: the index of the given message it is (kept)
+    or stands in place of (rewritten); None for a message inserted."""
+    rewritten: frozenset[int] = frozenset()
+    """Indices of the returned window whose message rewrites its origin in place (another
+    object, the same message's place)."""
+
+
+def edit_of(given: Sequence[Message], returned: Sequence[Message]) -> Edit:
+    """The :class:`Edit` from ``given`` to ``returned`` by identity: a message of ``returned``
+    is the given message it is (this very object; a repeated object is that message again),
+    anything else was inserted."""
+    at: dict[int, int] = {}
+    for i, message in enumerate(given):
+        at.setdefault(id(message), i)
+    return Edit(tuple(at.get(id(message)) for message in returned))
 
 
 def change_of(given: Sequence[Message], returned: Sequence[Message]) -> Change:
@@ -99,22 +152,14 @@ def change_of(given: Sequence[Message], returned: Sequence[Message]) -> Change:
     return Change(prefix, n - suffix, inserted)
 
 
-def _head(window: Sequence[Message]) -> int | None:
-    """Index of the first message that is not a system message."""
-    for i, message in enumerate(window):
-        if message.role != "system":
-            return i
-    return None
-
-
 def breaches(
     given: Sequence[Message],
     returned: Sequence[Message],
-    record: WindowRecord,
+    record: WindowRecord | None,
     *,
     request_index: int | None,
     paused_call_id: str | None = None,
-    change: Change | None = None,
+    change: Change | Edit | None = None,
     facts: WindowFacts | None = None,
     iteration: int | None = None,
 ) -> list[Breach]:
@@ -123,10 +168,13 @@ def breaches(
     Args:
         given: The window the strategy was given.
         returned: The window it returned.
-        record: The record it filed.
+        record: The record it filed (None: the naming rules are not checked — an auditor
+            writes the record of a foreign policy itself).
         request_index: Index of the current request in ``given``.
         paused_call_id: The call a paused run waits on.
-        change: ``change_of(given, returned)`` when the caller already has it.
+        change: ``change_of(given, returned)`` when the caller already has it, or an
+            :class:`Edit` (how a foreign policy's output stands to its input, matched by
+            the caller); by default the change by identity.
         facts: The given window's facts (``facts.scan``, computed from the given window,
             never by the strategy). When no result landed outside its call's turn, a removal
             of whole turns is checked turn by turn from them: no pair can be split, and the
@@ -135,207 +183,130 @@ def breaches(
             that one check.
     """
     change = change_of(given, returned) if change is None else change
-    start, end, inserted = change.start, change.end, change.inserted
     out: list[Breach] = []
+    if isinstance(change, Edit):
+        _check_edit(out, given, returned, change, record, request_index, paused_call_id, iteration)
+        return ranked(out)
+    start, end, inserted = change.start, change.end, change.inserted
     if change.in_place:
         replaced = change.in_place
-        check_in_place(out, given, returned, replaced, request_index, facts, iteration)
-        _check_names(out, given, [given[i] for i in replaced], replaced, record)
+        check_in_place(
+            out, given, returned, [(i, i) for i in replaced], request_index, facts, iteration
+        )
+        check_names(out, given, [given[i] for i in replaced], replaced, record)
         return ranked(out)
     # What left is read only where a check needs it: a cold trim removes tens of thousands.
     span = range(start, end)
     window = facts.window if facts is not None and facts.window.messages is given else None
     if inserted:
+        if holds_any(given, inserted, window):  # not one span replaced: read it message-wise
+            edit = edit_of(given, returned)
+            _check_edit(
+                out, given, returned, edit, record, request_index, paused_call_id, iteration
+            )
+            return ranked(out)
         check_stand_ins(out, given, span, inserted, window, request_index)
     if not span:
         return ranked(out)
 
-    # Whole turns: the span opens on a turn's first message and ends where a turn starts.
-    whole = True
-    if start > 0 and given[start].role == "tool":
-        whole = False
-        add_breach(
-            out, given, "partial-turn", start, "the removal starts inside a turn (at a result)"
-        )
-    if end < len(given) and given[end].role == "tool":
-        whole = False
-        add_breach(
-            out, given, "partial-turn", end, "the removal ends inside a turn (before a result)"
-        )
-    if request_index is not None and start <= request_index < end:
-        add_breach(
-            out,
-            given,
-            "lost-current-request",
-            request_index,
-            "the message the run is executing left",
-        )
-
+    whole = check_edges(out, given, start, end, request_index)
     if whole and facts is not None and facts.bound is None:
-        _check_turns(out, given, facts, start, end)
+        check_turns(out, given, facts, start, end)
     else:
-        _check_messages(out, given, given[start:end], start, end, paused_call_id)
-
-    # The wire: a window that opened on a user message still does.
-    head_before = _head(given)
-    if head_before is not None and given[head_before].role == "user":
-        head_after = _head(returned)
-        if head_after is not None and returned[head_after].role != "user":
-            message = returned[head_after]
-            out.append(
-                Breach(
-                    "window-opens-on-non-user",
-                    head_after,
-                    message.stage_id,
-                    f"the window now opens on a {message.role} message",
-                )
-            )
-
+        check_messages(out, given, given[start:end], start, end, paused_call_id)
+    check_head(out, given, returned)
     left = window.span_stage_ids(start, end) if window is not None else None
-    _check_names(out, given, None if left is not None else given[start:end], span, record, left)
+    check_names(out, given, None if left is not None else given[start:end], span, record, left)
     return ranked(out)
 
 
-def _check_names(
+def wire_breaches(window: Sequence[Message]) -> list[Breach]:
+    """The wire rules (:data:`WIRE_RULES`) on one window, whoever produced it: every result
+    without its call, every turn that starts while calls are unanswered, and a head that is not
+    a ``user`` message, in window order (the head's last). The evidence layer's
+    :class:`~footprint_lab.evidence.losses.WireCheck` states the same faults in words."""
+    return [_wire_breach(window, fault) for fault in wire_faults(window)]
+
+
+def _wire_breach(window: Sequence[Message], fault: WireFault) -> Breach:
+    message = window[fault.message_index]
+    if fault.rule == "result-without-call":
+        detail = f"the result of {fault.call_ids[0]!r} has no call before it"
+    elif fault.rule == "unanswered-calls":
+        detail = f"the call(s) {list(fault.call_ids)} have no result before this new turn"
+    else:
+        detail = f"the window opens on a {fault.role} message"
+    return Breach(fault.rule, fault.message_index, message.stage_id, detail)
+
+
+def _check_edit(
     out: list[Breach],
     given: Sequence[Message],
-    removed: Sequence[Message] | None,
-    positions: Sequence[int],
-    record: WindowRecord,
-    left: list[str] | None = None,
-) -> None:
-    """Everything that left (``removed``, at ``positions`` of the given window) is named in
-    ``removed_stage_ids``, and nothing else is. ``left``: the stage ids of ``removed``, each
-    once, in order, when the window's facts already have them."""
-    named = record.removed_stage_ids
-    if left is not None and named == left:
-        return  # the engine's own naming: the same ids in the same order
-    if removed is None:
-        removed = [given[i] for i in positions]
-    left_stages = dict.fromkeys(map(_stage_of, removed) if left is None else left)
-    left_stages.pop(None, None)
-    if len(named) != len(left_stages) or any(sid not in left_stages for sid in named):
-        named_set = set(named)
-        unnamed = [sid for sid in left_stages if sid not in named_set]
-        if unnamed:
-            first = next(i for i, m in enumerate(removed) if m.stage_id == unnamed[0])
-            add_breach(
-                out,
-                given,
-                "unnamed-removal",
-                positions[first],
-                f"{unnamed[0]} left without being named in removed_stage_ids",
-            )
-        extra = [sid for sid in named if sid not in left_stages]
-        if extra:
-            out.append(
-                Breach(
-                    "named-but-kept",
-                    positions[0],
-                    extra[0],
-                    f"removed_stage_ids names {extra[:4]} but no message of theirs left",
-                )
-            )
-
-
-def _check_turns(
-    out: list[Breach], given: Sequence[Message], facts: WindowFacts, start: int, end: int
-) -> None:
-    """The whole-turn span ``[start, end)`` of a window whose results all sit in their calls'
-    turns: pairs stay whole by construction; the rest is a lookup per refusing turn."""
-    if not (facts.system_turns or facts.open_turns or facts.paused_turns):
-        return  # nothing in the window may not leave but the request (checked on its own)
-    starts = facts.turns.starts
-    first = bisect.bisect_left(starts, start)
-    last = bisect.bisect_left(starts, end)  # one past the span's last turn
-    for turn in sorted(facts.system_turns):
-        if first <= turn < last:
-            add_breach(out, given, "system-dropped", starts[turn], "a system message left")
-    for turn in sorted(facts.open_turns):
-        if first <= turn < last:
-            head = given[starts[turn]]
-            open_ids = [c.id for c in head.tool_calls]
-            add_breach(
-                out,
-                given,
-                "unresolved-call-left",
-                starts[turn],
-                f"the call(s) {open_ids} have no result yet and left",
-            )
-    for paused in sorted(facts.paused_turns):
-        if first <= paused < last:
-            add_breach(out, given, "paused-call-left", starts[paused], "the paused call left")
-
-
-def _check_messages(
-    out: list[Breach],
-    given: Sequence[Message],
-    removed: Sequence[Message],
-    start: int,
-    end: int,
+    returned: Sequence[Message],
+    edit: Edit,
+    record: WindowRecord | None,
+    request_index: int | None,
     paused_call_id: str | None,
+    iteration: int | None,
 ) -> None:
-    """Any span, message by message: system messages, the paused call, and pairs by position
-    (a result answers the latest earlier call with its id)."""
-    calls_here: dict[str, int] = {}
-    answered: set[str] = set()
-    index = start - 1
-    for message in removed:
-        index += 1
-        calls = message.tool_calls
-        if calls:
-            for call in calls:
-                calls_here[call.id] = index
-                answered.discard(call.id)
-                if call.id == paused_call_id:
-                    add_breach(
-                        out, given, "paused-call-left", index, f"the paused call {call.id!r} left"
-                    )
+    """Any change, message by message: each run of removed messages is checked as a span (its
+    pairs against what is still present), the rewrites in place and the insertions between
+    kept messages by the rules for each, and what left must be one span, in order."""
+    n = len(given)
+    present = bytearray(n)
+    last = -1
+    for i in edit.origin:
+        if i is None:
             continue
-        role = message.role
-        if role == "tool":
-            call_id = message.tool_call_id
-            if call_id is None:
-                continue
-            if call_id in calls_here:
-                answered.add(call_id)
-            elif _called_before(given, start, call_id):
-                add_breach(
-                    out,
-                    given,
-                    "split-tool-pair",
-                    index,
-                    f"the result of {call_id!r} left but its call stays",
-                )
-        elif role == "system":
-            add_breach(out, given, "system-dropped", index, "a system message left")
-    if calls_here:
-        open_calls = [cid for cid in calls_here if cid not in answered]
-        later = results_after(given, end, set(calls_here))
-        for call_id in open_calls:
-            rule, what = (
-                ("split-tool-pair", "left but its result stays")
-                if call_id in later
-                else ("unresolved-call-left", "has no result yet and left")
-            )
-            add_breach(out, given, rule, calls_here[call_id], f"the call {call_id!r} {what}")
-        for call_id in answered & later:
+        if present[i] or i < last:
             add_breach(
-                out,
-                given,
-                "split-tool-pair",
-                calls_here[call_id],
-                f"the call {call_id!r} left but one of its results stays",
+                out, given, "non-contiguous-removal", i, "a kept message was moved or repeated"
             )
+        present[i] = 1
+        last = max(last, i)
+    removed = [i for i in range(n) if not present[i]]
+    runs = _runs(removed)
+    if len(runs) > 1:
+        shown = f"{removed[:8]}{'…' if len(removed) > 8 else ''}"
+        add_breach(
+            out,
+            given,
+            "non-contiguous-removal",
+            removed[0],
+            f"what left is not one contiguous span: removed indices {shown}",
+        )
+    for start, end in runs:
+        check_edges(out, given, start, end, request_index)
+        check_messages(out, given, given[start:end], start, end, paused_call_id, present)
+    rewritten = [(edit.origin[j], j) for j in sorted(edit.rewritten)]
+    in_place = [(i, j) for i, j in rewritten if i is not None]
+    if in_place:
+        check_in_place(out, given, returned, in_place, request_index, None, iteration)
+    j = 0
+    while j < len(edit.origin):
+        if edit.origin[j] is not None:
+            j += 1
+            continue
+        first = j
+        while j < len(edit.origin) and edit.origin[j] is None:
+            j += 1
+        before = edit.origin[first - 1] if first else None
+        after = edit.origin[j] if j < len(edit.origin) else None
+        low = -1 if before is None else before
+        span = range(low + 1, max(low + 1, n if after is None else after))
+        check_stand_ins(out, given, span, returned[first:j], None, request_index, first)
+    check_head(out, given, returned)
+    if record is not None:
+        positions = sorted([*removed, *(i for i, _ in in_place)])
+        check_names(out, given, [given[i] for i in positions], positions, record)
 
 
-_stage_of = operator.attrgetter("stage_id")
-
-
-def _called_before(given: Sequence[Message], start: int, call_id: str) -> bool:
-    """Whether a call with ``call_id`` stands before ``start`` (rare path: a result that left
-    without its call, or an orphan the given window already held)."""
-    for i in range(start - 1, -1, -1):
-        if any(call.id == call_id for call in given[i].tool_calls):
-            return True
-    return False
+def _runs(indices: Sequence[int]) -> list[tuple[int, int]]:
+    """The maximal runs ``[start, end)`` of consecutive numbers in sorted ``indices``."""
+    out: list[tuple[int, int]] = []
+    for i in indices:
+        if out and out[-1][1] == i:
+            out[-1] = (out[-1][0], i + 1)
+        else:
+            out.append((i, i + 1))
+    return out

@@ -571,7 +571,12 @@ def test_an_openhands_condensation_keeps_the_committed_observation(tmp_path: Pat
     path.write_text(json.dumps(data), "utf-8")
     (run,) = load(path)
     (record,) = run.records
-    assert record.observed and record.removed_message_count == 4 and not record.violations
+    assert record.observed and record.removed_message_count == 4
+    # The summary stands at OpenHands' own offset (before the recall), not where the forgotten
+    # events stood: the law (one stand-in, in the place of what left) files that.
+    assert [(v.kind, v.detail) for v in record.violations or []] == [
+        ("rewritten-without-frame", "an inserted message stands where nothing left")
+    ]
     request = next(m for m in history(run) if m.role == "user" and not is_observation(m))
     (recall,) = [m for m in history(run) if is_observation(m)]
     for i in range(record.iteration - 1, len(run.calls)):
