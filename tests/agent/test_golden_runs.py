@@ -9,6 +9,7 @@ byte, so no run saved before the change reads differently after it.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -19,10 +20,17 @@ from footprint_lab.lab import capture
 from tests.agent.golden_runs import BUILDERS, FOLDER
 
 _CLOCK_KEYS = frozenset({"at_ms", "survival_ms", "latency_ms"})
-"""Readings of the wall clock, the one thing two builds of a run may differ in."""
+"""Readings of the wall clock: with the checkout's place, what two builds of a run may differ
+in."""
+
+
+_CHECKOUT = re.compile(r"^.*?/data/")
+"""Where the checkout stood: an import names its file by absolute path (``meta``, problems)."""
 
 
 def _without_clock(value: Any) -> Any:
+    if isinstance(value, str):
+        return _CHECKOUT.sub("<checkout>/data/", value)
     if isinstance(value, dict):
         return {
             k: 0 if k in _CLOCK_KEYS else _without_clock(v)
