@@ -13,6 +13,7 @@ by :meth:`Ledger.window_runs_at <footprint_lab.ledger.Ledger.window_runs_at>` an
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import cached_property
 from typing import Protocol
 
 from footprint_lab.ledger.commit import (
@@ -84,15 +85,12 @@ class LedgerView:
         n = len(self.commits)
         history_end = [0] * n
         last_window = [-1] * n
-        message_commit: list[int] = []
         end = 0
         window = -1
         for commit in self.commits:
             i = commit.index
             if commit.key == HISTORY:
-                start, stop = history_span(commit)
-                message_commit.extend([i] * (stop - start))
-                end = stop
+                end = history_span(commit)[1]
             elif commit.key == WINDOW:
                 window = i
             history_end[i] = end
@@ -101,8 +99,16 @@ class LedgerView:
         """Messages committed as of each commit."""
         self.last_window = last_window
         """The last ``window`` commit at or before each commit (-1: none yet)."""
-        self.message_commit = message_commit
-        """The commit that appended each message position."""
+
+    @cached_property
+    def message_commit(self) -> list[int]:
+        """The commit that appended each message position (read on first use)."""
+        out: list[int] = []
+        for commit in self.commits:
+            if commit.key == HISTORY:
+                start, stop = history_span(commit)
+                out.extend([commit.index] * (stop - start))
+        return out
 
     def __len__(self) -> int:
         return len(self.commits)
