@@ -3,9 +3,10 @@
 Layer: evidence (pure; reads the ledger, never writes it). ``Run.window_sent(i)`` materialises
 a list of every message of call ``i``'s window: asked for every call of a run with no window
 management, that is quadratic in the run's length. The ledger stores each window as runs of
-positions (see :mod:`footprint_lab.ledger`), so this view decodes them once, in one walk over
-the commits, and answers "was position ``p`` in the window call ``i`` sent?" by bisection, and
-"what did call ``i`` send that call ``i - 1`` did not?" as a slice of the message store.
+positions (see :mod:`footprint_lab.ledger`), so this view reads them once, through the
+ledger's own view of them (:class:`~footprint_lab.ledger.LedgerView`), and answers "was
+position ``p`` in the window call ``i`` sent?" by bisection, and "what did call ``i`` send that
+call ``i - 1`` did not?" as a slice of the message store.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from footprint_lab.agent.run import Run
-from footprint_lab.ledger import HISTORY, WINDOW, Runs
+from footprint_lab.ledger import LedgerView, Runs, WindowRuns, window_runs
 from footprint_lab.messages import Message
 
 
@@ -32,18 +33,14 @@ class SentWindow:
     end: int
     """How many messages had been committed when the call was made."""
 
-    def runs(self) -> list[tuple[int, int]]:
+    def runs(self) -> WindowRuns:
         """The window as runs of positions, in window order."""
-        if self.window_commit < 0:
-            return [(0, self.end)] if self.end else []
-        out = list(self.stored)
-        if self.end > self.appended_from:
-            out.append((self.appended_from, self.end))
-        return out
+        stored = None if self.window_commit < 0 else self.stored
+        return window_runs(stored, self.appended_from, self.end)
 
 
 class SentWindows:
-    """Every call's sent window of ``run``, decoded from its ledger in one walk (O(commits)).
+    """Every call's sent window of ``run``, read from its ledger's view in one walk (O(commits)).
 
     Args:
         run: A run (recorded, imported or replayed); read, never changed. Build a new view
@@ -54,26 +51,17 @@ class SentWindows:
         ledger = run.ledger
         self.messages: Sequence[Message] = ledger.messages
         """The ledger's message store, by position."""
-        commits = ledger.commits
-        sent = [self._normalised(c.sent_commit, len(commits)) for c in run.calls]
+        view = LedgerView(ledger)
+        sent = [self._normalised(c.sent_commit, len(view)) for c in run.calls]
         # Per call, three ints in parallel lists (no object per call for the collector to
         # walk); the stored runs of each window commit are shared with the ledger.
-        wanted = set(sent)
-        found: dict[int, tuple[int, int, int]] = {}
-        self._stored: dict[int, Runs] = {}
-        end = 0
-        window = (-1, 0)
-        for commit in commits:
-            if commit.key == HISTORY:
-                end = int(commit.stored[1])
-            elif commit.key == WINDOW:
-                window = (commit.index, end)
-                self._stored[commit.index] = commit.stored
-            if commit.index in wanted:
-                found[commit.index] = (window[0], window[1], end)
-        self._window_commit = [found[index][0] for index in sent]
-        self._appended_from = [found[index][1] for index in sent]
-        self._end = [found[index][2] for index in sent]
+        last_window, history_end = view.last_window, view.history_end
+        self._window_commit = [last_window[index] for index in sent]
+        self._appended_from = [history_end[w] if w >= 0 else 0 for w in self._window_commit]
+        self._end = [history_end[index] for index in sent]
+        self._stored: dict[int, Runs] = {
+            w: view.stored_window(w) for w in self._window_commit if w >= 0
+        }
         self._merged_for = -1
         self._starts: list[int] = []
         self._stops: list[int] = []

@@ -19,7 +19,7 @@ from tests.agent.golden_runs import BUILDERS
 _PACKAGE = Path(footprint_lab.__file__).parent
 _WRITES = frozenset({"append", "put", "set_window", "begin_stage"})
 """The ledger's writing methods."""
-_OWNERS = {_PACKAGE / "ledger.py", _PACKAGE / "agent" / "writer.py"}
+_OWNERS = {_PACKAGE / "ledger" / "log.py", _PACKAGE / "agent" / "writer.py"}
 
 
 def _ledger_writes(path: Path) -> list[str]:

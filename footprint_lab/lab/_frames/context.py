@@ -24,8 +24,15 @@ from functools import cached_property
 import numpy as np
 
 from footprint_lab.agent.run import Run
-from footprint_lab.lab._ledger_view import IntArray, LedgerView, Runs, positions, runs_length
-from footprint_lab.ledger import Commit, given_commit
+from footprint_lab.lab._frames.arrays import IntArray
+from footprint_lab.ledger import (
+    Commit,
+    LedgerView,
+    WindowRuns,
+    given_commit,
+    positions,
+    runs_length,
+)
 from footprint_lab.messages import Message
 from footprint_lab.window.notice import is_compaction_frame, is_drop_notice
 from footprint_lab.window.records import WindowRecord
@@ -54,7 +61,9 @@ class RecordFacts:
         "removed",
     )
 
-    def __init__(self, commit: int | None, given_runs: Runs | None, after_runs: Runs | None):
+    def __init__(
+        self, commit: int | None, given_runs: WindowRuns | None, after_runs: WindowRuns | None
+    ):
         self.commit = commit
         """The ledger commit that filed the record (None: the run never committed it)."""
         self.given_runs = given_runs
@@ -112,7 +121,7 @@ class CaptureContext:
     """The iteration of the commit that appended each message."""
     facts: list[RecordFacts]
     """One per record, in ``run.records`` order."""
-    call_windows: list[Runs]
+    call_windows: list[WindowRuns]
     """The window each call sent, as runs of positions (``[]`` for a call with no commit)."""
 
     @property

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from footprint_lab.lab._frames.arrays import IntArray
 from footprint_lab.lab._frames.context import CaptureContext
-from footprint_lab.lab._ledger_view import IntArray
 from footprint_lab.lab.schema import build_frame
 
 __all__ = ["Departures", "build", "departures"]

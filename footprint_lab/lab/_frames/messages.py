@@ -12,10 +12,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from footprint_lab.lab._frames.arrays import IntArray, expand_runs
 from footprint_lab.lab._frames.context import CaptureContext, stage_kind
 from footprint_lab.lab._frames.evictions import Departures
-from footprint_lab.lab._ledger_view import IntArray, expand_runs, runs_length
 from footprint_lab.lab.schema import build_frame
+from footprint_lab.ledger import runs_length
 
 __all__ = ["PREVIEW_CHARS", "build", "int_or_na"]
 

@@ -13,8 +13,8 @@ from typing import Any
 import pandas as pd
 
 from footprint_lab.lab._frames.context import CaptureContext, RecordFacts
-from footprint_lab.lab._ledger_view import in_runs
 from footprint_lab.lab.schema import SCHEMAS, build_frame
+from footprint_lab.ledger import in_runs
 from footprint_lab.window.records import Pin, WindowRecord
 
 __all__ = ["build"]

@@ -1,7 +1,7 @@
 """The ledger: the run's append-only commit log.
 
-Layer: above ``messages``; below the window core's callers (agent, lab). The window core never
-writes here — see the law in :mod:`footprint_lab.window`.
+Layer: ledger (above ``messages``; below the window core's callers: agent, lab). The window core
+never writes here — see the law in :mod:`footprint_lab.window`.
 
 Every stage (``seed#0``, ``window#1``, ``call-llm#2``, ``tool-calls#3`` ...) commits key/value
 writes. Two keys are special and stored with structural sharing, so memory grows with the
@@ -14,6 +14,9 @@ distinct messages rather than with iterations x window size:
   message store, never copies of messages. Messages appended after a window commit extend it,
   so ``value_at(i, "window")`` is the last window commit plus what was appended since (and the
   whole history when no strategy ever committed a window).
+
+The stored form is decoded in :mod:`~footprint_lab.ledger.commit` and read as positions through
+:mod:`~footprint_lab.ledger.view` (one reading of a window as runs, for this log and the lab).
 """
 
 from __future__ import annotations
@@ -23,15 +26,16 @@ import itertools
 import operator
 import time
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
 from typing import Any
 
+from footprint_lab.ledger.checks import check_ledger_parts
+from footprint_lab.ledger.commit import HISTORY, WINDOW, Commit, history_span, window_runs_of
+from footprint_lab.ledger.view import WindowRuns, window_runs
 from footprint_lab.messages import Message
 
-_ONES = itertools.repeat(1)  # an endless 1, for C-level "one past" maps
+__all__ = ["Clock", "Ledger", "wall_clock_ms"]
 
-HISTORY = "history"
-WINDOW = "window"
+_ONES = itertools.repeat(1)  # an endless 1, for C-level "one past" maps
 
 Clock = Callable[[], int]
 
@@ -39,187 +43,6 @@ Clock = Callable[[], int]
 def wall_clock_ms() -> int:
     """Milliseconds since the epoch (the default ledger clock)."""
     return time.time_ns() // 1_000_000
-
-
-@dataclass(frozen=True, slots=True)
-class Commit:
-    """One key written by one stage."""
-
-    index: int
-    """Position in the log, from 0."""
-    stage_id: str
-    """The runtime stage that wrote it, e.g. ``tool-calls#4``."""
-    key: str
-    """Which key was written."""
-    at_ms: int
-    """When, in milliseconds of the ledger's clock."""
-    stored: Any
-    """The stored form of the value (positions for ``history``/``window``); use ``value_at``."""
-
-
-Runs = tuple[tuple[int, int], ...]
-
-
-def given_commit(commits: Sequence[Commit], index: int) -> int:
-    """The commit as of which the window was read that the visit filing the record at commit
-    ``index`` was given: the commit before the first of the record's stage (a visit's commits
-    are consecutive: :class:`~footprint_lab.agent.writer.RunWriter` writes them so). The writer
-    names it on every record it files (``WindowRecord.given_commit``); this reads it back for a
-    record that lost it (a saved run, a record rebuilt from its dump)."""
-    stage_id = commits[index].stage_id
-    start = index
-    while start and commits[start - 1].stage_id == stage_id:
-        start -= 1
-    return start - 1
-
-
-class LedgerError(ValueError):
-    """Parts given to :meth:`Ledger.restore` that do not make sense together.
-
-    Attributes:
-        where: The place, as a path into :meth:`Ledger.export`'s parts in their saved form
-            (``commits[12].value``, ``message_commit[3]``, ``stage_counter`` ...).
-        rule: The rule broken, as a sentence.
-    """
-
-    def __init__(self, where: str, rule: str) -> None:
-        super().__init__(f"{where}: {rule}")
-        self.where = where
-        self.rule = rule
-
-
-def stage_number(stage_id: str) -> int | None:
-    """The ``n`` of a ``name#n`` stage id, or None for an id not of that form."""
-    _, sep, digits = stage_id.rpartition("#")
-    return int(digits) if sep and digits.isascii() and digits.isdigit() else None
-
-
-def _positions(stored: Any, where: str) -> tuple[int, int]:
-    try:
-        start, end = stored
-    except (TypeError, ValueError):
-        raise LedgerError(where, "must be a pair [start, end] of positions") from None
-    if type(start) is not int or type(end) is not int:
-        raise LedgerError(where, "must be a pair [start, end] of integer positions")
-    return start, end
-
-
-def _check_window_runs(stored: Any, where: str, committed: int) -> None:
-    if not isinstance(stored, (list, tuple)):
-        raise LedgerError(where, "a window commit holds a list of [start, end] runs")
-    ascending = True
-    last_end = 0
-    for k, run in enumerate(stored):
-        at = f"{where}[{k}]"
-        start, end = _positions(run, at)
-        if start < 0 or end > committed:
-            raise LedgerError(
-                at,
-                f"window run {start}..{end} is out of range: only {committed} messages were "
-                "committed by then",
-            )
-        if start >= end:
-            raise LedgerError(
-                at, f"window run {start}..{end} is empty or reversed (start must be < end)"
-            )
-        ascending = ascending and start >= last_end
-        last_end = end
-    if ascending:
-        return
-    order = sorted(range(len(stored)), key=lambda k: int(stored[k][0]))
-    for before, after in itertools.pairwise(order):
-        if int(stored[after][0]) < int(stored[before][1]):
-            a, b = stored[after]
-            raise LedgerError(
-                f"{where}[{after}]",
-                f"window run {a}..{b} repeats positions of run {before} (a window holds each "
-                "message once)",
-            )
-
-
-def check_ledger_parts(
-    messages: Sequence[Message],
-    message_commit: Sequence[int],
-    commits: Sequence[Commit],
-    stage_counter: int,
-) -> None:
-    """Check that :meth:`Ledger.export`'s parts make sense together, in one linear pass.
-
-    Args:
-        messages: The message store.
-        message_commit: For each message, the index of the commit that appended it.
-        commits: The commits, with ``history`` values as ``(start, end)`` and ``window`` values
-            as runs of ``(start, end)``.
-        stage_counter: How many stage ids were allocated.
-
-    Raises:
-        LedgerError: the first rule broken, and where (see :meth:`Ledger.restore`).
-    """
-    size = len(messages)
-    if len(message_commit) != size:
-        raise LedgerError(
-            "message_commit",
-            f"names {len(message_commit)} commits for {size} messages (one per message)",
-        )
-    appended = 0  # messages committed so far, walking the commits in order
-    highest = -1
-    highest_id = ""
-    for i, commit in enumerate(commits):
-        where = f"commits[{i}]"
-        if commit.index != i:
-            raise LedgerError(f"{where}.index", f"commit {i} carries index {commit.index}")
-        number = stage_number(commit.stage_id)
-        if number is not None and number > highest:
-            highest, highest_id = number, commit.stage_id
-        if commit.key == HISTORY:
-            start, end = _positions(commit.stored, f"{where}.value")
-            if start > end:
-                raise LedgerError(
-                    f"{where}.value",
-                    f"history positions {start}..{end} are reversed (start must be <= end)",
-                )
-            if end > size or start < 0:
-                raise LedgerError(
-                    f"{where}.value",
-                    f"history positions {start}..{end} are out of range: the ledger holds "
-                    f"{size} messages",
-                )
-            if start != appended:
-                gap = "leaves a gap after" if start > appended else "overlaps"
-                raise LedgerError(
-                    f"{where}.value",
-                    f"history positions {start}..{end} {gap} the {appended} messages appended "
-                    f"before (history commits tile the message store in order)",
-                )
-            for pos in range(start, end):
-                if message_commit[pos] != i:
-                    raise LedgerError(
-                        f"message_commit[{pos}]",
-                        f"names commit {message_commit[pos]}, but message {pos} was appended "
-                        f"by history commit {i}",
-                    )
-                if messages[pos].stage_id != commit.stage_id:
-                    raise LedgerError(
-                        f"messages[{pos}].stage_id",
-                        f"is {messages[pos].stage_id!r}, but the commit that appended it "
-                        f"(commit {i}) is stage {commit.stage_id!r}",
-                    )
-            appended = end
-        elif commit.key == WINDOW:
-            _check_window_runs(commit.stored, f"{where}.value", appended)
-    if appended != size:
-        raise LedgerError(
-            f"message_commit[{appended}]",
-            f"message {appended} (and any after it) was appended by no history commit",
-        )
-    if type(stage_counter) is not int or stage_counter < 0:
-        raise LedgerError("stage_counter", f"is {stage_counter!r}; it must be an integer >= 0")
-    if stage_counter <= highest:
-        raise LedgerError(
-            "stage_counter",
-            f"is {stage_counter}, but stage id {highest_id!r} was already allocated: the "
-            f"counter must be greater than every #n used, or ids would be reused",
-        )
 
 
 class Ledger:
@@ -435,9 +258,9 @@ class Ledger:
         """How many messages had been committed as of commit ``index``."""
         index = self._check_index(index)
         last = self._last_commit_of(HISTORY, index)
-        return 0 if last is None else int(self._commits[last].stored[1])
+        return 0 if last is None else history_span(self._commits[last])[1]
 
-    def window_runs_at(self, index: int) -> list[tuple[int, int]]:
+    def window_runs_at(self, index: int) -> WindowRuns:
         """The window as of commit ``index`` as runs ``(start, end)`` of positions into
         :attr:`messages`, in window order (see the module docstring): the last window commit's
         runs, then what was appended since. Costs the runs, not the messages they hold."""
@@ -445,12 +268,9 @@ class Ledger:
         end = self.history_end(index)
         last_window = self._last_commit_of(WINDOW, index)
         if last_window is None:
-            return [(0, end)] if end else []
-        runs = list(self._commits[last_window].stored)  # integer pairs (restore checks them)
-        appended_from = self.history_end(last_window)
-        if end > appended_from:
-            runs.append((appended_from, end))
-        return runs
+            return window_runs(None, 0, end)
+        stored = window_runs_of(self._commits[last_window])
+        return window_runs(stored, self.history_end(last_window), end)
 
     def window_at(self, index: int) -> list[Message]:
         """The window as of commit ``index`` (see the module docstring)."""
