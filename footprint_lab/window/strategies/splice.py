@@ -87,27 +87,6 @@ class Spliceable(Protocol):
     def span_key(self, plan: RemovalPlan) -> str | None:
         """A stable hash identifying the span."""
 
-    def unchanged(
-        self, strategy: str, plan: RemovalPlan | None = None, **facts: Any
-    ) -> StrategyResult:
-        """A result that keeps the window as it is."""
-
-    def refuse_span(
-        self, strategy: str, plan: RemovalPlan, reason: Any, **facts: Any
-    ) -> StrategyResult:
-        """Keep the window and name every turn of the span with ``reason``."""
-
-    def _splice(
-        self,
-        strategy: str,
-        plan: RemovalPlan,
-        replacement: Message | None,
-        notice_kind: str | None,
-        removed: RemovalFacts | None = None,
-        **facts: Any,
-    ) -> StrategyResult:
-        """Take the span out, with ``replacement`` (if any) in its place."""
-
 
 class Splicing:
     """The splicing moves of a strategy's input (mixed into ``StrategyInput``)."""
@@ -179,7 +158,8 @@ class Splicing:
             for k in range(*plan.span_turns)
         ]
         refusals = sorted([*plan.refusals, *refused], key=lambda r: r.turn_index)
-        return self.unchanged(
+        return Splicing.unchanged(
+            self,
             strategy,
             plan,
             refusals=refusals,
@@ -226,10 +206,10 @@ class Splicing:
         in which case the drop is abandoned as ``replacement-not-smaller``.
         """
         if plan.span is None:
-            return self.unchanged(strategy, plan, **facts)
+            return Splicing.unchanged(self, strategy, plan, **facts)
         start, end = plan.span
         if not plan.at_front:
-            return self._splice(strategy, plan, None, None, **facts)
+            return Splicing._splice(self, strategy, plan, None, None, **facts)
         removed = self.removal_facts(range(start, end))
         request_kept: str | None = None
         if self.request_index is not None:
@@ -256,14 +236,14 @@ class Splicing:
             )
             if len(text) < removed.chars:
                 notice = notice_message(text)
-                return self._splice(strategy, plan, notice, kind, removed, **facts)
+                return Splicing._splice(self, strategy, plan, notice, kind, removed, **facts)
         new_head = next(
             (m for m in chain(self.messages[:start], self.messages[end:]) if m.role != "system"),
             None,
         )
         if new_head is not None and new_head.role != "user":
-            return self.refuse_span(strategy, plan, "replacement-not-smaller", **facts)
-        return self._splice(strategy, plan, None, None, removed, **facts)
+            return Splicing.refuse_span(self, strategy, plan, "replacement-not-smaller", **facts)
+        return Splicing._splice(self, strategy, plan, None, None, removed, **facts)
 
     def replace(
         self: Spliceable,
@@ -277,7 +257,7 @@ class Splicing:
         """Replace the plan's span with one message that stands for it (a compaction frame)."""
         assert plan.span is not None
         start, end = plan.span
-        result = self._splice(strategy, plan, replacement, None, **facts)
+        result = Splicing._splice(self, strategy, plan, replacement, None, **facts)
         assert result.record is not None
         # Trusted values built right here: skip re-validating every folded message.
         folded = construct_trusted(
