@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from footprint_lab.agent import load_checkpoint as load_checkpoint
     from footprint_lab.agent import load_run as load_run
     from footprint_lab.agent import tool as tool
+    from footprint_lab.agent.replay import replay as replay
     from footprint_lab.auditing import Violation as Violation
     from footprint_lab.auditing import audit as audit
     from footprint_lab.events import Event as Event
@@ -72,11 +73,6 @@ if TYPE_CHECKING:
     from footprint_lab.window import sliding_window as sliding_window
     from footprint_lab.window import summarize_oldest as summarize_oldest
     from footprint_lab.window import token_budget as token_budget
-
-# ``replay`` is the one name loaded at once: ``footprint_lab.replay`` is also a submodule, and
-# importing a submodule sets the parent's attribute of that name to the module. Importing it
-# here, before anything else can, binds the attribute to the function for good.
-from footprint_lab.replay import replay
 
 __version__ = "0.1.0"
 
@@ -179,12 +175,21 @@ _LAZY: dict[str, str] = {
     "load_checkpoint": _AGENT,
     "load_run": _AGENT,
     "tool": _AGENT,
+    "replay": "footprint_lab.agent.replay",
     # above the agent
     "Violation": "footprint_lab.auditing",
     "audit": "footprint_lab.auditing",
     "sweep": "footprint_lab.sweeps",  # pandas: loaded only when asked for
 }
 """Every name the root exports, and the module it comes from."""
+
+# ``footprint_lab.replay`` is also a module: the old path of replay, a shim that imports
+# nothing when it loads. Importing a submodule binds the parent's attribute of its name to the
+# module, once, when the submodule first loads. So the shim is loaded here, first (whatever
+# imports it later finds it loaded and binds nothing), and the binding is undone: the attribute
+# ``replay`` is then served by ``__getattr__`` below, the function, as every other name is.
+importlib.import_module("footprint_lab.replay")
+del globals()["replay"]
 
 
 def __getattr__(name: str) -> Any:

@@ -18,9 +18,9 @@ from typing import Any
 import pandas as pd
 
 from footprint_lab.agent.checkpoint import Checkpoint, run_from_checkpoint
+from footprint_lab.agent.replay import replay
 from footprint_lab.agent.run import Run
 from footprint_lab.applicability import blocked, reasons_of, reasons_text
-from footprint_lab.replay import replay
 from footprint_lab.scenarios import Scenario
 
 PIN_KEY = "keep_last_tool_results"
