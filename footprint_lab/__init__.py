@@ -39,6 +39,7 @@ if TYPE_CHECKING:
     from footprint_lab.messages import ToolCall as ToolCall
     from footprint_lab.messages import content_hash as content_hash
     from footprint_lab.messages import window_chars as window_chars
+    from footprint_lab.providers import ContextLengthError as ContextLengthError
     from footprint_lab.providers import Provider as Provider
     from footprint_lab.providers import ProviderError as ProviderError
     from footprint_lab.providers import ProviderRequest as ProviderRequest
@@ -50,7 +51,6 @@ if TYPE_CHECKING:
     from footprint_lab.usage import Usage as Usage
     from footprint_lab.window import DROP_NOTICE_PREFIX as DROP_NOTICE_PREFIX
     from footprint_lab.window import CompactionUnmeasurableError as CompactionUnmeasurableError
-    from footprint_lab.window import ContextLengthError as ContextLengthError
     from footprint_lab.window import FoldedSpan as FoldedSpan
     from footprint_lab.window import Observations as Observations
     from footprint_lab.window import Pin as Pin
@@ -129,7 +129,6 @@ _LAZY: dict[str, str] = {
     # the window core
     "DROP_NOTICE_PREFIX": _WINDOW,
     "CompactionUnmeasurableError": _WINDOW,
-    "ContextLengthError": _WINDOW,
     "FoldedSpan": _WINDOW,
     "Observations": _WINDOW,
     "Pin": _WINDOW,
@@ -153,6 +152,7 @@ _LAZY: dict[str, str] = {
     "summarize_oldest": _WINDOW,
     "token_budget": _WINDOW,
     # providers
+    "ContextLengthError": _PROVIDERS,
     "Provider": _PROVIDERS,
     "ProviderError": _PROVIDERS,
     "ProviderRequest": _PROVIDERS,

@@ -95,3 +95,26 @@ def test_replay_loads_the_agent_but_no_importer_lab_or_pandas() -> None:
 def test_run_sync_lives_below_the_window_core_and_the_core_re_exports_it() -> None:
     assert footprint_lab.window.apply.run_sync is footprint_lab._async.run_sync
     assert footprint_lab._async.run_sync.__module__ == "footprint_lab._async"
+
+
+def test_context_length_error_lives_with_the_providers_and_its_old_paths_give_it() -> None:
+    import footprint_lab.providers.base
+    import footprint_lab.window.errors
+
+    error = footprint_lab.providers.base.ContextLengthError
+    assert error.__module__ == "footprint_lab.providers.base"
+    assert footprint_lab.ContextLengthError is error
+    assert footprint_lab.providers.ContextLengthError is error
+    assert footprint_lab.window.ContextLengthError is error
+    assert footprint_lab.window.errors.ContextLengthError is error
+    from footprint_lab.window import ContextLengthError
+
+    assert ContextLengthError is error
+
+
+def test_the_window_core_loads_no_provider_until_its_old_name_is_asked_for() -> None:
+    loaded = _loaded("import footprint_lab.window")
+    layers = {m.split(".")[1] for m in loaded.ours if "." in m}
+    assert layers <= CORE | {"replay"}
+    asked = _loaded("from footprint_lab.window import ContextLengthError")
+    assert "footprint_lab.providers.base" in asked.ours

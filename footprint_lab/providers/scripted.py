@@ -14,9 +14,13 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from footprint_lab.messages import Message, ToolCall
-from footprint_lab.providers.base import ProviderError, ProviderRequest, ProviderResponse
+from footprint_lab.providers.base import (
+    ContextLengthError,
+    ProviderError,
+    ProviderRequest,
+    ProviderResponse,
+)
 from footprint_lab.usage import Usage
-from footprint_lab.window.errors import ContextLengthError
 
 CHARS_PER_TOKEN = 4
 
