@@ -11,7 +11,9 @@ widgets) is :mod:`footprint_lab.lab`.
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from footprint_lab._lazy import lazy_names
 
 if TYPE_CHECKING:
     from footprint_lab.agent import Agent as Agent
@@ -33,6 +35,7 @@ if TYPE_CHECKING:
     from footprint_lab.auditing import audit as audit
     from footprint_lab.events import Event as Event
     from footprint_lab.events import Recorder as Recorder
+    from footprint_lab.lab.sweeps import sweep as sweep
     from footprint_lab.ledger import Commit as Commit
     from footprint_lab.ledger import Ledger as Ledger
     from footprint_lab.messages import Message as Message
@@ -47,7 +50,6 @@ if TYPE_CHECKING:
     from footprint_lab.providers import Reply as Reply
     from footprint_lab.providers import ScriptedProvider as ScriptedProvider
     from footprint_lab.providers import provider_summarizer as provider_summarizer
-    from footprint_lab.sweeps import sweep as sweep
     from footprint_lab.usage import Usage as Usage
     from footprint_lab.window import DROP_NOTICE_PREFIX as DROP_NOTICE_PREFIX
     from footprint_lab.window import CompactionUnmeasurableError as CompactionUnmeasurableError
@@ -179,7 +181,7 @@ _LAZY: dict[str, str] = {
     # above the agent
     "Violation": "footprint_lab.auditing",
     "audit": "footprint_lab.auditing",
-    "sweep": "footprint_lab.sweeps",  # pandas: loaded only when asked for
+    "sweep": "footprint_lab.lab.sweeps",  # pandas: loaded only when asked for
 }
 """Every name the root exports, and the module it comes from."""
 
@@ -192,14 +194,4 @@ importlib.import_module("footprint_lab.replay")
 del globals()["replay"]
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'footprint_lab' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value  # later look-ups skip this function
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_LAZY))
+__getattr__, __dir__ = lazy_names(__name__, _LAZY, globals())

@@ -1,7 +1,8 @@
-"""A light front door (#25 item 3): ``import footprint_lab`` loads only the root (and the light
-shim that keeps ``footprint_lab.replay`` the function), measured in a fresh interpreter; the
-window core's names load the core and nothing above it; the names that left a layer live in
-their new homes and stay importable from their old paths."""
+"""A light front door (#25 item 3): ``import footprint_lab`` loads only the root (with the
+helper serving its lazy names, and the light shim that keeps ``footprint_lab.replay`` the
+function), measured in a fresh interpreter; the window core's names load the core and nothing
+above it; a room of the lab loads no chart or widget; the names that left a layer live in their
+new homes and stay importable from their old paths."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ import footprint_lab
 import footprint_lab._async
 import footprint_lab.window.apply
 
-CORE = {"messages", "usage", "_models", "_async", "_gc", "_repr", "window"}
+CORE = {"messages", "usage", "_models", "_async", "_lazy", "_gc", "_repr", "window"}
 """The core: the window package and the bottom modules it stands on (first name under
 ``footprint_lab``)."""
 
@@ -69,10 +70,10 @@ def _loaded(statement: str) -> Loaded:
     return loaded
 
 
-def test_importing_footprint_lab_loads_the_root_and_the_replay_shim_only() -> None:
+def test_import_footprint_lab_loads_the_root_its_lazy_names_and_the_replay_shim_only() -> None:
     loaded = _loaded("import footprint_lab")
     # Until #25 item 3 it loaded the agent, providers, replay, audit and evidence: 70 modules.
-    assert loaded.ours == ["footprint_lab", "footprint_lab.replay"]
+    assert loaded.ours == ["footprint_lab", "footprint_lab._lazy", "footprint_lab.replay"]
     assert loaded.others == set()  # not even pydantic: the first model loads it
 
 
@@ -118,3 +119,28 @@ def test_the_window_core_loads_no_provider_until_its_old_name_is_asked_for() -> 
     assert layers <= CORE | {"replay"}
     asked = _loaded("from footprint_lab.window import ContextLengthError")
     assert "footprint_lab.providers.base" in asked.ours
+
+
+def test_costs_and_sweeps_live_in_the_lab_and_their_old_paths_re_export_them() -> None:
+    import footprint_lab.costs
+    import footprint_lab.lab.costs
+    import footprint_lab.lab.sweeps
+    import footprint_lab.sweeps
+
+    assert footprint_lab.sweep is footprint_lab.lab.sweeps.sweep
+    assert footprint_lab.sweep.__module__ == "footprint_lab.lab.sweeps"
+    for name in footprint_lab.lab.sweeps.__all__:
+        assert getattr(footprint_lab.sweeps, name) is getattr(footprint_lab.lab.sweeps, name)
+    assert footprint_lab.lab.costs.cost_frame.__module__ == "footprint_lab.lab.costs"
+    for name in footprint_lab.lab.costs.__all__:
+        assert getattr(footprint_lab.costs, name) is getattr(footprint_lab.lab.costs, name)
+
+
+def test_a_room_of_the_lab_loads_no_chart_report_or_widget() -> None:
+    charts = {"plotly", "ipywidgets", "anywidget", "jinja2"}
+    assert not _loaded("import footprint_lab.lab").others & charts
+    for room in ("sweeps", "costs"):
+        loaded = _loaded(f"import footprint_lab.lab.{room}")
+        assert not loaded.others & charts
+        assert "pandas" in loaded.others
+        assert not {m for m in loaded.ours if m.startswith("footprint_lab.lab.widgets")}
