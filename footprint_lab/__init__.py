@@ -11,7 +11,9 @@ widgets) is :mod:`footprint_lab.lab`.
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from footprint_lab._lazy import lazy_names
 
 if TYPE_CHECKING:
     from footprint_lab._gc import bulk_work as bulk_work
@@ -29,16 +31,19 @@ if TYPE_CHECKING:
     from footprint_lab.agent import load_checkpoint as load_checkpoint
     from footprint_lab.agent import load_run as load_run
     from footprint_lab.agent import tool as tool
+    from footprint_lab.agent.replay import replay as replay
     from footprint_lab.auditing import Violation as Violation
     from footprint_lab.auditing import audit as audit
     from footprint_lab.events import Event as Event
     from footprint_lab.events import Recorder as Recorder
+    from footprint_lab.lab.sweeps import sweep as sweep
     from footprint_lab.ledger import Commit as Commit
     from footprint_lab.ledger import Ledger as Ledger
     from footprint_lab.messages import Message as Message
     from footprint_lab.messages import ToolCall as ToolCall
     from footprint_lab.messages import content_hash as content_hash
     from footprint_lab.messages import window_chars as window_chars
+    from footprint_lab.providers import ContextLengthError as ContextLengthError
     from footprint_lab.providers import Provider as Provider
     from footprint_lab.providers import ProviderError as ProviderError
     from footprint_lab.providers import ProviderRequest as ProviderRequest
@@ -46,11 +51,9 @@ if TYPE_CHECKING:
     from footprint_lab.providers import Reply as Reply
     from footprint_lab.providers import ScriptedProvider as ScriptedProvider
     from footprint_lab.providers import provider_summarizer as provider_summarizer
-    from footprint_lab.sweeps import sweep as sweep
     from footprint_lab.usage import Usage as Usage
     from footprint_lab.window import DROP_NOTICE_PREFIX as DROP_NOTICE_PREFIX
     from footprint_lab.window import CompactionUnmeasurableError as CompactionUnmeasurableError
-    from footprint_lab.window import ContextLengthError as ContextLengthError
     from footprint_lab.window import FoldedSpan as FoldedSpan
     from footprint_lab.window import Observations as Observations
     from footprint_lab.window import Pin as Pin
@@ -73,11 +76,6 @@ if TYPE_CHECKING:
     from footprint_lab.window import sliding_window as sliding_window
     from footprint_lab.window import summarize_oldest as summarize_oldest
     from footprint_lab.window import token_budget as token_budget
-
-# ``replay`` is the one name loaded at once: ``footprint_lab.replay`` is also a submodule, and
-# importing a submodule sets the parent's attribute of that name to the module. Importing it
-# here, before anything else can, binds the attribute to the function for good.
-from footprint_lab.replay import replay
 
 __version__ = "0.1.0"
 
@@ -135,7 +133,6 @@ _LAZY: dict[str, str] = {
     # the window core
     "DROP_NOTICE_PREFIX": _WINDOW,
     "CompactionUnmeasurableError": _WINDOW,
-    "ContextLengthError": _WINDOW,
     "FoldedSpan": _WINDOW,
     "Observations": _WINDOW,
     "Pin": _WINDOW,
@@ -159,6 +156,7 @@ _LAZY: dict[str, str] = {
     "summarize_oldest": _WINDOW,
     "token_budget": _WINDOW,
     # providers
+    "ContextLengthError": _PROVIDERS,
     "Provider": _PROVIDERS,
     "ProviderError": _PROVIDERS,
     "ProviderRequest": _PROVIDERS,
@@ -181,22 +179,21 @@ _LAZY: dict[str, str] = {
     "load_checkpoint": _AGENT,
     "load_run": _AGENT,
     "tool": _AGENT,
+    "replay": "footprint_lab.agent.replay",
     # above the agent
     "Violation": "footprint_lab.auditing",
     "audit": "footprint_lab.auditing",
-    "sweep": "footprint_lab.sweeps",  # pandas: loaded only when asked for
+    "sweep": "footprint_lab.lab.sweeps",  # pandas: loaded only when asked for
 }
 """Every name the root exports, and the module it comes from."""
 
+# ``footprint_lab.replay`` is also a module: the old path of replay, a shim that imports
+# nothing when it loads. Importing a submodule binds the parent's attribute of its name to the
+# module, once, when the submodule first loads. So the shim is loaded here, first (whatever
+# imports it later finds it loaded and binds nothing), and the binding is undone: the attribute
+# ``replay`` is then served by ``__getattr__`` below, the function, as every other name is.
+importlib.import_module("footprint_lab.replay")
+del globals()["replay"]
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'footprint_lab' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value  # later look-ups skip this function
-    return value
 
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_LAZY))
+__getattr__, __dir__ = lazy_names(__name__, _LAZY, globals())

@@ -1,3 +1,9 @@
-"""The old name of :mod:`footprint_lab.replay` (renamed); it re-exports everything from there."""
+"""The old name of replay (renamed ``footprint_lab.replay``, now
+:mod:`footprint_lab.agent.replay`); it re-exports everything from there.
 
-from footprint_lab.replay import *  # noqa: F403
+Layer: a shim (top).
+"""
+
+from __future__ import annotations
+
+from footprint_lab.agent.replay import *  # noqa: F403

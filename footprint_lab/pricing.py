@@ -1,7 +1,7 @@
 """What tokens cost: a model's prices, the built-in table of list prices, and the rules of each
 provider's prompt cache.
 
-Layer: bottom (beside ``usage``; pure pydantic, no pandas). :mod:`footprint_lab.costs` turns a
+Layer: bottom (beside ``usage``; pure pydantic, no pandas). :mod:`footprint_lab.lab.costs` turns a
 run's calls into priced rows with these; the lab's evidence grid prices its configurations with
 them too.
 

@@ -1,389 +1,49 @@
-"""Replay: what would strategy X have done to *this* run?
+"""The old home of replay, now :mod:`footprint_lab.agent.replay`: every name it had, loaded on
+first use.
 
-Layer: top (drives the window core like the agent does, but calls no model). ``replay``
-re-applies a strategy boundary by boundary over a recorded history: before each recorded
-assistant reply it runs the window stage, then commits that reply and the tool results that
-followed. The result is a :class:`Run` the lab captures like any other, marked
-counterfactual: every reply after the first removal is the original run's, not what a model
-would have said to the smaller window.
-
-**Replay sends what a live run would have sent.** Where the replies do not depend on the
-window (every scripted run), the replay sends, call by call, the windows a live run under the
-same strategy sends and files the same records. So a token strategy is handed the tokens of
-the window *the replay* sent at the last call, never the original's (which measured the
-untrimmed window and would trigger a removal at every later boundary). They are obtained, in
-this order, and named in each record's and call's ``tokens_from``:
-
-1. ``reported`` — the original call's reported tokens, when the replay sent what it sent
-   (the same number of messages and characters);
-2. ``counted`` — by a provider that can count a request (``count_tokens``; the scripted
-   provider counts exactly as it reports): the ``provider=`` argument, else the source run's
-   own provider while the run still has its agent, else — a scripted run saved, loaded or
-   shipped to a worker (its provider named ``scripted…``) — the scripted provider's rule;
-3. ``scaled`` — the original call's reported input tokens times the counterfactual request's
-   characters over the original's (system prompt included);
-4. ``estimated`` — no call reported usage (SWE-agent files, tau-bench): the request's
-   characters at ``tokens_per_char`` (default the source's own ratio, else 1/4), so token
-   policies engage on such runs too, marked estimated (``meta['estimated_calls']``).
-   ``estimate=False`` allows none: the token strategy then cannot engage.
-
-A live run keeps the spec's rule: zero reported tokens raise ``CompactionUnmeasurableError``.
-
-This module was once named ``footprint_lab.counterfactual``; that path still re-exports it.
+Layer: a shim (top). It imports nothing when it loads, because the root imports it first (see
+``footprint_lab/__init__.py``): ``footprint_lab.replay`` names both this module and the
+root's function, and the root keeps the attribute the function that way. ``from
+footprint_lab.replay import replay`` (or ``areplay``, ``as_run``, ...) loads the replay then.
 """
 
 from __future__ import annotations
 
-import math
-from collections.abc import Collection, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from footprint_lab._replay_tokens import ReplayTokens, replies_of
-from footprint_lab.agent.run import Run
-from footprint_lab.agent.writer import RunWriter
-from footprint_lab.applicability import not_applicable
-from footprint_lab.auditing import AuditedPolicy
-from footprint_lab.events import LlmEnd, LlmStart, Recorder
-from footprint_lab.evidence.dependencies import transcript
-from footprint_lab.ledger import Ledger
-from footprint_lab.messages import Message, is_observation, window_chars
-from footprint_lab.pricing import source_tokens_per_char
-from footprint_lab.usage import Usage
-from footprint_lab.window.apply import (
-    OnBreach,
-    aapply_boundary,
-    check_keep_last_tool_results,
-    run_sync,
-)
-from footprint_lab.window.boundary import Boundary
-from footprint_lab.window.errors import WindowConfigError
-from footprint_lab.window.records import TokenSource
-from footprint_lab.window.strategies import WindowStrategy
-from footprint_lab.window.strategies.base import strategy_name
+if TYPE_CHECKING:
+    from footprint_lab.agent.replay import COUNTERFACTUAL_NOTE as COUNTERFACTUAL_NOTE
+    from footprint_lab.agent.replay import Transcript as Transcript
+    from footprint_lab.agent.replay import areplay as areplay
+    from footprint_lab.agent.replay import as_run as as_run
+    from footprint_lab.agent.replay import replay as replay
+    from footprint_lab.agent.replay import transcript_of as transcript_of
 
-COUNTERFACTUAL_NOTE = (
-    "counterfactual: the window is what this strategy would have sent; every reply after it "
-    "is the original run's"
-)
+__all__ = [
+    "COUNTERFACTUAL_NOTE",
+    "Transcript",
+    "areplay",
+    "as_run",
+    "replay",
+    "transcript_of",
+]
 
 
-def transcript_of(run: Run) -> tuple[list[Message], list[Usage | None]]:
-    """The recorded conversation of ``run`` (what window stages and injections wrote left out)
-    and the usage each assistant reply reported, in order."""
-    messages = transcript(run)
-    replies = replies_of(run, sum(1 for m in messages if m.role == "assistant"))
-    return messages, [None if call is None else call.usage for call in replies]
+def __getattr__(name: str) -> Any:
+    if name.startswith("_"):
+        raise AttributeError(f"module 'footprint_lab.replay' has no attribute {name!r}")
+    from footprint_lab.agent import replay as module
+
+    try:
+        value = getattr(module, name)
+    except AttributeError:
+        raise AttributeError(
+            f"module 'footprint_lab.replay' (now footprint_lab.agent.replay) has no attribute "
+            f"{name!r}"
+        ) from None
+    globals()[name] = value  # later look-ups skip this function
+    return value
 
 
-Transcript = Sequence[Message] | Sequence[Mapping[str, Any]]
-"""A recorded conversation: our messages, OpenAI Chat Completions dicts, Anthropic Messages
-dicts, or LangChain ``messages_to_dict`` dicts."""
-
-
-def as_run(source: Run | Transcript, *, strict: bool = False) -> Run:
-    """A run for ``source``: a run as it is; a transcript through the matching importer.
-
-    Args:
-        source: A run, or a transcript (our messages, or OpenAI / Anthropic / LangChain dicts).
-        strict: Passed to the importer: raise at the first problem instead of listing it in
-            ``run.import_problems``.
-
-    Raises:
-        TranscriptError: the transcript's shape is not one of the known ones, or malformed.
-    """
-    if isinstance(source, Run):
-        return source
-    from footprint_lab.importers import (
-        TranscriptError,
-        build_run,
-        from_anthropic,
-        from_langchain,
-        from_openai,
-    )
-
-    if isinstance(source, (str, bytes, Mapping)) or not hasattr(source, "__iter__"):
-        raise TranscriptError("replay", None, "source", "expected a Run or a list of messages")
-    items = list(source)
-    if all(isinstance(m, Message) for m in items):
-        messages = [m for m in items if isinstance(m, Message)]
-        system = next((m.content for m in messages[:1] if m.role == "system"), None)
-        body = messages[1:] if system is not None else messages
-        replies = sum(1 for m in body if m.role == "assistant")
-        return build_run(body, [None] * replies, system=system, source="messages")
-    first = items[0] if items else None
-    if isinstance(first, Mapping) and "data" in first and "type" in first:
-        return from_langchain(items, strict=strict)  # type: ignore[arg-type]
-    if any(
-        isinstance(m, Mapping)
-        and isinstance(m.get("content"), list)
-        and any(
-            isinstance(b, Mapping) and b.get("type") in ("tool_use", "tool_result")
-            for b in m["content"]
-        )
-        for m in items
-    ):
-        return from_anthropic(items, strict=strict)  # type: ignore[arg-type]
-    if all(isinstance(m, Mapping) and "role" in m for m in items):
-        return from_openai(items, strict=strict)  # type: ignore[arg-type]
-    raise TranscriptError("replay", None, "source", "expected a Run or a list of messages")
-
-
-def replay(
-    source: Run | Transcript,
-    strategy: WindowStrategy | None,
-    keep_last_tool_results: int | bool = 2,
-    tokens_per_char: float | None = None,
-    *,
-    provider: object | None = None,
-    estimate: bool = True,
-    context_window: int | None = None,
-) -> Run:
-    """Re-apply ``strategy`` over ``source``'s recorded history; calls no model.
-
-    A token strategy is handed the tokens of the window the *replay* sent at the last call,
-    never the original's (see the module docstring): counted by ``provider`` when it can
-    count a request, else the original call's reported input tokens scaled by the two
-    requests' characters, else estimated at ``tokens_per_char``. Each record and call says
-    which (``tokens_from``).
-
-    Args:
-        source: A run (from an agent, ``load_run`` or an importer), or a transcript (our
-            messages, or OpenAI / Anthropic / LangChain message dicts).
-        strategy: The window strategy to replay (None replays with no window management).
-        keep_last_tool_results: The pin limit for the replay.
-        tokens_per_char: The ratio an estimate uses where no provider reported usage
-            (default: the ratio the source's own usage shows, else 1/4,
-            :data:`~footprint_lab.pricing.DEFAULT_TOKENS_PER_CHAR`).
-        provider: A provider that counts requests (``count_tokens``); default the source
-            run's own provider while it still has its agent. It also gives the context
-            window of a relative threshold.
-        estimate: False to allow no estimate: a call whose tokens nobody reported then has
-            none, and a token strategy does not engage (the replay says why in
-            ``meta['not_applicable']``).
-        context_window: The model's context window, for ``threshold_fraction=`` strategies
-            (default: what ``provider`` says, else ``meta['context_window']`` of the source).
-
-    Returns:
-        A counterfactual run: ``meta['counterfactual']`` is True and ``meta['replay_of']``
-        names the source.
-
-    Raises:
-        WindowConfigError: ``tokens_per_char`` is not a positive number.
-    """
-    return run_sync(
-        areplay(
-            source,
-            strategy,
-            keep_last_tool_results,
-            tokens_per_char,
-            provider=provider,
-            estimate=estimate,
-            context_window=context_window,
-        )
-    )
-
-
-async def areplay(
-    source: Run | Transcript,
-    strategy: WindowStrategy | None,
-    keep_last_tool_results: int | bool = 2,
-    tokens_per_char: float | None = None,
-    *,
-    provider: object | None = None,
-    estimate: bool = True,
-    context_window: int | None = None,
-) -> Run:
-    """The async form of :func:`replay`."""
-    if tokens_per_char is not None and (
-        isinstance(tokens_per_char, bool)
-        or not isinstance(tokens_per_char, int | float)
-        or not 0 < tokens_per_char < math.inf
-    ):
-        raise WindowConfigError(
-            f"tokens_per_char must be a positive number (e.g. 0.25, four characters a "
-            f"token), got {tokens_per_char!r}"
-        )
-    run = as_run(source)
-    return await _replay(
-        run,
-        strategy,
-        keep_last_tool_results,
-        ReplayTokens.of(run, tokens_per_char, provider, estimate, context_window),
-    )
-
-
-async def _replay(
-    source: Run,
-    strategy: WindowStrategy | None,
-    keep_last_tool_results: int | bool,
-    tokens: ReplayTokens,
-) -> Run:
-    keep_last = check_keep_last_tool_results(keep_last_tool_results)
-    messages = transcript(source)
-    configured = strategy
-    trigger = getattr(strategy, "trigger", None)
-    if getattr(trigger, "threshold_fraction", None) is not None and tokens.context_window is None:
-        strategy = None  # it cannot run here: meta['not_applicable'] says why (below)
-    originals = replies_of(source, sum(1 for m in messages if m.role == "assistant"))
-    ledger = Ledger()
-    recorder = Recorder()
-    run = Run(
-        request="",
-        ledger=ledger,
-        status=source.status if source.status != "paused" else "done",
-        output=source.output,
-        events=recorder.events,
-        strategy=strategy_name(configured),
-        system=source.system,
-        model=source.model,
-        provider=source.provider,
-        keep_last_tool_results=keep_last,
-        meta={
-            **{k: v for k, v in source.meta.items() if not k.startswith("_")},
-            "counterfactual": True,
-            "replay_of": source.meta.get("label") or source.meta.get("scenario") or "run",
-            # What the source's own reported usage says a character costs (for cost estimates).
-            "tokens_per_char": source_tokens_per_char(source),
-            "note": COUNTERFACTUAL_NOTE,
-        },
-    )
-    # The agent's tool roster, when the source still has its agent (a notice names only those).
-    roster = None if source.agent is None else frozenset(source.agent.tools)
-    source_stage: dict[str, str | None] = {}
-    writer = RunWriter(run, recorder=recorder)
-    # Characters of ``window``, kept as it grows: summing the whole window at every call is
-    # quadratic in the run's length when nothing is removed.
-    sent_chars = 0
-    last_usage: Usage | None = None
-    last_from: TokenSource = "reported"
-    reply_no = 0
-    i = 0
-    while i < len(messages):
-        message = messages[i]
-        if message.role == "assistant":
-            if len(ledger) == 0:
-                # A reply with nothing before it still follows a commit (the empty seed), as
-                # in an import: its call's sent_commit names it.
-                writer.seed([])
-            run.iterations += 1
-            iteration = run.iterations
-            if strategy is not None and await _window_stage(
-                writer, strategy, iteration, (last_usage, last_from), keep_last, roster, tokens
-            ):
-                sent_chars = window_chars(writer.window)
-            stage = writer.stage("call-llm")
-            usage, tokens_from = tokens.of_call(
-                writer.window, sent_chars, originals[reply_no], message
-            )
-            reply_no += 1
-            call = writer.call(
-                stage,
-                iteration,
-                chars=sent_chars,
-                usage=usage,
-                tokens_from=None if tokens_from == "reported" else tokens_from,
-            )
-            recorder.emit(
-                LlmStart(
-                    iteration=iteration, stage_id=stage, messages=call.messages, chars=call.chars
-                )
-            )
-            if usage is not None:
-                recorder.emit(LlmEnd(iteration=iteration, stage_id=stage, usage=usage))
-                last_usage, last_from = usage, tokens_from or "reported"
-            source_stage.setdefault(stage, message.stage_id)
-            sent_chars += writer.reply(stage, _unstamped(message), usage).chars
-            i += 1
-            continue
-        # Consecutive tool results form one tool-calls stage; a user message is a new request,
-        # unless the source's environment wrote it (an observation keeps its own stage kind).
-        j = i
-        observed = is_observation(message)
-        kind = (
-            "tool-calls"
-            if message.role == "tool"
-            else (message.stage_id or "").partition("#")[0]
-            if observed
-            else "seed"
-        )
-        while j < len(messages) and messages[j].role == message.role and message.role == "tool":
-            j += 1
-        batch = [_unstamped(m) for m in messages[i : max(j, i + 1)]]
-        stage = writer.stage(kind)
-        source_stage.setdefault(stage, message.stage_id)
-        # As the agent's opening `seed` stage does: the commits line up with the source's.
-        system = source.system if not run.requests else None
-        if message.role == "user" and not observed:
-            run.request = message.content
-            run.requests.append(message.content)
-        if kind == "seed":
-            committed = writer.seed(batch, stage=stage, system=system)
-        elif message.role == "tool":
-            # One commit per result, as the agent commits a batch's results as they finish, so
-            # the replay's commits (and every record's ``commit``) line up with the source's.
-            committed = [writer.result(stage, result) for result in batch]
-        else:
-            committed = writer.append(stage, batch)
-        sent_chars += window_chars(committed)
-        i += len(batch)
-    run.window = writer.window
-    run.phase = "finished"  # a replay is over: it saves and reopens like any finished run
-    run.meta["source_stage_ids"] = source_stage
-    run.last_usage = last_usage
-    reasons = not_applicable(
-        configured,
-        messages,
-        keep_last_tool_results=keep_last,
-        measured_calls=sum(1 for c in run.calls if c.usage is not None and c.usage.reported),
-        calls=len(run.calls),
-        context_window=tokens.context_window,
-    )
-    if reasons:
-        run.meta["not_applicable"] = [r.model_dump() for r in reasons]
-    if tokens.estimated:
-        run.meta["estimated_calls"] = tokens.estimated
-        run.meta["estimated_tokens_per_char"] = tokens.ratio
-    return run
-
-
-def _unstamped(message: Message) -> Message:
-    """A copy of a source message to commit afresh (its stage id is the replay's to give)."""
-    return message.model_copy(update={"stage_id": None})
-
-
-async def _window_stage(
-    writer: RunWriter,
-    strategy: WindowStrategy,
-    iteration: int,
-    last: tuple[Usage | None, TokenSource],
-    keep_last: int,
-    tool_names: Collection[str] | None,
-    tokens: ReplayTokens,
-) -> bool:
-    """Run one boundary's window visit; True when it filed a record (the window may differ)."""
-    run = writer.run
-    stage = writer.stage("window")
-    last_usage, tokens_from = last
-    boundary = Boundary(
-        iteration=iteration,
-        request=run.request or None,
-        measured_input_tokens=None if last_usage is None else last_usage.input_tokens,
-        measured_output_tokens=None if last_usage is None else last_usage.output_tokens,
-        tokens_from=tokens_from,
-        keep_last_tool_results=keep_last,
-        prior_records=run.records,
-        provider_name=run.provider or "replay",
-        context_window=tokens.context_window,
-        max_output_tokens=tokens.max_output_tokens,
-        tool_names=None if tool_names is None else frozenset(tool_names),
-        provider=tokens.counter,
-        model=run.model or None,
-    )
-    # A replay sends nothing: a policy its caller wrapped with audit(...) files what it breaks
-    # (the point of auditing it); any other strategy is held to the law as in an agent.
-    on_breach: OnBreach = "record" if isinstance(strategy, AuditedPolicy) else "raise"
-    result = await aapply_boundary(strategy, writer.window, boundary, on_breach=on_breach)
-    if result.record is None:
-        return False
-    writer.visit(stage, result.window, result.record, folded=result.folded, usage=last_usage)
-    return True
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

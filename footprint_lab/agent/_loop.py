@@ -38,10 +38,15 @@ from footprint_lab.events import (
 )
 from footprint_lab.ledger import WINDOW, Ledger, stage_number
 from footprint_lab.messages import Message, construct_trusted, storable_text
-from footprint_lab.providers.base import ProviderRequest, ProviderResponse, checked_response
+from footprint_lab.providers.base import (
+    ContextLengthError,
+    ProviderRequest,
+    ProviderResponse,
+    checked_response,
+)
 from footprint_lab.window.apply import aapply_boundary
 from footprint_lab.window.boundary import Boundary
-from footprint_lab.window.errors import ContextLengthError, WindowConfigError
+from footprint_lab.window.errors import WindowConfigError
 from footprint_lab.window.records import WindowRecord
 from footprint_lab.window.result import WindowResult
 from footprint_lab.window.shape import Window

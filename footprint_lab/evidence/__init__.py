@@ -6,6 +6,7 @@ Layer: evidence (pure; no pandas — ``footprint_lab.lab.evidence_frame`` turns 
 
 from __future__ import annotations
 
+from footprint_lab.agent.transcript import transcript
 from footprint_lab.evidence.dependencies import (
     DEFAULT_MIN_CHARS,
     Dependency,
@@ -13,7 +14,6 @@ from footprint_lab.evidence.dependencies import (
     dependencies,
     dependencies_in,
     tool_calls_in,
-    transcript,
 )
 from footprint_lab.evidence.losses import (
     Loss,

@@ -15,8 +15,12 @@ from typing import Any
 from pydantic import BaseModel
 
 from footprint_lab.agent.run import Run
+
+# transcript and in_call_order live in the agent layer (replay reads them); this was their home.
+from footprint_lab.agent.transcript import in_call_order as in_call_order
+from footprint_lab.agent.transcript import transcript as transcript
 from footprint_lab.evidence._text_index import TextIndex
-from footprint_lab.messages import Message, is_library_authored
+from footprint_lab.messages import Message
 
 DEFAULT_MIN_CHARS = 5
 
@@ -48,35 +52,6 @@ def argument_leaves(arguments: Any) -> Iterator[str]:
         return
     elif isinstance(arguments, str | int):
         yield str(arguments)
-
-
-def transcript(run: Run) -> list[Message]:
-    """The recorded conversation, in order: every message except what a window stage wrote
-    (notices, frames, an audited policy's rewrites) and library-authored injections — each
-    batch's results in the order of its calls, as the model is sent them (the agent commits
-    them in the order the calls finished)."""
-    return in_call_order([m for m in run.ledger.messages if not is_library_authored(m)])
-
-
-def in_call_order(messages: Sequence[Message]) -> list[Message]:
-    """``messages`` with the results that follow each assistant message in the order of its
-    calls (a result answering none of them keeps its place after those that do); linear but
-    for the sort inside each batch."""
-    out: list[Message] = []
-    i, n = 0, len(messages)
-    while i < n:
-        head = messages[i]
-        out.append(head)
-        i += 1
-        if len(head.tool_calls) < 2:
-            continue
-        j = i
-        while j < n and messages[j].role == "tool":
-            j += 1
-        rank = {c.id: k for k, c in enumerate(head.tool_calls)}
-        out.extend(sorted(messages[i:j], key=lambda m: rank.get(m.tool_call_id or "", len(rank))))
-        i = j
-    return out
 
 
 def dependencies_in(

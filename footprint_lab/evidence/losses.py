@@ -14,13 +14,9 @@ from collections.abc import Iterable, Sequence
 from pydantic import BaseModel
 
 from footprint_lab.agent.run import Run
+from footprint_lab.agent.transcript import transcript
 from footprint_lab.evidence._text_index import TextIndex
-from footprint_lab.evidence.dependencies import (
-    DEFAULT_MIN_CHARS,
-    Dependency,
-    dependencies,
-    transcript,
-)
+from footprint_lab.evidence.dependencies import DEFAULT_MIN_CHARS, Dependency, dependencies
 from footprint_lab.evidence.windows import SentWindows
 from footprint_lab.ledger import Ledger
 from footprint_lab.messages import Message, is_observation

@@ -15,23 +15,37 @@ only here: ``footprint_lab/window/`` must never import them (the core stays pure
   configurations and measure the tool evidence each lost (:mod:`footprint_lab.lab.evidence`).
 * :class:`Inspector`, :class:`Tuner` and :class:`Compare` (:mod:`footprint_lab.lab.widgets`)
   arrange those figures as ipywidgets dashboards for Jupyter.
+
+Every name here is loaded on first use (as the root's are): importing one room of the lab
+(``footprint_lab.lab.sweeps``, ``footprint_lab.lab.costs``, ``footprint_lab.lab.frames``) loads
+that room, not plotly, Jinja2 and ipywidgets with the charts, the report and the widgets.
 """
 
 from __future__ import annotations
 
-from footprint_lab.lab import plots
-from footprint_lab.lab.evidence import (
-    EvidenceConfig,
-    evidence_frame,
-    evidence_grid,
-    evidence_summary,
-    no_policy,
-)
-from footprint_lab.lab.frames import MEMBERSHIP_FULL_MAX_ROWS, Frames, capture, capture_many
-from footprint_lab.lab.report import write_report
-from footprint_lab.lab.schema import MEMBERSHIP_STATES, SCHEMAS
-from footprint_lab.lab.summary import run_summary
-from footprint_lab.lab.widgets import Compare, Inspector, Tuner, key_numbers
+from typing import TYPE_CHECKING
+
+from footprint_lab._lazy import lazy_names
+
+if TYPE_CHECKING:
+    from footprint_lab.lab import plots as plots
+    from footprint_lab.lab.evidence import EvidenceConfig as EvidenceConfig
+    from footprint_lab.lab.evidence import evidence_frame as evidence_frame
+    from footprint_lab.lab.evidence import evidence_grid as evidence_grid
+    from footprint_lab.lab.evidence import evidence_summary as evidence_summary
+    from footprint_lab.lab.evidence import no_policy as no_policy
+    from footprint_lab.lab.frames import MEMBERSHIP_FULL_MAX_ROWS as MEMBERSHIP_FULL_MAX_ROWS
+    from footprint_lab.lab.frames import Frames as Frames
+    from footprint_lab.lab.frames import capture as capture
+    from footprint_lab.lab.frames import capture_many as capture_many
+    from footprint_lab.lab.report import write_report as write_report
+    from footprint_lab.lab.schema import MEMBERSHIP_STATES as MEMBERSHIP_STATES
+    from footprint_lab.lab.schema import SCHEMAS as SCHEMAS
+    from footprint_lab.lab.summary import run_summary as run_summary
+    from footprint_lab.lab.widgets import Compare as Compare
+    from footprint_lab.lab.widgets import Inspector as Inspector
+    from footprint_lab.lab.widgets import Tuner as Tuner
+    from footprint_lab.lab.widgets import key_numbers as key_numbers
 
 __all__ = [
     "MEMBERSHIP_FULL_MAX_ROWS",
@@ -53,3 +67,32 @@ __all__ = [
     "run_summary",
     "write_report",
 ]
+
+_EVIDENCE = "footprint_lab.lab.evidence"
+_FRAMES = "footprint_lab.lab.frames"
+_WIDGETS = "footprint_lab.lab.widgets"
+
+_LAZY: dict[str, str] = {
+    "plots": "footprint_lab.lab.plots",
+    "EvidenceConfig": _EVIDENCE,
+    "evidence_frame": _EVIDENCE,
+    "evidence_grid": _EVIDENCE,
+    "evidence_summary": _EVIDENCE,
+    "no_policy": _EVIDENCE,
+    "MEMBERSHIP_FULL_MAX_ROWS": _FRAMES,
+    "Frames": _FRAMES,
+    "capture": _FRAMES,
+    "capture_many": _FRAMES,
+    "write_report": "footprint_lab.lab.report",
+    "MEMBERSHIP_STATES": "footprint_lab.lab.schema",
+    "SCHEMAS": "footprint_lab.lab.schema",
+    "run_summary": "footprint_lab.lab.summary",
+    "Compare": _WIDGETS,
+    "Inspector": _WIDGETS,
+    "Tuner": _WIDGETS,
+    "key_numbers": _WIDGETS,
+}
+"""Every name the lab exports, and the module it comes from (``plots`` is the subpackage)."""
+
+
+__getattr__, __dir__ = lazy_names(__name__, _LAZY, globals())

@@ -18,6 +18,7 @@ import numpy as np
 
 from footprint_lab._gc import bulk_work
 from footprint_lab.agent.checkpoint import Checkpoint, run_from_checkpoint
+from footprint_lab.agent.replay import replay
 from footprint_lab.agent.run import Run
 from footprint_lab.applicability import blocked, reasons_of, reasons_text
 from footprint_lab.evidence import (
@@ -41,7 +42,6 @@ from footprint_lab.pricing import (
     shared_prefix_tokens,
     source_tokens_per_char,
 )
-from footprint_lab.replay import replay
 
 RELATIVE_PRICING = Pricing(
     input_per_mtok=1_000_000,

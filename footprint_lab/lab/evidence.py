@@ -178,13 +178,13 @@ def evidence_frame(
             (default) runs inline, which is fastest at this size (see the module docstring).
         min_chars: The shortest argument value that counts as evidence.
         progress: Show a progress bar (quiet with ``FOOTPRINT_LAB_QUIET=1``).
-        pricing: Prices for ``input_cost`` (one :class:`~footprint_lab.costs.Pricing` for every
+        pricing: Prices for ``input_cost`` (one :class:`~footprint_lab.lab.costs.Pricing` for every
             run); None prices in uncached-token equivalents, cached input at a tenth.
         cache: The cache rule of ``input_cost`` and ``baseline_input_cost`` for every row (the
             ``cache_rule`` column): ``"prefix"`` (the default, also for None) reads the prefix
             shared with the previous request under the provider's rules, ``"none"`` caches
             nothing. Every row is a replay, which no provider reported, so ``"reported"`` is
-            refused (in :func:`footprint_lab.costs.cost_frame` it prices observed runs).
+            refused (in :func:`footprint_lab.lab.costs.cost_frame` it prices observed runs).
 
     Returns:
         One row per configuration × run, in that order; columns :data:`EVIDENCE_COLUMNS`

@@ -1,6 +1,6 @@
 """The one grid runner: run many jobs, anywhere, and get their results back in order.
 
-Layer: lab (below :mod:`footprint_lab.sweeps`; used by :func:`footprint_lab.sweep` and by
+Layer: lab (below :mod:`footprint_lab.lab.sweeps`; used by :func:`footprint_lab.sweep` and by
 :func:`~footprint_lab.lab.evidence.evidence_frame`). :func:`run_jobs` calls ``fn(job)`` for
 every job and returns the results in the jobs' order, whatever order they finish in:
 

@@ -1,8 +1,9 @@
 """The one run summary: the numbers that describe a run, computed in one place.
 
-Layer: lab. :func:`run_summary` is what a sweep row holds (``footprint_lab.sweeps.summarize_run``
-is an alias of it), what :func:`key_numbers` (the widgets' overview and ``Compare.summary``)
-picks from, what the report's summary table shows and what ``footprint-lab demo`` prints per run.
+Layer: lab. :func:`run_summary` is what a sweep row holds
+(``footprint_lab.lab.sweeps.summarize_run`` is an alias of it), what :func:`key_numbers` (the
+widgets' overview and ``Compare.summary``) picks from, what the report's summary table shows and
+what ``footprint-lab demo`` prints per run.
 Plain Python values, nothing wall-clock: the same run always gives the same numbers.
 
 A run already captured (:class:`~footprint_lab.lab.Frames`, as the report accepts) gives the

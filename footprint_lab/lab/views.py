@@ -26,9 +26,9 @@ from typing import Any
 
 import pandas as pd
 
+from footprint_lab.agent.replay import COUNTERFACTUAL_NOTE
 from footprint_lab.agent.run import ImportProblem, Run
 from footprint_lab.applicability import reasons_of
-from footprint_lab.counterfactual import COUNTERFACTUAL_NOTE
 from footprint_lab.importers.recorded import recorded_of, unrecorded_notes
 from footprint_lab.lab._boundary_model import (
     BoundaryIteration,

@@ -6,8 +6,9 @@ Layer: providers — above the window core, below the agent. ``OpenAIProvider`` 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from footprint_lab._lazy import lazy_names
 from footprint_lab.providers._common import MissingAPIKeyError
 from footprint_lab.providers._context_windows import (
     ANTHROPIC_CONTEXT_WINDOWS,
@@ -68,12 +69,4 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    import importlib
-
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+__getattr__, __dir__ = lazy_names(__name__, _LAZY, globals())

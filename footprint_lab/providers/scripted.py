@@ -14,9 +14,13 @@ from pydantic import BaseModel, Field
 
 from footprint_lab.messages import Message, ToolCall
 from footprint_lab.pricing import estimate_tokens
-from footprint_lab.providers.base import ProviderError, ProviderRequest, ProviderResponse
+from footprint_lab.providers.base import (
+    ContextLengthError,
+    ProviderError,
+    ProviderRequest,
+    ProviderResponse,
+)
 from footprint_lab.usage import Usage
-from footprint_lab.window.errors import ContextLengthError
 
 SCRIPTED_NAME = "scripted"
 """The scripted provider's default name (and the prefix of its variants' names): a run whose

@@ -8,14 +8,13 @@ made exact here.
 
 from __future__ import annotations
 
-import asyncio
 import bisect
-import concurrent.futures
 import inspect
 import operator
-from collections.abc import Awaitable, Iterable, Sequence
-from typing import Any, Literal, TypeVar
+from collections.abc import Iterable, Sequence
+from typing import Any, Literal
 
+from footprint_lab._async import run_sync  # re-exported: this module was its home
 from footprint_lab.messages import Message
 from footprint_lab.window.boundary import Boundary
 from footprint_lab.window.errors import WindowConfigError, WindowStrategyError
@@ -27,7 +26,6 @@ from footprint_lab.window.refusals import Guards
 from footprint_lab.window.result import WindowResult
 from footprint_lab.window.strategies.base import StrategyInput, WindowStrategy, strategy_name
 
-T = TypeVar("T")
 _CHARS = operator.attrgetter("chars")
 
 OnBreach = Literal["raise", "record"]
@@ -45,33 +43,6 @@ __all__ = [
     "apply_window",
     "run_sync",
 ]
-
-
-def run_sync(awaitable: Awaitable[T]) -> T:
-    """Run an awaitable to completion from sync code, even inside a running event loop
-    (Jupyter): then it runs on a fresh loop in a worker thread."""
-    box: list[T] = []
-
-    async def _wrap() -> None:
-        # The result is handed back through ``box``, not as the task's result: on Python 3.11
-        # ``asyncio.run`` reprs its main task (result included) while restoring the SIGINT
-        # handler, and the repr of a long window costs seconds.
-        box.append(await awaitable)
-
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        running = False
-    else:
-        running = True
-    # Outside the except clause, so a fault raised by the run carries no "no running event
-    # loop" error on its __context__.
-    if not running:
-        asyncio.run(_wrap())
-    else:
-        with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
-            pool.submit(asyncio.run, _wrap()).result()
-    return box[0]
 
 
 def check_keep_last_tool_results(value: Any) -> int:

@@ -1,8 +1,16 @@
-"""Errors the window core raises. Layer: window core (see the law in ``footprint_lab.window``)."""
+"""Errors the window core raises. Layer: window core (see the law in ``footprint_lab.window``).
+
+``ContextLengthError`` — a provider's rejection of a request as too long, which the core never
+raises nor reads — lives with the providers (:mod:`footprint_lab.providers.base`); this module,
+its old home, still gives it, imported on first use so the core loads no provider.
+"""
 
 from __future__ import annotations
 
-from footprint_lab.messages import storable_text
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from footprint_lab.providers.base import ContextLengthError as ContextLengthError
 
 
 class WindowConfigError(ValueError):
@@ -11,15 +19,6 @@ class WindowConfigError(ValueError):
 
 class CompactionUnmeasurableError(RuntimeError):
     """A token-triggered strategy was handed zero reported tokens: it counts, it never guesses."""
-
-
-class ContextLengthError(RuntimeError):
-    """The provider rejected a request as longer than the model's context window. Its message
-    is storable text (a lone surrogate a server sent is escaped)."""
-
-    def __init__(self, message: str, *, provider: str | None = None) -> None:
-        super().__init__(storable_text(message))
-        self.provider = provider
 
 
 class WindowStrategyError(RuntimeError):
@@ -39,3 +38,11 @@ class WindowStrategyError(RuntimeError):
         self.rule = rule
         self.message_index = message_index
         self.stage_id = stage_id
+
+
+def __getattr__(name: str) -> Any:
+    if name == "ContextLengthError":
+        from footprint_lab.providers.base import ContextLengthError
+
+        return ContextLengthError
+    raise AttributeError(f"module 'footprint_lab.window.errors' has no attribute {name!r}")

@@ -1,7 +1,7 @@
 """Cost per call: each call's price split into cached input, uncached input, cache writes and
 output.
 
-Layer: lab. A pure builder: a :func:`footprint_lab.costs.cost_frame` in,
+Layer: lab. A pure builder: a :func:`footprint_lab.lab.costs.cost_frame` in,
 ``plotly.graph_objects.Figure`` out; estimated rows say so in their hover and are hatched.
 """
 
@@ -29,7 +29,7 @@ def cost_per_call(costs: pd.DataFrame, *, label: str | None = None) -> go.Figure
     their hover says "estimated".
 
     Args:
-        costs: :func:`footprint_lab.costs.cost_frame` (one run; pass ``label`` to pick one).
+        costs: :func:`footprint_lab.lab.costs.cost_frame` (one run; pass ``label`` to pick one).
         label: The run to draw when the frame holds several.
 
     Returns:

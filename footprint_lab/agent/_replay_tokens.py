@@ -1,10 +1,10 @@
 """How a replay obtains the tokens of the windows it sends (see :func:`footprint_lab.replay`).
 
-Layer: just below replay (the agent's run model, providers, pricing). A token strategy in a
-replay is handed the tokens of the window the replay sent at the last call: the original's
-where it sent the same, else counted by a provider that counts requests, else the original's
-reported tokens scaled by the two requests' characters, else estimated at a stated ratio —
-and each call says which (``tokens_from``).
+Layer: agent (beside :mod:`footprint_lab.agent.replay`; reads the run model, providers and
+pricing). A token strategy in a replay is handed the tokens of the window the replay sent at
+the last call: the original's where it sent the same, else counted by a provider that counts
+requests, else the original's reported tokens scaled by the two requests' characters, else
+estimated at a stated ratio — and each call says which (``tokens_from``).
 """
 
 from __future__ import annotations
