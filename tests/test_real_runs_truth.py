@@ -275,7 +275,7 @@ def test_every_real_file_is_in_the_table() -> None:
 
 
 def test_swe_agent_exit_statuses_follow_the_rule() -> None:
-    from footprint_lab.importers._swe_agent_meta import status_of_exit as _status_of_exit
+    from footprint_lab.importers.swe_agent._meta import status_of_exit as _status_of_exit
 
     assert _status_of_exit("submitted") == "done"
     assert _status_of_exit("submitted (exit_cost)") == "done"

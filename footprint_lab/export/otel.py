@@ -1,7 +1,8 @@
 """A run as OpenTelemetry traces: OTLP JSON in the GenAI semantic conventions.
 
-Layer: export (above the agent's run model and the window records, beside the importers; no
-pandas, plotly, widgets or lab). :func:`to_otel` writes one run as one trace: an
+Layer: export (above the OpenTelemetry format's names and encoding in :mod:`footprint_lab.otlp`,
+the agent's run model and the window records, beside the importers; no pandas, plotly, widgets
+or lab). :func:`to_otel` writes one run as one trace: an
 ``ExportTraceServiceRequest`` built with the ``opentelemetry-proto`` model and written in its
 OTLP JSON mapping — lowerCamelCase keys, enums as integers, 64-bit integers as strings, and trace
 and span ids as **hex** (``json_format`` writes bytes as base64; OTLP JSON wants hex, so the ids
@@ -38,7 +39,6 @@ same bytes.
 from __future__ import annotations
 
 import bisect
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -46,12 +46,24 @@ from typing import Any
 
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 
-from footprint_lab._otel_names import (
+from footprint_lab.agent.checkpoint import atomic_write
+from footprint_lab.agent.run import Run, checkpoint_of
+from footprint_lab.events import Event
+from footprint_lab.ledger import Commit, Ledger
+from footprint_lab.messages import Message
+from footprint_lab.otlp.genai import (
+    finish_reason,
+    genai_message,
+    json_text,
+    system_instructions_json,
+    usage_attributes,
+)
+from footprint_lab.otlp.names import (
     AGENT_NAME,
-    CACHE_READ_TOKENS,
-    CACHE_WRITE_TOKENS,
+    CHAT,
     ERROR_TYPE,
     EVENT_PREFIX,
+    EXECUTE_TOOL,
     FINISH_REASONS,
     FL_CALL,
     FL_CALL_INDEX,
@@ -79,10 +91,9 @@ from footprint_lab._otel_names import (
     FORMAT,
     FORMAT_VERSION,
     INPUT_MESSAGES,
-    INPUT_TOKENS,
+    INVOKE_AGENT,
     OPERATION,
     OUTPUT_MESSAGES,
-    OUTPUT_TOKENS,
     PROVIDER,
     REQUEST_MODEL,
     SCHEMA_URL,
@@ -97,25 +108,18 @@ from footprint_lab._otel_names import (
     WINDOW_EVENT,
     JsonDict,
 )
-from footprint_lab._otel_names import (
+from footprint_lab.otlp.names import (
     EXTENSION as EXTENSION,
 )
-from footprint_lab.agent.checkpoint import atomic_write
-from footprint_lab.agent.run import Run, checkpoint_of
-from footprint_lab.events import Event
-from footprint_lab.export._genai import _finish_reason, _json, _system_instructions, genai_message
-from footprint_lab.export._otlp import (
-    _KIND_CLIENT,
-    _KIND_INTERNAL,
-    _document,
-    _request,
-    _span,
-    _SpanDraft,
-    _trace_id,
+from footprint_lab.otlp.write import (
+    KIND_CLIENT,
+    KIND_INTERNAL,
+    SpanDraft,
+    encode_span,
+    otlp_json,
+    trace_id_of,
+    trace_request,
 )
-from footprint_lab.ledger import Commit, Ledger
-from footprint_lab.messages import Message
-from footprint_lab.usage import Usage
 from footprint_lab.window.records import WindowRecord
 
 __all__ = [
@@ -138,17 +142,6 @@ def _stage_times(commits: Sequence[Commit]) -> dict[str, tuple[int, int]]:
         first, _ = out.get(c.stage_id, (c.at_ms, c.at_ms))
         out[c.stage_id] = (first, c.at_ms)
     return out
-
-
-def _usage_attributes(usage: Usage | None) -> JsonDict:
-    if usage is None:
-        return {}
-    return {
-        INPUT_TOKENS: usage.input_tokens,
-        OUTPUT_TOKENS: usage.output_tokens,
-        CACHE_READ_TOKENS: usage.cache_read_tokens,
-        CACHE_WRITE_TOKENS: usage.cache_write_tokens,
-    }
 
 
 def _agent_name(run: Run) -> str:
@@ -178,12 +171,12 @@ class _Build:
         return self.commits[commit].at_ms if 0 <= commit < len(self.commits) else default
 
 
-def _chat_spans(b: _Build, system_json: str | None, carried: set[int]) -> list[_SpanDraft]:
+def _chat_spans(b: _Build, system_json: str | None, carried: set[int]) -> list[SpanDraft]:
     run = b.run
     ledger = run.ledger
     calls_json: list[JsonDict] = b.checkpoint["calls"]
     root_start = b.at(0)
-    out: list[_SpanDraft] = []
+    out: list[SpanDraft] = []
     for k, call in enumerate(run.calls):
         sent = ledger.window_at(call.sent_commit) if 0 <= call.sent_commit < len(ledger) else []
         inputs = []
@@ -198,30 +191,30 @@ def _chat_spans(b: _Build, system_json: str | None, carried: set[int]) -> list[_
         if reply is not None:
             p = b.position(reply)
             carried.add(p)
-            reason = _finish_reason(reply, call.finish_reason)
+            reason = finish_reason(reply, call.finish_reason)
             outputs = [genai_message(reply, p, finish_reason=reason)]
             finish = [reason]
         start = b.at(call.sent_commit, root_start)
         end = b.stage_times.get(call.stage_id, (start, start))[1]
         attributes: JsonDict = {
-            OPERATION: "chat",
+            OPERATION: CHAT,
             PROVIDER: run.provider or None,
             SYSTEM: run.provider or None,
             REQUEST_MODEL: run.model or None,
-            **_usage_attributes(call.usage),
+            **usage_attributes(call.usage),
             FINISH_REASONS: finish,
             SYSTEM_INSTRUCTIONS: system_json,
-            INPUT_MESSAGES: _json(inputs),
-            OUTPUT_MESSAGES: None if outputs is None else _json(outputs),
+            INPUT_MESSAGES: json_text(inputs),
+            OUTPUT_MESSAGES: None if outputs is None else json_text(outputs),
             FL_CALL_INDEX: k,
             FL_STAGE_ID: call.stage_id,
             FL_ITERATION: call.iteration,
-            FL_CALL: _json(calls_json[k]),
+            FL_CALL: json_text(calls_json[k]),
         }
-        draft = _SpanDraft(
+        draft = SpanDraft(
             key=f"chat:{k}:{call.stage_id}",
-            name=f"chat {run.model}" if run.model else "chat",
-            kind=_KIND_CLIENT,
+            name=f"{CHAT} {run.model}" if run.model else CHAT,
+            kind=KIND_CLIENT,
             start_ms=start,
             end_ms=max(start, end),
             attributes=attributes,
@@ -240,12 +233,12 @@ def _stage_messages(ledger: Ledger, stage_id: str) -> list[Message]:
         return []
 
 
-def _tool_spans(b: _Build) -> list[tuple[Message, _SpanDraft]]:
+def _tool_spans(b: _Build) -> list[tuple[Message, SpanDraft]]:
     """An ``execute_tool`` span per tool result the tools produced (stand-ins excluded)."""
     run = b.run
     messages = run.ledger.messages
     asked: dict[str, tuple[int, Any]] = {}  # call id -> (position of the asking reply, call)
-    out: list[tuple[Message, _SpanDraft]] = []
+    out: list[tuple[Message, SpanDraft]] = []
     for p, m in enumerate(messages):
         if m.role == "assistant":
             for call in m.tool_calls:
@@ -260,10 +253,10 @@ def _tool_spans(b: _Build) -> list[tuple[Message, _SpanDraft]]:
         name = m.name
         if found is not None:
             start = b.at(run.ledger.commit_of_message(found[0]), end)
-            arguments = _json(found[1].arguments)
+            arguments = json_text(found[1].arguments)
             name = name or found[1].name
         attributes: JsonDict = {
-            OPERATION: "execute_tool",
+            OPERATION: EXECUTE_TOOL,
             TOOL_NAME: name,
             TOOL_CALL_ID: m.tool_call_id,
             TOOL_TYPE: "function",
@@ -272,10 +265,10 @@ def _tool_spans(b: _Build) -> list[tuple[Message, _SpanDraft]]:
             FL_POSITION: p,
             FL_STAGE_ID: m.stage_id,
         }
-        draft = _SpanDraft(
+        draft = SpanDraft(
             key=f"tool:{p}",
-            name=f"execute_tool {name}" if name else "execute_tool",
-            kind=_KIND_INTERNAL,
+            name=f"{EXECUTE_TOOL} {name}" if name else EXECUTE_TOOL,
+            kind=KIND_INTERNAL,
             start_ms=min(start, end),
             end_ms=end,
             attributes=attributes,
@@ -312,15 +305,15 @@ def _record_event(record: WindowRecord, j: int, value_json: str) -> JsonDict:
 
 
 def _place_records(
-    b: _Build, root: _SpanDraft, chats: list[_SpanDraft]
-) -> tuple[set[int], dict[int, _SpanDraft]]:
+    b: _Build, root: SpanDraft, chats: list[SpanDraft]
+) -> tuple[set[int], dict[int, SpanDraft]]:
     """Put each record on its span; return the record commits an event carries exactly, and
     the span of each iteration's last record."""
     run = b.run
     records_json: list[JsonDict] = b.checkpoint["records"]
     commit_values = b.checkpoint["ledger"]["commits"]
     carried: set[int] = set()
-    by_iteration: dict[int, _SpanDraft] = {}
+    by_iteration: dict[int, SpanDraft] = {}
     for j, (record, owner) in enumerate(
         zip(run.records, _record_owner(run.records, run), strict=True)
     ):
@@ -336,22 +329,22 @@ def _place_records(
         ):
             carried.add(commit)
         at = b.at(commit, span.start_ms) if commit is not None else span.start_ms
-        span.events.append((at, j, WINDOW_EVENT, _record_event(record, j, _json(value))))
+        span.events.append((at, j, WINDOW_EVENT, _record_event(record, j, json_text(value))))
         by_iteration[record.iteration] = span
     return carried, by_iteration
 
 
 def _place_events(
     b: _Build,
-    root: _SpanDraft,
-    chats: list[_SpanDraft],
-    tools: list[tuple[Message, _SpanDraft]],
-    by_iteration: dict[int, _SpanDraft],
+    root: SpanDraft,
+    chats: list[SpanDraft],
+    tools: list[tuple[Message, SpanDraft]],
+    by_iteration: dict[int, SpanDraft],
 ) -> None:
     run = b.run
     events_json: list[JsonDict] = b.checkpoint["events"]
     chat_of_stage = {call.stage_id: chats[k] for k, call in enumerate(run.calls)}
-    tool_of_call: dict[str, list[_SpanDraft]] = {}
+    tool_of_call: dict[str, list[SpanDraft]] = {}
     for message, draft in tools:
         tool_of_call.setdefault(message.tool_call_id or "", []).append(draft)
     offset = len(run.records)
@@ -364,18 +357,18 @@ def _place_events(
         attributes = {
             FL_ITERATION: event.iteration,
             FL_EVENT_INDEX: i,
-            FL_EVENT: _json(events_json[i]),
+            FL_EVENT: json_text(events_json[i]),
         }
         span.events.append((event.at_ms, offset + i, EVENT_PREFIX + event.type, attributes))
 
 
 def _event_owner(
     event: Event,
-    root: _SpanDraft,
-    chat_of_stage: Mapping[str, _SpanDraft],
-    tool_of_call: Mapping[str, list[_SpanDraft]],
-    by_iteration: Mapping[int, _SpanDraft],
-) -> _SpanDraft:
+    root: SpanDraft,
+    chat_of_stage: Mapping[str, SpanDraft],
+    tool_of_call: Mapping[str, list[SpanDraft]],
+    by_iteration: Mapping[int, SpanDraft],
+) -> SpanDraft:
     if event.type.startswith("llm."):
         return chat_of_stage.get(getattr(event, "stage_id", ""), root)
     if event.type == "tool.end":
@@ -392,7 +385,7 @@ def _ledger_json(b: _Build, carried_records: set[int]) -> str:
     for i, c in enumerate(saved["commits"]):
         value = None if i in carried_records else c["value"]
         commits.append([c["stage_id"], c["key"], c["at_ms"], value])
-    return _json({"stage_counter": saved["stage_counter"], "commits": commits})
+    return json_text({"stage_counter": saved["stage_counter"], "commits": commits})
 
 
 def _run_json(b: _Build) -> str:
@@ -401,30 +394,30 @@ def _run_json(b: _Build) -> str:
         for k, v in b.checkpoint.items()
         if k not in ("ledger", "records", "calls", "events", "format", "version")
     }
-    return _json(state)
+    return json_text(state)
 
 
-def _root_span(b: _Build, system_json: str | None) -> _SpanDraft:
+def _root_span(b: _Build, system_json: str | None) -> SpanDraft:
     run = b.run
     usage = run.usage
     name = _agent_name(run)
     start = b.at(0)
     end = max((c.at_ms for c in b.commits), default=start)
     attributes: JsonDict = {
-        OPERATION: "invoke_agent",
+        OPERATION: INVOKE_AGENT,
         AGENT_NAME: name,
         PROVIDER: run.provider or None,
         SYSTEM: run.provider or None,
         REQUEST_MODEL: run.model or None,
         SYSTEM_INSTRUCTIONS: system_json,
-        **(_usage_attributes(usage) if run.calls else {}),
+        **(usage_attributes(usage) if run.calls else {}),
         FL_FORMAT: FORMAT,
         FL_VERSION: FORMAT_VERSION,
         FL_STATUS: run.status,
         FL_STRATEGY: run.strategy,
         FL_ITERATION: run.iterations,
     }
-    draft = _SpanDraft("agent", f"invoke_agent {name}", _KIND_INTERNAL, start, end, attributes)
+    draft = SpanDraft("agent", f"{INVOKE_AGENT} {name}", KIND_INTERNAL, start, end, attributes)
     draft.root = True
     if run.status == "error":
         error = b.checkpoint.get("error") or {}
@@ -444,7 +437,7 @@ def otel_request(run: Run) -> ExportTraceServiceRequest:
     checkpoint = checkpoint_of(run).model_dump(mode="json")
     positions = {id(m): p for p, m in enumerate(ledger.messages)}
     b = _Build(run, commits, positions, _stage_times(commits), checkpoint)
-    system_json = _system_instructions(run.system)
+    system_json = system_instructions_json(run.system)
     carried: set[int] = set()
     root = _root_span(b, system_json)
     chats = _chat_spans(b, system_json, carried)
@@ -452,21 +445,21 @@ def otel_request(run: Run) -> ExportTraceServiceRequest:
     carried_records, by_iteration = _place_records(b, root, chats)
     _place_events(b, root, chats, tools, by_iteration)
     unsent = [genai_message(m, p) for p, m in enumerate(ledger.messages) if p not in carried]
-    root.attributes[FL_MESSAGES] = _json(unsent) if unsent else None
+    root.attributes[FL_MESSAGES] = json_text(unsent) if unsent else None
     root.attributes[FL_RUN] = _run_json(b)
     root.attributes[FL_LEDGER] = _ledger_json(b, carried_records)
-    trace_id = _trace_id(run, commits)
-    root_span = _span(root, trace_id, None)
+    trace_id = trace_id_of(run, commits)
+    root_span = encode_span(root, trace_id, None)
     children = [*chats, *(draft for _, draft in tools)]
     # Children in time order (calls before the tools they asked for at equal times).
-    children.sort(key=lambda d: (d.start_ms, d.end_ms, d.kind != _KIND_CLIENT))
-    spans = [root_span, *(_span(d, trace_id, root_span.span_id) for d in children)]
-    return _request(spans)
+    children.sort(key=lambda d: (d.start_ms, d.end_ms, d.kind != KIND_CLIENT))
+    spans = [root_span, *(encode_span(d, trace_id, root_span.span_id) for d in children)]
+    return trace_request(spans)
 
 
 def otel_document(run: Run) -> JsonDict:
     """``run`` as the OTLP JSON document :func:`to_otel` writes (a dict, ids in hex)."""
-    return _document(otel_request(run))
+    return otlp_json(otel_request(run))
 
 
 def to_otel(run: Run, path: str | Path) -> Path:
@@ -490,5 +483,5 @@ def to_otel(run: Run, path: str | Path) -> Path:
         ValueError: a figure of the run (a usage count, say) is outside OTLP's 64-bit
             integers; the error names the attribute, and nothing is written.
     """
-    text = json.dumps(otel_document(run), ensure_ascii=False, separators=(",", ":"))
+    text = json_text(otel_document(run))
     return atomic_write(path, text + "\n")

@@ -58,11 +58,11 @@ from __future__ import annotations
 from footprint_lab.agent.run import ImportProblem
 from footprint_lab.importers._build import TranscriptError, build_run
 from footprint_lab.importers._detect import FORMATS, Format, detect_format, folder_entries, load
-from footprint_lab.importers.anthropic import from_anthropic
+from footprint_lab.importers.chat.anthropic import from_anthropic
+from footprint_lab.importers.chat.langchain import from_langchain
+from footprint_lab.importers.chat.openai import from_openai
 from footprint_lab.importers.claude_code import load_claude_code
 from footprint_lab.importers.inspect import load_inspect
-from footprint_lab.importers.langchain import from_langchain
-from footprint_lab.importers.openai import from_openai
 from footprint_lab.importers.openhands import load_openhands
 from footprint_lab.importers.otel import load_otel
 from footprint_lab.importers.swe_agent import load_swe_agent

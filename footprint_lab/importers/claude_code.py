@@ -5,7 +5,7 @@ line is one JSON entry with a ``type``:
 
 * ``user`` / ``assistant`` entries carry ``message``, an Anthropic Messages message whose
   content blocks (``text``, ``tool_use``, ``tool_result``, ``thinking``, ``image`` ...) are read
-  by :func:`~footprint_lab.importers.anthropic.parse_anthropic`: ``tool_result`` blocks in a
+  by :func:`~footprint_lab.importers.chat.anthropic.parse_anthropic`: ``tool_result`` blocks in a
   user entry become tool messages, other typed blocks are kept as parts, ``message.usage`` is
   the reply's usage. Claude Code writes one assistant reply as several consecutive entries
   sharing one ``message.id`` (a content block each); they are merged into one assistant
@@ -78,7 +78,7 @@ from footprint_lab.importers._parts import (
     read_text_file,
     short,
 )
-from footprint_lab.importers.anthropic import parse_anthropic
+from footprint_lab.importers.chat.anthropic import parse_anthropic
 from footprint_lab.messages import Message
 
 SOURCE = "claude-code"

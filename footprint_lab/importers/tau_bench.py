@@ -20,7 +20,7 @@ from footprint_lab.importers._parts import (
     nested,
     read_json_file,
 )
-from footprint_lab.importers.openai import from_openai
+from footprint_lab.importers.chat.openai import from_openai
 from footprint_lab.importers.recorded import note_recorded, settle_outcome
 from footprint_lab.messages import storable_text
 

@@ -10,12 +10,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from footprint_lab.importers._inspect_log import _Pool, _Sample
 from footprint_lab.importers._parts import (
     Problems,
     json_value,
     usage_by_keys,
 )
+from footprint_lab.importers.inspect._log import _Pool, _Sample
 from footprint_lab.usage import Usage
 
 _USAGE_KEYS = {

@@ -1,8 +1,9 @@
-"""Messages in the GenAI message schema: :func:`genai_message` (a role and parts of type
-``text``, ``tool_call`` and ``tool_call_response``, footprint_lab's own fields under the
-``footprint_lab`` key) and the JSON text the spans' attributes carry.
+"""Writing the GenAI conventions: messages in the GenAI message schema (:func:`genai_message`:
+a role and parts of type ``text``, ``tool_call`` and ``tool_call_response``, footprint_lab's own
+fields under the ``footprint_lab`` key), usage as ``gen_ai.usage.*`` attributes, system
+instructions, finish reasons, and the JSON text the spans' attributes carry.
 
-Layer: export. Used by :mod:`footprint_lab.export.otel`, which re-exports :func:`genai_message`.
+Layer: otlp. Used by :mod:`footprint_lab.export.otel`, which re-exports :func:`genai_message`.
 """
 
 from __future__ import annotations
@@ -10,11 +11,19 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from footprint_lab._otel_names import EXTENSION, JsonDict
 from footprint_lab.messages import ContentPart, Message
+from footprint_lab.otlp.names import (
+    CACHE_READ_TOKENS,
+    CACHE_WRITE_TOKENS,
+    EXTENSION,
+    INPUT_TOKENS,
+    OUTPUT_TOKENS,
+    JsonDict,
+)
+from footprint_lab.usage import Usage
 
 
-def _json(value: Any) -> str:
+def json_text(value: Any) -> str:
     """Compact JSON text, non-ASCII kept (as the run file writes it)."""
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
@@ -76,11 +85,27 @@ def genai_message(
     return out
 
 
-def _finish_reason(message: Message, given: str | None) -> str:
+def finish_reason(message: Message, given: str | None) -> str:
+    """Why a reply ended: the reason the provider gave, else ``tool_call`` when it asked for
+    tools, else ``stop``."""
     if given is not None:
         return given
     return "tool_call" if message.tool_calls else "stop"
 
 
-def _system_instructions(system: str | None) -> str | None:
-    return None if system is None else _json([{"type": "text", "content": system}])
+def system_instructions_json(system: str | None) -> str | None:
+    """``gen_ai.system_instructions``: the system prompt as one text part, in JSON text (None
+    without one)."""
+    return None if system is None else json_text([{"type": "text", "content": system}])
+
+
+def usage_attributes(usage: Usage | None) -> JsonDict:
+    """A call's (or a run's) usage as ``gen_ai.usage.*`` attributes (none without usage)."""
+    if usage is None:
+        return {}
+    return {
+        INPUT_TOKENS: usage.input_tokens,
+        OUTPUT_TOKENS: usage.output_tokens,
+        CACHE_READ_TOKENS: usage.cache_read_tokens,
+        CACHE_WRITE_TOKENS: usage.cache_write_tokens,
+    }

@@ -11,14 +11,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from footprint_lab.importers._openhands_render import _action, _observation
-from footprint_lab.importers._openhands_stream import _Event, _Stream
 from footprint_lab.importers._parts import (
     Problems,
     int_of,
     optional_str,
     short,
 )
+from footprint_lab.importers.openhands._render import _action, _observation
+from footprint_lab.importers.openhands._stream import _Event, _Stream
 
 _NOT_IN_HISTORY = (
     frozenset({"null", "change_agent_state"}),

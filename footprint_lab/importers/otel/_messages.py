@@ -12,25 +12,6 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from footprint_lab.importers._otel_names import (
-    FINISH_REASONS,
-    INPUT_MESSAGES,
-    LEGACY_CHOICE,
-    LEGACY_ROLES,
-    OUTPUT_MESSAGES,
-    ROLE_ALIASES,
-    SYSTEM_INSTRUCTIONS,
-    USAGE_KEYS,
-)
-from footprint_lab.importers._otel_spans import (
-    OtelSpan,
-    SpanEvent,
-    _attr_where,
-    _fail,
-    _json_attr,
-    _object,
-    _parse_json,
-)
 from footprint_lab.importers._parts import (
     CallIds,
     Problems,
@@ -41,7 +22,27 @@ from footprint_lab.importers._parts import (
     text_of,
     usage_from,
 )
+from footprint_lab.importers.otel._spans import (
+    OtelSpan,
+    SpanEvent,
+    _attr_where,
+    _fail,
+    _json_attr,
+    _object,
+    _parse_json,
+)
 from footprint_lab.messages import ContentPart, Message, ToolCall, arguments_json
+from footprint_lab.otlp.names import (
+    EVENT_CONTENT,
+    FINISH_REASONS,
+    INPUT_MESSAGES,
+    LEGACY_CHOICE,
+    LEGACY_ROLES,
+    OUTPUT_MESSAGES,
+    ROLE_ALIASES,
+    SYSTEM_INSTRUCTIONS,
+    USAGE_KEYS,
+)
 from footprint_lab.usage import Usage
 
 
@@ -182,10 +183,10 @@ def _legacy_body(span: OtelSpan, event: SpanEvent, k: int) -> Mapping[str, Any]:
     """A per-message event's body: ``gen_ai.event.content`` (JSON text) when present, else
     its attributes (nested fields given as JSON text are parsed)."""
     where = f"events[{k}].attributes"
-    content = event.attributes.get("gen_ai.event.content")
+    content = event.attributes.get(EVENT_CONTENT)
     if isinstance(content, str):
-        body = _parse_json(content, span.index, f"{where}['gen_ai.event.content']")
-        return _object(body, span.index, f"{where}['gen_ai.event.content']")
+        body = _parse_json(content, span.index, f"{where}[{EVENT_CONTENT!r}]")
+        return _object(body, span.index, f"{where}[{EVENT_CONTENT!r}]")
     out = dict(event.attributes)
     for key in ("tool_calls", "message"):
         value = out.get(key)

@@ -34,52 +34,52 @@ from __future__ import annotations
 from pathlib import Path
 
 from footprint_lab.agent.run import Run
-from footprint_lab.importers._otel_exact import _exact
-from footprint_lab.importers._otel_foreign import _foreign
-from footprint_lab.importers._otel_groups import _groups
-from footprint_lab.importers._otel_names import AGENT_NAME as AGENT_NAME
-from footprint_lab.importers._otel_names import CHAT_OPERATIONS as CHAT_OPERATIONS
-from footprint_lab.importers._otel_names import EVENT_PREFIX as EVENT_PREFIX
-from footprint_lab.importers._otel_names import EXTENSION as EXTENSION
-from footprint_lab.importers._otel_names import FINISH_REASONS as FINISH_REASONS
-from footprint_lab.importers._otel_names import FL_CALL as FL_CALL
-from footprint_lab.importers._otel_names import FL_CALL_INDEX as FL_CALL_INDEX
-from footprint_lab.importers._otel_names import FL_COMMIT as FL_COMMIT
-from footprint_lab.importers._otel_names import FL_EVENT as FL_EVENT
-from footprint_lab.importers._otel_names import FL_EVENT_INDEX as FL_EVENT_INDEX
-from footprint_lab.importers._otel_names import FL_FORMAT as FL_FORMAT
-from footprint_lab.importers._otel_names import FL_LEDGER as FL_LEDGER
-from footprint_lab.importers._otel_names import FL_MESSAGES as FL_MESSAGES
-from footprint_lab.importers._otel_names import FL_RECORD as FL_RECORD
-from footprint_lab.importers._otel_names import FL_RECORD_INDEX as FL_RECORD_INDEX
-from footprint_lab.importers._otel_names import FL_RUN as FL_RUN
-from footprint_lab.importers._otel_names import FL_VERSION as FL_VERSION
-from footprint_lab.importers._otel_names import FORMAT as FORMAT
-from footprint_lab.importers._otel_names import FORMAT_VERSION as FORMAT_VERSION
-from footprint_lab.importers._otel_names import INPUT_MESSAGES as INPUT_MESSAGES
-from footprint_lab.importers._otel_names import LEGACY_CHOICE as LEGACY_CHOICE
-from footprint_lab.importers._otel_names import LEGACY_ROLES as LEGACY_ROLES
-from footprint_lab.importers._otel_names import OPERATION as OPERATION
-from footprint_lab.importers._otel_names import OUTPUT_MESSAGES as OUTPUT_MESSAGES
-from footprint_lab.importers._otel_names import POLICY as POLICY
-from footprint_lab.importers._otel_names import PROVIDER as PROVIDER
-from footprint_lab.importers._otel_names import REQUEST_MODEL as REQUEST_MODEL
-from footprint_lab.importers._otel_names import RESPONSE_MODEL as RESPONSE_MODEL
-from footprint_lab.importers._otel_names import ROLE_ALIASES as ROLE_ALIASES
-from footprint_lab.importers._otel_names import SOURCE as SOURCE
-from footprint_lab.importers._otel_names import SYSTEM as SYSTEM
-from footprint_lab.importers._otel_names import SYSTEM_INSTRUCTIONS as SYSTEM_INSTRUCTIONS
-from footprint_lab.importers._otel_names import TOOL_CALL_ID as TOOL_CALL_ID
-from footprint_lab.importers._otel_names import TOOL_NAME as TOOL_NAME
-from footprint_lab.importers._otel_names import TOOL_RESULT as TOOL_RESULT
-from footprint_lab.importers._otel_names import UNIT as UNIT
-from footprint_lab.importers._otel_names import USAGE_KEYS as USAGE_KEYS
-from footprint_lab.importers._otel_names import WINDOW_EVENT as WINDOW_EVENT
-from footprint_lab.importers._otel_spans import OtelSpan as OtelSpan
-from footprint_lab.importers._otel_spans import SpanEvent as SpanEvent
-from footprint_lab.importers._otel_spans import _attr_where, _documents, _fail
-from footprint_lab.importers._otel_spans import read_spans as read_spans
 from footprint_lab.importers._parts import TranscriptError, nested, read_text_file
+from footprint_lab.importers.otel._exact import _exact
+from footprint_lab.importers.otel._foreign import _foreign
+from footprint_lab.importers.otel._groups import _groups
+from footprint_lab.importers.otel._spans import OtelSpan as OtelSpan
+from footprint_lab.importers.otel._spans import SpanEvent as SpanEvent
+from footprint_lab.importers.otel._spans import _attr_where, _documents, _fail
+from footprint_lab.importers.otel._spans import read_spans as read_spans
+from footprint_lab.otlp.names import AGENT_NAME as AGENT_NAME
+from footprint_lab.otlp.names import CHAT_OPERATIONS as CHAT_OPERATIONS
+from footprint_lab.otlp.names import EVENT_PREFIX as EVENT_PREFIX
+from footprint_lab.otlp.names import EXTENSION as EXTENSION
+from footprint_lab.otlp.names import FINISH_REASONS as FINISH_REASONS
+from footprint_lab.otlp.names import FL_CALL as FL_CALL
+from footprint_lab.otlp.names import FL_CALL_INDEX as FL_CALL_INDEX
+from footprint_lab.otlp.names import FL_COMMIT as FL_COMMIT
+from footprint_lab.otlp.names import FL_EVENT as FL_EVENT
+from footprint_lab.otlp.names import FL_EVENT_INDEX as FL_EVENT_INDEX
+from footprint_lab.otlp.names import FL_FORMAT as FL_FORMAT
+from footprint_lab.otlp.names import FL_LEDGER as FL_LEDGER
+from footprint_lab.otlp.names import FL_MESSAGES as FL_MESSAGES
+from footprint_lab.otlp.names import FL_RECORD as FL_RECORD
+from footprint_lab.otlp.names import FL_RECORD_INDEX as FL_RECORD_INDEX
+from footprint_lab.otlp.names import FL_RUN as FL_RUN
+from footprint_lab.otlp.names import FL_VERSION as FL_VERSION
+from footprint_lab.otlp.names import FORMAT as FORMAT
+from footprint_lab.otlp.names import FORMAT_VERSION as FORMAT_VERSION
+from footprint_lab.otlp.names import INPUT_MESSAGES as INPUT_MESSAGES
+from footprint_lab.otlp.names import LEGACY_CHOICE as LEGACY_CHOICE
+from footprint_lab.otlp.names import LEGACY_ROLES as LEGACY_ROLES
+from footprint_lab.otlp.names import OPERATION as OPERATION
+from footprint_lab.otlp.names import OUTPUT_MESSAGES as OUTPUT_MESSAGES
+from footprint_lab.otlp.names import POLICY as POLICY
+from footprint_lab.otlp.names import PROVIDER as PROVIDER
+from footprint_lab.otlp.names import REQUEST_MODEL as REQUEST_MODEL
+from footprint_lab.otlp.names import RESPONSE_MODEL as RESPONSE_MODEL
+from footprint_lab.otlp.names import ROLE_ALIASES as ROLE_ALIASES
+from footprint_lab.otlp.names import SOURCE as SOURCE
+from footprint_lab.otlp.names import SYSTEM as SYSTEM
+from footprint_lab.otlp.names import SYSTEM_INSTRUCTIONS as SYSTEM_INSTRUCTIONS
+from footprint_lab.otlp.names import TOOL_CALL_ID as TOOL_CALL_ID
+from footprint_lab.otlp.names import TOOL_NAME as TOOL_NAME
+from footprint_lab.otlp.names import TOOL_RESULT as TOOL_RESULT
+from footprint_lab.otlp.names import UNIT as UNIT
+from footprint_lab.otlp.names import USAGE_KEYS as USAGE_KEYS
+from footprint_lab.otlp.names import WINDOW_EVENT as WINDOW_EVENT
 
 __all__ = ["POLICY", "SOURCE", "OtelSpan", "SpanEvent", "load_otel", "read_spans"]
 

@@ -1,8 +1,8 @@
-"""OTLP encoding: span drafts as protobuf ``Span`` objects, attribute values, deterministic
+"""Writing OTLP: span drafts as protobuf ``Span`` objects, attribute values, deterministic
 trace and span ids, the ``ExportTraceServiceRequest`` and its OTLP JSON mapping (ids rewritten
 from base64 to hex).
 
-Layer: export. Used by :mod:`footprint_lab.export.otel`, which builds the span drafts of a run.
+Layer: otlp. Used by :mod:`footprint_lab.export.otel`, which builds the span drafts of a run.
 """
 
 from __future__ import annotations
@@ -25,13 +25,15 @@ from opentelemetry.proto.common.v1.common_pb2 import (
 from opentelemetry.proto.resource.v1.resource_pb2 import Resource
 from opentelemetry.proto.trace.v1.trace_pb2 import ResourceSpans, ScopeSpans, Span, Status
 
-from footprint_lab._otel_names import FORMAT, SCHEMA_URL, SCOPE_NAME, JsonDict
 from footprint_lab.agent.run import Run
 from footprint_lab.ledger import Commit
 from footprint_lab.messages import content_hash
+from footprint_lab.otlp.names import FORMAT, SCHEMA_URL, SCOPE_NAME, JsonDict
 
-_KIND_INTERNAL = Span.SpanKind.SPAN_KIND_INTERNAL
-_KIND_CLIENT = Span.SpanKind.SPAN_KIND_CLIENT
+KIND_INTERNAL = Span.SpanKind.SPAN_KIND_INTERNAL
+"""The kind of the agent and tool spans."""
+KIND_CLIENT = Span.SpanKind.SPAN_KIND_CLIENT
+"""The kind of a chat span (a call to the provider)."""
 _STATUS_ERROR = Status.StatusCode.STATUS_CODE_ERROR
 _NS_PER_MS = 1_000_000
 
@@ -88,7 +90,9 @@ def _nonzero(raw: bytes) -> bytes:
     return raw if any(raw) else raw[:-1] + b"\x01"
 
 
-def _trace_id(run: Run, commits: Sequence[Commit]) -> bytes:
+def trace_id_of(run: Run, commits: Sequence[Commit]) -> bytes:
+    """The run's trace id: 16 bytes hashed from its request, strategy, model, provider, commit
+    times and messages, never all zeros (one run always gets the same id)."""
     h = hashlib.sha256()
     for text in (FORMAT, run.request, run.strategy or "", run.model, run.provider):
         h.update(text.encode("utf-8", "backslashreplace") + b"\x1f")
@@ -103,7 +107,7 @@ def _trace_id(run: Run, commits: Sequence[Commit]) -> bytes:
 
 
 @dataclass
-class _SpanDraft:
+class SpanDraft:
     """One span being built: its key (for its id), times, attributes and events."""
 
     key: str
@@ -118,7 +122,13 @@ class _SpanDraft:
     root: bool = False
 
 
-def _span(draft: _SpanDraft, trace_id: bytes, parent: bytes | None) -> Span:
+def encode_span(draft: SpanDraft, trace_id: bytes, parent: bytes | None) -> Span:
+    """``draft`` as a protobuf span of the trace ``trace_id`` under ``parent`` (None: the root);
+    its id is hashed from the trace id and the draft's key, its events in time order.
+
+    Raises:
+        ValueError: an attribute is an integer outside OTLP's 64 bits (named).
+    """
     span_id = _nonzero(_digest(trace_id, draft.key)[:8])
     span = Span(
         trace_id=trace_id,
@@ -147,7 +157,7 @@ def _version() -> str:
         return ""
 
 
-def _request(spans: Sequence[Span]) -> ExportTraceServiceRequest:
+def trace_request(spans: Sequence[Span]) -> ExportTraceServiceRequest:
     """The spans of one trace as one request, in footprint_lab's scope and resource."""
     scope = ScopeSpans(
         scope=InstrumentationScope(name=SCOPE_NAME, version=_version()),
@@ -176,7 +186,7 @@ def _hex_ids(document: JsonDict) -> JsonDict:
     return document
 
 
-def _document(request: ExportTraceServiceRequest) -> JsonDict:
+def otlp_json(request: ExportTraceServiceRequest) -> JsonDict:
     """``request`` in its OTLP JSON mapping: a dict, enums as integers, ids in hex."""
     document = json_format.MessageToDict(request, use_integers_for_enums=True)
     return _hex_ids(cast(JsonDict, document))

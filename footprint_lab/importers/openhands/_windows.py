@@ -12,12 +12,12 @@ import bisect
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from footprint_lab.importers._openhands_stream import _Condensation, _Event, _Stream
 from footprint_lab.importers._parts import (
     Problems,
     int_of,
     text_or_empty,
 )
+from footprint_lab.importers.openhands._stream import _Condensation, _Event, _Stream
 from footprint_lab.messages import Message
 
 

@@ -75,9 +75,6 @@ from typing import Any
 
 from footprint_lab.agent.run import ImportProblem, Run
 from footprint_lab.importers._build import build_run
-from footprint_lab.importers._openhands_events import _convert
-from footprint_lab.importers._openhands_stream import _Stream
-from footprint_lab.importers._openhands_windows import _windows
 from footprint_lab.importers._parts import (
     Problems,
     TranscriptError,
@@ -89,7 +86,10 @@ from footprint_lab.importers._parts import (
     parse_json_text,
     read_text_file,
 )
-from footprint_lab.importers.openai import parse_openai
+from footprint_lab.importers.chat.openai import parse_openai
+from footprint_lab.importers.openhands._events import _convert
+from footprint_lab.importers.openhands._stream import _Stream
+from footprint_lab.importers.openhands._windows import _windows
 from footprint_lab.importers.recorded import ImportedStatus
 from footprint_lab.messages import Message
 

@@ -14,9 +14,12 @@ from typing import Any
 from footprint_lab.agent.run import Run
 from footprint_lab.importers._build import build_run
 from footprint_lab.importers._observed import HistoryIndex, wire_key
-from footprint_lab.importers._otel_groups import _Group, _is_chat, _is_tool
-from footprint_lab.importers._otel_messages import _instructions, _Messages, _read_chat, _text
-from footprint_lab.importers._otel_names import (
+from footprint_lab.importers._parts import Problems, json_problem
+from footprint_lab.importers.otel._groups import _Group, _is_chat, _is_tool
+from footprint_lab.importers.otel._messages import _instructions, _Messages, _read_chat, _text
+from footprint_lab.importers.otel._spans import OtelSpan, _attr_where, _fail
+from footprint_lab.messages import Message
+from footprint_lab.otlp.names import (
     AGENT_NAME,
     OUTPUT_MESSAGES,
     POLICY,
@@ -30,9 +33,6 @@ from footprint_lab.importers._otel_names import (
     TOOL_RESULT,
     UNIT,
 )
-from footprint_lab.importers._otel_spans import OtelSpan, _attr_where, _fail
-from footprint_lab.importers._parts import Problems, json_problem
-from footprint_lab.messages import Message
 from footprint_lab.usage import Usage
 
 

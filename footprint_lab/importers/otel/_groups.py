@@ -9,21 +9,23 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from footprint_lab.importers._otel_names import (
+from footprint_lab.importers.otel._spans import OtelSpan, _fail
+from footprint_lab.otlp.names import (
     CHAT_OPERATIONS,
+    EXECUTE_TOOL,
     INPUT_MESSAGES,
+    INVOKE_AGENT,
     LEGACY_CHOICE,
     LEGACY_ROLES,
     OUTPUT_MESSAGES,
 )
-from footprint_lab.importers._otel_spans import OtelSpan, _fail
 
 # -- grouping spans into runs -----------------------------------------------------------------
 
 
 def _is_agent(span: OtelSpan) -> bool:
     op = span.operation
-    return op == "invoke_agent" or (op is None and span.name.startswith("invoke_agent"))
+    return op == INVOKE_AGENT or (op is None and span.name.startswith(INVOKE_AGENT))
 
 
 def _is_chat(span: OtelSpan) -> bool:
@@ -31,13 +33,13 @@ def _is_chat(span: OtelSpan) -> bool:
     if op is not None:
         return op in CHAT_OPERATIONS
     if INPUT_MESSAGES in span.attributes or OUTPUT_MESSAGES in span.attributes:
-        return not span.name.startswith(("invoke_agent", "execute_tool"))
+        return not span.name.startswith((INVOKE_AGENT, EXECUTE_TOOL))
     return any(e.name in LEGACY_ROLES or e.name == LEGACY_CHOICE for e in span.events)
 
 
 def _is_tool(span: OtelSpan) -> bool:
     op = span.operation
-    return op == "execute_tool" or (op is None and span.name.startswith("execute_tool"))
+    return op == EXECUTE_TOOL or (op is None and span.name.startswith(EXECUTE_TOOL))
 
 
 @dataclass

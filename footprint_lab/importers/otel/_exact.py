@@ -27,8 +27,19 @@ from footprint_lab.agent.checkpoint import (
     run_from_checkpoint,
 )
 from footprint_lab.agent.run import Run
-from footprint_lab.importers._otel_messages import _typed_parts
-from footprint_lab.importers._otel_names import (
+from footprint_lab.importers._parts import short
+from footprint_lab.importers.otel._messages import _typed_parts
+from footprint_lab.importers.otel._spans import (
+    OtelSpan,
+    SpanEvent,
+    _attr_where,
+    _fail,
+    _json_attr,
+    _object,
+    _parse_json,
+)
+from footprint_lab.ledger import HISTORY
+from footprint_lab.otlp.names import (
     EVENT_PREFIX,
     EXTENSION,
     FL_CALL,
@@ -47,17 +58,6 @@ from footprint_lab.importers._otel_names import (
     OUTPUT_MESSAGES,
     WINDOW_EVENT,
 )
-from footprint_lab.importers._otel_spans import (
-    OtelSpan,
-    SpanEvent,
-    _attr_where,
-    _fail,
-    _json_attr,
-    _object,
-    _parse_json,
-)
-from footprint_lab.importers._parts import short
-from footprint_lab.ledger import HISTORY
 
 
 @dataclass

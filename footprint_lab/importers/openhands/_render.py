@@ -15,8 +15,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from footprint_lab.importers._openhands_stream import _Event, _Stream
-from footprint_lab.importers._openhands_windows import _condensation
 from footprint_lab.importers._parts import (
     Problems,
     int_of,
@@ -25,6 +23,8 @@ from footprint_lab.importers._parts import (
     text_or_empty,
     usage_from,
 )
+from footprint_lab.importers.openhands._stream import _Event, _Stream
+from footprint_lab.importers.openhands._windows import _condensation
 from footprint_lab.usage import Usage
 
 _NOT_SENT_ACTIONS = frozenset(

@@ -1,13 +1,16 @@
-"""The names of a footprint_lab OTLP trace: the format's constants, the GenAI semantic
-conventions' attribute names and footprint_lab's own attribute and event names.
+"""The names of the OpenTelemetry format, once: the GenAI semantic conventions' attribute,
+event and operation names (current and older), footprint_lab's own attribute and event names,
+and what the OTel importer calls its source, policy and error unit.
 
-Layer: bottom (standard library only). One definition for both sides: the writer
-(:mod:`footprint_lab.export.otel`, which re-exports them) and the reader
-(:mod:`footprint_lab.importers.otel`), which sit side by side and import neither each other.
+Layer: otlp (standard library only). One definition for both sides: the writer
+(:mod:`footprint_lab.export.otel`, which re-exports some) and the reader
+(:mod:`footprint_lab.importers.otel`, which re-exports those it reads), which sit side by side and
+import neither each other.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 FORMAT = "footprint-lab/otel"
@@ -28,6 +31,15 @@ EXTENSION = "footprint_lab"
 
 # -- GenAI semantic conventions (the names as opentelemetry-semantic-conventions spells them) --
 OPERATION = "gen_ai.operation.name"
+INVOKE_AGENT = "invoke_agent"
+"""``gen_ai.operation.name`` (and the span name's first word) of an agent span."""
+CHAT = "chat"
+"""``gen_ai.operation.name`` (and the span name's first word) of a model call footprint_lab
+writes."""
+EXECUTE_TOOL = "execute_tool"
+"""``gen_ai.operation.name`` (and the span name's first word) of a tool execution."""
+CHAT_OPERATIONS = frozenset({CHAT, "text_completion", "generate_content"})
+"""``gen_ai.operation.name`` values of a model call."""
 PROVIDER = "gen_ai.provider.name"
 SYSTEM = "gen_ai.system"
 """Deprecated for ``gen_ai.provider.name``; written too, for readers of older conventions."""
@@ -48,6 +60,28 @@ TOOL_TYPE = "gen_ai.tool.type"
 TOOL_ARGUMENTS = "gen_ai.tool.call.arguments"
 TOOL_RESULT = "gen_ai.tool.call.result"
 ERROR_TYPE = "error.type"
+
+# -- older GenAI conventions and other sources' spellings, read but never written ----------------
+LEGACY_ROLES: Mapping[str, str] = {
+    "gen_ai.system.message": "system",
+    "gen_ai.user.message": "user",
+    "gen_ai.assistant.message": "assistant",
+    "gen_ai.tool.message": "tool",
+}
+"""The per-message span events of the GenAI conventions before 1.37, and their roles."""
+LEGACY_CHOICE = "gen_ai.choice"
+"""The span event of a reply, before 1.37."""
+EVENT_CONTENT = "gen_ai.event.content"
+"""A legacy event's body as JSON text (some sources write it instead of attributes)."""
+ROLE_ALIASES: Mapping[str, str] = {"developer": "system", "model": "assistant"}
+"""Roles some sources write for the four roles."""
+USAGE_KEYS: Mapping[str, tuple[str, ...]] = {
+    "input_tokens": (INPUT_TOKENS, "gen_ai.usage.prompt_tokens"),
+    "output_tokens": (OUTPUT_TOKENS, "gen_ai.usage.completion_tokens"),
+    "cache_read_tokens": (CACHE_READ_TOKENS,),
+    "cache_write_tokens": (CACHE_WRITE_TOKENS,),
+}
+"""``Usage`` field -> the attributes that report it (current name first)."""
 
 # -- footprint_lab's own attributes -----------------------------------------------------------
 FL_FORMAT = "footprint_lab.format"
@@ -79,5 +113,13 @@ FL_CHARS_AFTER = "footprint_lab.window_chars_after"
 FL_FORCED = "footprint_lab.forced"
 FL_EVENT = "footprint_lab.event"
 FL_EVENT_INDEX = "footprint_lab.event_index"
+
+# -- the OTel importer's own names ------------------------------------------------------------
+SOURCE = "otel"
+"""``run.provider`` and ``ImportProblem.source`` of an imported trace."""
+POLICY = "otel"
+"""The strategy name of the observed records of a foreign trace."""
+UNIT = "span"
+"""What an error's index counts: the span, in document order over the whole file."""
 
 JsonDict = dict[str, Any]

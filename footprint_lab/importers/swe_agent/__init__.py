@@ -94,7 +94,9 @@ from footprint_lab.importers._parts import (
     reject_constant,
     short,
 )
-from footprint_lab.importers._swe_agent_loop import (
+from footprint_lab.importers.chat.openai import parse_openai
+from footprint_lab.importers.recorded import settle_outcome
+from footprint_lab.importers.swe_agent._loop import (
     ACTION_CALL_ID,
     SHELL_TOOL,
     Rebuilt,
@@ -103,9 +105,7 @@ from footprint_lab.importers._swe_agent_loop import (
     special_commands,
     user_kinds,
 )
-from footprint_lab.importers._swe_agent_meta import run_facts, status_of_exit
-from footprint_lab.importers.openai import parse_openai
-from footprint_lab.importers.recorded import settle_outcome
+from footprint_lab.importers.swe_agent._meta import run_facts, status_of_exit
 from footprint_lab.messages import ContentPart, Message
 
 SOURCE = "swe-agent"

@@ -3,8 +3,8 @@ what a condensation among them forgets), the OpenAI-shaped messages they became,
 messages are observations rather than requests, and the text-mode actions rebuilt as tool
 calls that still wait for their observation.
 
-Layer: importers. Filled by :mod:`._openhands_events` and :mod:`._openhands_render`, read by
-:mod:`._openhands_windows` to rebuild the windows OpenHands' condensers left.
+Layer: importers. Filled by :mod:`._events` and :mod:`._render`, read by
+:mod:`._windows` to rebuild the windows OpenHands' condensers left.
 """
 
 from __future__ import annotations

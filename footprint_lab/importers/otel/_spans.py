@@ -17,7 +17,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, NoReturn
 
-from footprint_lab.importers._otel_names import OPERATION, SOURCE, UNIT
 from footprint_lab.importers._parts import (
     MAX_DEPTH,
     TranscriptError,
@@ -27,6 +26,7 @@ from footprint_lab.importers._parts import (
     short,
 )
 from footprint_lab.messages import storable_json
+from footprint_lab.otlp.names import OPERATION, SOURCE, UNIT
 
 _HEX = {16: re.compile(r"[0-9a-fA-F]{32}"), 8: re.compile(r"[0-9a-fA-F]{16}")}
 _INT = re.compile(r"-?[0-9]{1,20}")

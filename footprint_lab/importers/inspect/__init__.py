@@ -71,13 +71,23 @@ from typing import Any
 
 from footprint_lab.agent.run import Run
 from footprint_lab.importers._build import build_run
-from footprint_lab.importers._inspect_events import (
+from footprint_lab.importers._parts import (
+    EMPTY_TRANSCRIPT,
+    CallIds,
+    Problems,
+    TranscriptError,
+    files_in,
+    json_value,
+    nested,
+    optional_str,
+)
+from footprint_lab.importers.inspect._events import (
     _compaction,
     _event_input,
     _match_events,
     _usage,
 )
-from footprint_lab.importers._inspect_log import (
+from footprint_lab.importers.inspect._log import (
     SOURCE,
     UNIT,
     _attachments,
@@ -89,17 +99,7 @@ from footprint_lab.importers._inspect_log import (
     _resolve,
     _Sample,
 )
-from footprint_lab.importers._inspect_messages import _message
-from footprint_lab.importers._parts import (
-    EMPTY_TRANSCRIPT,
-    CallIds,
-    Problems,
-    TranscriptError,
-    files_in,
-    json_value,
-    nested,
-    optional_str,
-)
+from footprint_lab.importers.inspect._messages import _message
 from footprint_lab.importers.recorded import ImportedStatus
 from footprint_lab.messages import Message
 from footprint_lab.usage import Usage
