@@ -34,8 +34,7 @@ if TYPE_CHECKING:
 
 
 class RunOwner(Protocol):
-    """What a run needs of the agent that ran it (an :class:`~footprint_lab.agent.Agent`),
-    named by this protocol so the run model needs nothing of the modules that drive it."""
+    """What a run needs of the agent that ran it (an :class:`~footprint_lab.agent.Agent`)."""
 
     @property
     def tools(self) -> Mapping[str, Tool]:
@@ -48,7 +47,7 @@ class RunOwner(Protocol):
     def resume(
         self, checkpoint: Checkpoint, *, answer: str | None = None, approve: bool | None = None
     ) -> Run:
-        """Continue a paused run from its checkpoint."""
+        """Continue a paused run from its checkpoint (the run's resume, approve and deny)."""
 
 
 RunStatus = Literal["done", "paused", "max-iterations", "error", "cancelled", "incomplete"]
