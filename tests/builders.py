@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
-from footprint_lab import Message, ToolCall
+from footprint_lab import Message, ScriptedProvider, ToolCall
+from footprint_lab.providers import ProviderRequest, ProviderResponse
 
 
 def user(text: str, stage: str | None = None) -> Message:
@@ -71,3 +73,24 @@ EVIDENCE_TRANSCRIPT: list[dict[str, object]] = [
     {"role": "assistant", "content": "Done."},
 ]
 """A transcript with a known dependency structure: c2, c3 and c4 depend on tool evidence."""
+
+
+class Delegating:
+    """A provider that hands everything to ``inner`` (a scripted provider): a test's fault
+    injector subclasses it and overrides only :meth:`complete`."""
+
+    def __init__(self, inner: ScriptedProvider) -> None:
+        self.inner = inner
+        self.name = inner.name
+
+    def context_window(self, model: str) -> int | None:
+        return self.inner.context_window(model)
+
+    def export_state(self) -> dict[str, Any]:
+        return self.inner.export_state()
+
+    def restore_state(self, state: dict[str, Any]) -> None:
+        self.inner.restore_state(state)
+
+    async def complete(self, request: ProviderRequest) -> ProviderResponse:
+        return await self.inner.complete(request)

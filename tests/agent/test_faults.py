@@ -29,6 +29,7 @@ from footprint_lab import (
 from footprint_lab.agent import Checkpoint, InjectionContext, Run
 from footprint_lab.providers.base import ProviderError, ProviderRequest, ProviderResponse
 from footprint_lab.scenarios import deploy_audit
+from tests.builders import Delegating
 
 HANG_GUARD_S = 60.0
 """Only a guard against a hang; no assertion depends on time."""
@@ -507,22 +508,12 @@ class FlakyStrategy:
         return result
 
 
-class FlakyProvider:
+class FlakyProvider(Delegating):
     """Delegates to a provider; its ``at``-th call fails once without consuming a reply."""
 
     def __init__(self, inner: ScriptedProvider, at: int) -> None:
-        self.inner = inner
-        self.name = inner.name
+        super().__init__(inner)
         self.once = _Once(at)
-
-    def context_window(self, model: str) -> int | None:
-        return self.inner.context_window(model)
-
-    def export_state(self) -> dict[str, Any]:
-        return self.inner.export_state()
-
-    def restore_state(self, state: dict[str, Any]) -> None:
-        self.inner.restore_state(state)
 
     async def complete(self, request: ProviderRequest) -> ProviderResponse:
         if self.once.due():

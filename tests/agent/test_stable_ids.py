@@ -11,6 +11,7 @@ import pytest
 from footprint_lab import Agent, ProviderError, Reply, ScriptedProvider, sliding_window, tool
 from footprint_lab.agent import Checkpoint, Run
 from footprint_lab.providers import ProviderRequest, ProviderResponse
+from tests.builders import Delegating
 
 TRIP: dict[str, Any] = {}
 
@@ -29,24 +30,14 @@ def _script() -> list[Reply]:
     return [*batches, Reply.text("all done")]
 
 
-class Tripping:
+class Tripping(Delegating):
     """A scripted provider whose ``at``-th call raises ``TRIP['provider']`` once, consuming no
     reply (a 503, a Ctrl-C while waiting on the API)."""
 
     def __init__(self, at: int) -> None:
-        self.inner = ScriptedProvider(_script())
-        self.name = self.inner.name
+        super().__init__(ScriptedProvider(_script()))
         self.at = at
         self.calls = 0
-
-    def context_window(self, model: str) -> int | None:
-        return self.inner.context_window(model)
-
-    def export_state(self) -> dict[str, Any]:
-        return self.inner.export_state()
-
-    def restore_state(self, state: dict[str, Any]) -> None:
-        self.inner.restore_state(state)
 
     async def complete(self, request: ProviderRequest) -> ProviderResponse:
         self.calls += 1
