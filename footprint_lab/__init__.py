@@ -31,7 +31,6 @@ if TYPE_CHECKING:
     from footprint_lab.agent import load_checkpoint as load_checkpoint
     from footprint_lab.agent import load_run as load_run
     from footprint_lab.agent import tool as tool
-    from footprint_lab.agent.replay import replay as replay
     from footprint_lab.auditing import Violation as Violation
     from footprint_lab.auditing import audit as audit
     from footprint_lab.events import Event as Event
@@ -51,6 +50,7 @@ if TYPE_CHECKING:
     from footprint_lab.providers import Reply as Reply
     from footprint_lab.providers import ScriptedProvider as ScriptedProvider
     from footprint_lab.providers import provider_summarizer as provider_summarizer
+    from footprint_lab.replay import replay as replay
     from footprint_lab.usage import Usage as Usage
     from footprint_lab.window import DROP_NOTICE_PREFIX as DROP_NOTICE_PREFIX
     from footprint_lab.window import CompactionUnmeasurableError as CompactionUnmeasurableError
@@ -179,7 +179,7 @@ _LAZY: dict[str, str] = {
     "load_checkpoint": _AGENT,
     "load_run": _AGENT,
     "tool": _AGENT,
-    "replay": "footprint_lab.agent.replay",
+    "replay": "footprint_lab.replay",  # the function: a run or a transcript
     # above the agent
     "Violation": "footprint_lab.auditing",
     "audit": "footprint_lab.auditing",

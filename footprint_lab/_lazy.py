@@ -36,7 +36,10 @@ def lazy_names(
         if module is None:
             raise AttributeError(f"module {package!r} has no attribute {name!r}")
         loaded = importlib.import_module(module)
-        value = loaded if module == f"{package}.{name}" else getattr(loaded, name)
+        # A name whose module is its own submodule gives the module (``lab.plots``), unless
+        # the module defines that very name (``footprint_lab.replay``, the function).
+        own = module == f"{package}.{name}" and name not in vars(loaded)
+        value = loaded if own else getattr(loaded, name)
         namespace[name] = value  # later look-ups skip this function
         return value
 

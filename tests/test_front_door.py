@@ -12,11 +12,23 @@ import sys
 import textwrap
 from dataclasses import dataclass
 
+import pytest
+
 import footprint_lab
 import footprint_lab._async
 import footprint_lab.window.apply
 
-CORE = {"messages", "usage", "_models", "_async", "_lazy", "_gc", "_repr", "window"}
+CORE = {
+    "messages",
+    "usage",
+    "_models",
+    "_async",
+    "_lazy",
+    "_gc",
+    "_repr",
+    "_context_length",
+    "window",
+}
 """The core: the window package and the bottom modules it stands on (first name under
 ``footprint_lab``)."""
 
@@ -85,8 +97,12 @@ def test_the_window_core_names_load_the_core_and_nothing_above_it() -> None:
     assert loaded.others <= {"pydantic", "pydantic_core", "annotated_types"} | TYPING
 
 
-def test_replay_loads_the_agent_but_no_importer_lab_or_pandas() -> None:
-    loaded = _loaded("from footprint_lab import replay")
+def test_replay_of_a_run_loads_the_agent_but_no_importer_lab_or_pandas() -> None:
+    loaded = _loaded(
+        "from footprint_lab import replay, Agent, ScriptedProvider, Reply; "
+        "replay(Agent.create(provider=ScriptedProvider([Reply(text='ok')]), model='m')"
+        ".build().run('hi'), None)"
+    )
     assert "footprint_lab.agent.replay" in loaded.ours
     layers = {m.split(".")[1] for m in loaded.ours if "." in m}
     assert not layers & {"importers", "lab", "evidence", "sweeps", "costs"}
@@ -113,12 +129,16 @@ def test_context_length_error_lives_with_the_providers_and_its_old_paths_give_it
     assert ContextLengthError is error
 
 
-def test_the_window_core_loads_no_provider_until_its_old_name_is_asked_for() -> None:
-    loaded = _loaded("import footprint_lab.window")
-    layers = {m.split(".")[1] for m in loaded.ours if "." in m}
-    assert layers <= CORE | {"replay"}
-    asked = _loaded("from footprint_lab.window import ContextLengthError")
-    assert "footprint_lab.providers.base" in asked.ours
+def test_the_window_core_gives_context_length_error_and_loads_no_provider() -> None:
+    # It is defined below both (footprint_lab._context_length), so no import points upwards.
+    for statement in (
+        "import footprint_lab.window",
+        "from footprint_lab.window import ContextLengthError",
+    ):
+        loaded = _loaded(statement)
+        layers = {m.split(".")[1] for m in loaded.ours if "." in m}
+        assert layers <= CORE | {"replay"}
+        assert "footprint_lab.providers.base" not in loaded.ours
 
 
 def test_costs_and_sweeps_live_in_the_lab_and_their_old_paths_re_export_them() -> None:
@@ -144,3 +164,17 @@ def test_a_room_of_the_lab_loads_no_chart_report_or_widget() -> None:
         assert not loaded.others & charts
         assert "pandas" in loaded.others
         assert not {m for m in loaded.ours if m.startswith("footprint_lab.lab.widgets")}
+
+
+def test_the_agent_layer_replays_runs_and_the_root_reads_transcripts_above_it() -> None:
+    import footprint_lab.agent.replay as agent_replay
+
+    transcript = [
+        {"role": "user", "content": "hi"},
+        {"role": "assistant", "content": "hello"},
+    ]
+    with pytest.raises(TypeError, match=r"footprint_lab\.replay"):
+        agent_replay.replay(transcript, None)  # type: ignore[arg-type]
+    replayed = footprint_lab.replay(transcript, None)
+    assert [m.content for m in replayed.window] == ["hi", "hello"]
+    assert replayed.meta["counterfactual"] is True

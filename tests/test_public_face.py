@@ -201,7 +201,7 @@ def test_replay_stays_the_function_whichever_module_loads_first() -> None:
         import footprint_lab
         from footprint_lab import replay
         assert replay is footprint_lab.replay is footprint_lab.replay.__globals__["replay"]
-        assert callable(replay) and replay.__module__ == "footprint_lab.agent.replay"
+        assert callable(replay) and replay.__module__ == "footprint_lab.replay"
         """
     )
     assert done.returncode == 0

@@ -30,17 +30,15 @@ this order, and named in each record's and call's ``tokens_from``:
 
 A live run keeps the spec's rule: zero reported tokens raise ``CompactionUnmeasurableError``.
 
-Its old paths, ``footprint_lab.replay`` and ``footprint_lab.counterfactual``, re-export it; the
-root's ``footprint_lab.replay`` is the function. A transcript (not a run) is read through the
-importers, imported when one is given: the one import this module makes above its layer,
-declared in the import-linter contracts.
+Here replay takes a run. The root's ``footprint_lab.replay`` — the function, in
+:mod:`footprint_lab.replay`, this module's old path, above the importers — takes a transcript
+as well, reads it into a run with :func:`footprint_lab.importers.as_run`, and replays that here.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Collection, Mapping, Sequence
-from typing import Any
+from collections.abc import Collection
 
 from footprint_lab._async import run_sync
 from footprint_lab.agent._replay_tokens import ReplayTokens, replies_of
@@ -63,9 +61,7 @@ from footprint_lab.window.strategies.base import strategy_name
 
 __all__ = [
     "COUNTERFACTUAL_NOTE",
-    "Transcript",
     "areplay",
-    "as_run",
     "replay",
     "transcript_of",
 ]
@@ -84,61 +80,8 @@ def transcript_of(run: Run) -> tuple[list[Message], list[Usage | None]]:
     return messages, [None if call is None else call.usage for call in replies]
 
 
-Transcript = Sequence[Message] | Sequence[Mapping[str, Any]]
-"""A recorded conversation: our messages, OpenAI Chat Completions dicts, Anthropic Messages
-dicts, or LangChain ``messages_to_dict`` dicts."""
-
-
-def as_run(source: Run | Transcript, *, strict: bool = False) -> Run:
-    """A run for ``source``: a run as it is; a transcript through the matching importer.
-
-    Args:
-        source: A run, or a transcript (our messages, or OpenAI / Anthropic / LangChain dicts).
-        strict: Passed to the importer: raise at the first problem instead of listing it in
-            ``run.import_problems``.
-
-    Raises:
-        TranscriptError: the transcript's shape is not one of the known ones, or malformed.
-    """
-    if isinstance(source, Run):
-        return source
-    from footprint_lab.importers import (
-        TranscriptError,
-        build_run,
-        from_anthropic,
-        from_langchain,
-        from_openai,
-    )
-
-    if isinstance(source, (str, bytes, Mapping)) or not hasattr(source, "__iter__"):
-        raise TranscriptError("replay", None, "source", "expected a Run or a list of messages")
-    items = list(source)
-    if all(isinstance(m, Message) for m in items):
-        messages = [m for m in items if isinstance(m, Message)]
-        system = next((m.content for m in messages[:1] if m.role == "system"), None)
-        body = messages[1:] if system is not None else messages
-        replies = sum(1 for m in body if m.role == "assistant")
-        return build_run(body, [None] * replies, system=system, source="messages")
-    first = items[0] if items else None
-    if isinstance(first, Mapping) and "data" in first and "type" in first:
-        return from_langchain(items, strict=strict)  # type: ignore[arg-type]
-    if any(
-        isinstance(m, Mapping)
-        and isinstance(m.get("content"), list)
-        and any(
-            isinstance(b, Mapping) and b.get("type") in ("tool_use", "tool_result")
-            for b in m["content"]
-        )
-        for m in items
-    ):
-        return from_anthropic(items, strict=strict)  # type: ignore[arg-type]
-    if all(isinstance(m, Mapping) and "role" in m for m in items):
-        return from_openai(items, strict=strict)  # type: ignore[arg-type]
-    raise TranscriptError("replay", None, "source", "expected a Run or a list of messages")
-
-
 def replay(
-    source: Run | Transcript,
+    source: Run,
     strategy: WindowStrategy | None,
     keep_last_tool_results: int | bool = 2,
     tokens_per_char: float | None = None,
@@ -156,8 +99,8 @@ def replay(
     which (``tokens_from``).
 
     Args:
-        source: A run (from an agent, ``load_run`` or an importer), or a transcript (our
-            messages, or OpenAI / Anthropic / LangChain message dicts).
+        source: A run (from an agent, ``load_run`` or an importer). A transcript goes to
+            ``footprint_lab.replay``, which reads it into a run first.
         strategy: The window strategy to replay (None replays with no window management).
         keep_last_tool_results: The pin limit for the replay.
         tokens_per_char: The ratio an estimate uses where no provider reported usage
@@ -178,6 +121,7 @@ def replay(
 
     Raises:
         WindowConfigError: ``tokens_per_char`` is not a positive number.
+        TypeError: ``source`` is not a run.
     """
     return run_sync(
         areplay(
@@ -193,7 +137,7 @@ def replay(
 
 
 async def areplay(
-    source: Run | Transcript,
+    source: Run,
     strategy: WindowStrategy | None,
     keep_last_tool_results: int | bool = 2,
     tokens_per_char: float | None = None,
@@ -212,7 +156,12 @@ async def areplay(
             f"tokens_per_char must be a positive number (e.g. 0.25, four characters a "
             f"token), got {tokens_per_char!r}"
         )
-    run = as_run(source)
+    if not isinstance(source, Run):
+        raise TypeError(
+            f"replay here takes a Run, got {type(source).__name__}; give a transcript to "
+            f"footprint_lab.replay, which reads it with footprint_lab.importers.as_run"
+        )
+    run = source
     return await _replay(
         run,
         strategy,

@@ -61,6 +61,7 @@ from footprint_lab.importers._detect import FORMATS, Format, detect_format, fold
 from footprint_lab.importers.chat.anthropic import from_anthropic
 from footprint_lab.importers.chat.langchain import from_langchain
 from footprint_lab.importers.chat.openai import from_openai
+from footprint_lab.importers.chat.transcript import Transcript, as_run
 from footprint_lab.importers.claude_code import load_claude_code
 from footprint_lab.importers.inspect import load_inspect
 from footprint_lab.importers.openhands import load_openhands
@@ -72,7 +73,9 @@ __all__ = [
     "FORMATS",
     "Format",
     "ImportProblem",
+    "Transcript",
     "TranscriptError",
+    "as_run",
     "build_run",
     "detect_format",
     "folder_entries",

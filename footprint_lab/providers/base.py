@@ -10,6 +10,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from pydantic import BaseModel, Field
 
+from footprint_lab._context_length import ContextLengthError
 from footprint_lab.messages import Message, StorableStr, storable_text
 from footprint_lab.usage import Usage
 
@@ -29,18 +30,6 @@ UNPARSED_ARGUMENTS_KEY = "__unparsed_arguments__"
 """When a model streams tool-call arguments that are not a JSON object (cut off by the output
 cap, or malformed), the call keeps the raw text under this key so the tool reports the problem
 to the model instead of the run crashing."""
-
-
-class ContextLengthError(RuntimeError):
-    """The provider rejected a request as longer than the model's context window: the agent
-    then runs its strategy once, forced, and retries. Its message is storable text (a lone
-    surrogate a server sent is escaped). ``footprint_lab.window`` and
-    ``footprint_lab.window.errors``, its old home, re-export it (loaded when asked for: the
-    window core never imports the providers)."""
-
-    def __init__(self, message: str, *, provider: str | None = None) -> None:
-        super().__init__(storable_text(message))
-        self.provider = provider
 
 
 class ToolSpec(BaseModel):

@@ -71,8 +71,6 @@ slack
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
 from footprint_lab.window.apply import (
     OnBreach,
     WindowResult,
@@ -85,6 +83,7 @@ from footprint_lab.window.boundary import Boundary
 from footprint_lab.window.clearing import ClearingPlan
 from footprint_lab.window.errors import (
     CompactionUnmeasurableError,
+    ContextLengthError,
     WindowConfigError,
     WindowStrategyError,
 )
@@ -110,9 +109,6 @@ from footprint_lab.window.strategies import (
     token_budget,
 )
 from footprint_lab.window.turns import Turn, segment_turns
-
-if TYPE_CHECKING:
-    from footprint_lab.window.errors import ContextLengthError as ContextLengthError
 
 __all__ = [
     "CLEARED_RESULT_PREFIX",
@@ -151,12 +147,3 @@ __all__ = [
     "summarize_oldest",
     "token_budget",
 ]
-
-
-def __getattr__(name: str) -> Any:
-    # ContextLengthError lives with the providers; the old name here loads it when asked for.
-    if name == "ContextLengthError":
-        from footprint_lab.window import errors
-
-        return errors.ContextLengthError
-    raise AttributeError(f"module 'footprint_lab.window' has no attribute {name!r}")

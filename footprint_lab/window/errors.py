@@ -2,15 +2,20 @@
 
 ``ContextLengthError`` — a provider's rejection of a request as too long, which the core never
 raises nor reads — lives with the providers (:mod:`footprint_lab.providers.base`); this module,
-its old home, still gives it, imported on first use so the core loads no provider.
+its old home, still gives it from where it is defined, below both
+(``footprint_lab._context_length``), so the core imports no provider.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from footprint_lab._context_length import ContextLengthError
 
-if TYPE_CHECKING:
-    from footprint_lab.providers.base import ContextLengthError as ContextLengthError
+__all__ = [
+    "CompactionUnmeasurableError",
+    "ContextLengthError",
+    "WindowConfigError",
+    "WindowStrategyError",
+]
 
 
 class WindowConfigError(ValueError):
@@ -38,11 +43,3 @@ class WindowStrategyError(RuntimeError):
         self.rule = rule
         self.message_index = message_index
         self.stage_id = stage_id
-
-
-def __getattr__(name: str) -> Any:
-    if name == "ContextLengthError":
-        from footprint_lab.providers.base import ContextLengthError
-
-        return ContextLengthError
-    raise AttributeError(f"module 'footprint_lab.window.errors' has no attribute {name!r}")
