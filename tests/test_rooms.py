@@ -118,6 +118,25 @@ def test_otlp_is_a_layer_below_importers_and_export_and_above_the_agent() -> Non
     assert at("footprint_lab.export") < at("footprint_lab.otlp")
 
 
+def test_otlp_holds_the_format_read_and_written_and_the_importer_builds_runs_on_it() -> None:
+    # #25 item 8: "one otlp/ for the OpenTelemetry format (names, reading, writing)".
+    rooms = {p.stem for p in (PACKAGE / "otlp").glob("*.py")}
+    assert {"names", "read", "write", "genai", "read_genai", "groups"} <= rooms
+    graph = grimp.build_graph("footprint_lab")
+    otel = "footprint_lab.importers.otel"
+    assert {p.stem for p in (IMPORTERS / "otel").glob("*.py")} == {"__init__", "_exact", "_foreign"}
+    reads = set().union(
+        *(graph.find_modules_directly_imported_by(m) for m in graph.find_descendants(otel))
+    )
+    assert {"footprint_lab.otlp.read", "footprint_lab.otlp.groups"} <= reads
+    # The reader stands on the parts every reader of foreign files shares, below both.
+    assert not graph.chain_exists("footprint_lab.reading", "footprint_lab.otlp", as_packages=True)
+    assert not graph.chain_exists(
+        "footprint_lab.reading", "footprint_lab.importers", as_packages=True
+    )
+    assert graph.chain_exists("footprint_lab.otlp.read", "footprint_lab.reading.problems")
+
+
 @pytest.mark.parametrize(
     ("module", "names"),
     [

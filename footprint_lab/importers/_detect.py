@@ -39,7 +39,6 @@ from typing import Literal, Protocol
 from footprint_lab.agent.checkpoint import RunFileError, load_run
 from footprint_lab.agent.run import FORMAT as RUN_FORMAT
 from footprint_lab.agent.run import Run
-from footprint_lab.importers._files import check_regular
 from footprint_lab.importers._parts import TranscriptError
 from footprint_lab.importers.claude_code import load_claude_code
 from footprint_lab.importers.inspect import load_inspect
@@ -48,6 +47,7 @@ from footprint_lab.importers.otel import load_otel
 from footprint_lab.importers.swe_agent import load_swe_agent
 from footprint_lab.importers.tau_bench import DEFAULT_FILE as TAU_BENCH_FILE
 from footprint_lab.importers.tau_bench import load_tau_bench
+from footprint_lab.reading.files import check_regular
 
 __all__ = [
     "FORMATS",

@@ -18,27 +18,28 @@ inside it. An importer that hands part of its input to another (SWE-agent histor
 OpenAI importer, Claude Code entries to the Anthropic one) renames what that one found with
 :func:`nested`, so an error and a listed problem always name the same place.
 
-This module is the face of those shared parts; each concept lives in its own module:
-:mod:`._problems` (the error, problem collection, :func:`nested`), :mod:`._values` (the small
-validators), :mod:`._usage` (usage numbers), :mod:`._tool_calls` (arguments and call ids),
-:mod:`._content` (typed content parts) and :mod:`._files` (reading files and folders).
+This module is the importers' face of those shared parts. Each concept lives in its own module
+of :mod:`footprint_lab.reading`, below the importers and the OTLP reader, which share them:
+``problems`` (the error, problem collection, :func:`nested`), ``values`` (the small
+validators), ``usage`` (usage numbers), ``tool_calls`` (arguments and call ids), ``content``
+(typed content parts) and ``files`` (reading files and folders).
 """
 
 from __future__ import annotations
 
-from footprint_lab.importers._content import (
+from footprint_lab.reading.content import (
     TEXT_TYPES,
     blocks_of,
     content_part,
     text_and_parts,
 )
-from footprint_lab.importers._files import (
+from footprint_lab.reading.files import (
     files_in,
     parse_json_text,
     read_json_file,
     read_text_file,
 )
-from footprint_lab.importers._problems import (
+from footprint_lab.reading.problems import (
     Place,
     Problems,
     TranscriptError,
@@ -47,17 +48,17 @@ from footprint_lab.importers._problems import (
     ordered,
     short,
 )
-from footprint_lab.importers._tool_calls import (
+from footprint_lab.reading.tool_calls import (
     CallIds,
     arguments_of,
 )
-from footprint_lab.importers._usage import (
+from footprint_lab.reading.usage import (
     MAX_USAGE,
     usage_by_keys,
     usage_from,
     usage_int,
 )
-from footprint_lab.importers._values import (
+from footprint_lab.reading.values import (
     EMPTY_TRANSCRIPT,
     MAX_DEPTH,
     MAX_INT_BITS,

@@ -29,8 +29,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict
 
 from footprint_lab.agent.run import Run, batch_progress
-from footprint_lab.importers._problems import Problems
 from footprint_lab.messages import storable_text
+from footprint_lab.reading.problems import Problems
 
 __all__ = [
     "ImportedStatus",

@@ -37,11 +37,7 @@ from footprint_lab.agent.run import Run
 from footprint_lab.importers._parts import TranscriptError, nested, read_text_file
 from footprint_lab.importers.otel._exact import _exact
 from footprint_lab.importers.otel._foreign import _foreign
-from footprint_lab.importers.otel._groups import _groups
-from footprint_lab.importers.otel._spans import OtelSpan as OtelSpan
-from footprint_lab.importers.otel._spans import SpanEvent as SpanEvent
-from footprint_lab.importers.otel._spans import _attr_where, _documents, _fail
-from footprint_lab.importers.otel._spans import read_spans as read_spans
+from footprint_lab.otlp.groups import group_spans
 from footprint_lab.otlp.names import AGENT_NAME as AGENT_NAME
 from footprint_lab.otlp.names import CHAT_OPERATIONS as CHAT_OPERATIONS
 from footprint_lab.otlp.names import EVENT_PREFIX as EVENT_PREFIX
@@ -80,6 +76,10 @@ from footprint_lab.otlp.names import TOOL_RESULT as TOOL_RESULT
 from footprint_lab.otlp.names import UNIT as UNIT
 from footprint_lab.otlp.names import USAGE_KEYS as USAGE_KEYS
 from footprint_lab.otlp.names import WINDOW_EVENT as WINDOW_EVENT
+from footprint_lab.otlp.read import OtelSpan as OtelSpan
+from footprint_lab.otlp.read import SpanEvent as SpanEvent
+from footprint_lab.otlp.read import attr_where, documents, fail
+from footprint_lab.otlp.read import read_spans as read_spans
 
 __all__ = ["POLICY", "SOURCE", "OtelSpan", "SpanEvent", "load_otel", "read_spans"]
 
@@ -87,14 +87,14 @@ __all__ = ["POLICY", "SOURCE", "OtelSpan", "SpanEvent", "load_otel", "read_spans
 def _load(path: str | Path, strict: bool) -> list[Run]:
     where = str(path)
     spans: list[OtelSpan] = []
-    for prefix, document in _documents(read_text_file(path, SOURCE), where):
+    for prefix, document in documents(read_text_file(path, SOURCE), where):
         spans.extend(read_spans(document, prefix, len(spans)))
     runs: list[Run] = []
-    for group in _groups(spans):
+    for group in group_spans(spans):
         head = group.head
         if head is not None and (FL_LEDGER in head.attributes or FL_FORMAT in head.attributes):
             if head.attributes.get(FL_FORMAT) != FORMAT:
-                _fail(head.index, _attr_where(FL_FORMAT), f"expected {FORMAT!r}")
+                fail(head.index, attr_where(FL_FORMAT), f"expected {FORMAT!r}")
             runs.append(_exact(head, group.members))
         else:
             run = _foreign(group, strict)

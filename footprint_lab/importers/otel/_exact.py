@@ -28,16 +28,6 @@ from footprint_lab.agent.checkpoint import (
 )
 from footprint_lab.agent.run import Run
 from footprint_lab.importers._parts import short
-from footprint_lab.importers.otel._messages import _typed_parts
-from footprint_lab.importers.otel._spans import (
-    OtelSpan,
-    SpanEvent,
-    _attr_where,
-    _fail,
-    _json_attr,
-    _object,
-    _parse_json,
-)
 from footprint_lab.ledger import HISTORY
 from footprint_lab.otlp.names import (
     EVENT_PREFIX,
@@ -58,6 +48,16 @@ from footprint_lab.otlp.names import (
     OUTPUT_MESSAGES,
     WINDOW_EVENT,
 )
+from footprint_lab.otlp.read import (
+    OtelSpan,
+    SpanEvent,
+    attr_where,
+    fail,
+    json_attr,
+    object_value,
+    parse_json,
+)
+from footprint_lab.otlp.read_genai import typed_parts
 
 
 @dataclass
@@ -71,24 +71,24 @@ class _Carried:
 
 def _exact_message(raw: Any, index: int, where: str) -> tuple[int, dict[str, Any]]:
     """A GenAI message footprint_lab wrote: its ledger position and ``Message`` fields."""
-    item = _object(raw, index, where)
-    ext = _object(item.get(EXTENSION), index, f"{where}.{EXTENSION}")
+    item = object_value(raw, index, where)
+    ext = object_value(item.get(EXTENSION), index, f"{where}.{EXTENSION}")
     position = ext.get("position")
     if type(position) is not int or position < 0:
-        _fail(index, f"{where}.{EXTENSION}.position", f"expected a position, got {short(position)}")
+        fail(index, f"{where}.{EXTENSION}.position", f"expected a position, got {short(position)}")
     parts = item.get("parts")
     if not isinstance(parts, list):
-        _fail(index, f"{where}.parts", f"expected a list of parts, got {short(parts)}")
+        fail(index, f"{where}.parts", f"expected a list of parts, got {short(parts)}")
     role = item.get("role")
     texts: list[str] = []
     calls: list[Any] = []
     call_id = ext.get("tool_call_id")
-    for _, part, at in _typed_parts(parts, index, where):
+    for _, part, at in typed_parts(parts, index, where):
         kind = part["type"]
         if kind == "text":
             text = part.get("content")
             if not isinstance(text, str):
-                _fail(index, f"{at}.content", f"expected text, got {short(text)}")
+                fail(index, f"{at}.content", f"expected text, got {short(text)}")
             texts.append(text)
         elif kind == "tool_call":
             calls.append(
@@ -97,7 +97,7 @@ def _exact_message(raw: Any, index: int, where: str) -> tuple[int, dict[str, Any
         elif kind == "tool_call_response" and role == "tool":
             response = part.get("response")
             if not isinstance(response, str):
-                _fail(index, f"{at}.response", f"expected text, got {short(response)}")
+                fail(index, f"{at}.response", f"expected text, got {short(response)}")
             texts.append(response)
             call_id = part.get("id")
     message = {
@@ -119,7 +119,7 @@ def _carry(store: dict[int, _Carried], raw: Any, index: int, where: str) -> int:
     if known is None:
         store[position] = _Carried(message, index, where)
     elif known.message != message:
-        _fail(
+        fail(
             index,
             where,
             f"message {position} differs from the one span {known.index} carries ({known.where})",
@@ -130,7 +130,7 @@ def _carry(store: dict[int, _Carried], raw: Any, index: int, where: str) -> int:
 def _indexed(span: OtelSpan, attributes: Mapping[str, Any], key: str, where: str) -> int:
     value = attributes.get(key)
     if type(value) is not int or value < 0:
-        _fail(span.index, where, f"expected an index, got {short(value)}")
+        fail(span.index, where, f"expected an index, got {short(value)}")
     return value
 
 
@@ -138,22 +138,22 @@ def _event_json(span: OtelSpan, event: SpanEvent, k: int, key: str) -> Any:
     where = f"events[{k}].attributes[{key!r}]"
     value = event.attributes.get(key)
     if not isinstance(value, str):
-        _fail(span.index, where, f"expected JSON text, got {short(value)}")
-    return _parse_json(value, span.index, where)
+        fail(span.index, where, f"expected JSON text, got {short(value)}")
+    return parse_json(value, span.index, where)
 
 
 def _in_order(items: dict[int, Any], what: str, span: OtelSpan, where: str) -> list[Any]:
     missing = next((i for i in range(len(items)) if i not in items), None)
     if missing is not None:
-        _fail(span.index, where, f"no span carries {what} {missing} (of {len(items)})")
+        fail(span.index, where, f"no span carries {what} {missing} (of {len(items)})")
     return [items[i] for i in range(len(items))]
 
 
 def _commits(span: OtelSpan, ledger: Mapping[str, Any]) -> tuple[Any, list[list[Any]]]:
-    where = _attr_where(FL_LEDGER)
+    where = attr_where(FL_LEDGER)
     commits = ledger.get("commits")
     if not isinstance(commits, list):
-        _fail(span.index, f"{where}.commits", "expected a list of commits")
+        fail(span.index, f"{where}.commits", "expected a list of commits")
     for i, commit in enumerate(commits):
         if (
             not isinstance(commit, list)
@@ -162,7 +162,7 @@ def _commits(span: OtelSpan, ledger: Mapping[str, Any]) -> tuple[Any, list[list[
             or not isinstance(commit[1], str)
             or type(commit[2]) is not int
         ):
-            _fail(span.index, f"{where}.commits[{i}]", "expected [stage_id, key, at_ms, value]")
+            fail(span.index, f"{where}.commits[{i}]", "expected [stage_id, key, at_ms, value]")
     return ledger.get("stage_counter"), commits
 
 
@@ -192,14 +192,14 @@ def _exact(head: OtelSpan, members: Sequence[OtelSpan]) -> Run:
     """Rebuild a run footprint_lab wrote, exactly (see the module docstring)."""
     version = head.attributes.get(FL_VERSION)
     if version != FORMAT_VERSION or type(version) is not int:
-        _fail(
+        fail(
             head.index,
-            _attr_where(FL_VERSION),
+            attr_where(FL_VERSION),
             f"footprint_lab trace version {version!r} is not supported; this footprint_lab "
             f"reads version {FORMAT_VERSION}",
         )
-    state = _json_attr(head, FL_RUN, dict)
-    stage_counter, commits = _commits(head, _json_attr(head, FL_LEDGER, dict))
+    state = json_attr(head, FL_RUN, dict)
+    stage_counter, commits = _commits(head, json_attr(head, FL_LEDGER, dict))
     store: dict[int, _Carried] = {}
     chats: dict[int, tuple[OtelSpan, list[int], dict[str, Any]]] = {}
     records: dict[int, Any] = {}
@@ -207,25 +207,25 @@ def _exact(head: OtelSpan, members: Sequence[OtelSpan]) -> Run:
     events: dict[int, Any] = {}
     for span in members:
         if FL_CALL in span.attributes:
-            k = _indexed(span, span.attributes, FL_CALL_INDEX, _attr_where(FL_CALL_INDEX))
+            k = _indexed(span, span.attributes, FL_CALL_INDEX, attr_where(FL_CALL_INDEX))
             if k in chats:
-                _fail(span.index, _attr_where(FL_CALL_INDEX), f"call {k} is carried twice")
-            call = _json_attr(span, FL_CALL, dict)
-            inputs = _json_attr(span, INPUT_MESSAGES, list)
+                fail(span.index, attr_where(FL_CALL_INDEX), f"call {k} is carried twice")
+            call = json_attr(span, FL_CALL, dict)
+            inputs = json_attr(span, INPUT_MESSAGES, list)
             sent = [
-                _carry(store, raw, span.index, f"{_attr_where(INPUT_MESSAGES)}[{i}]")
+                _carry(store, raw, span.index, f"{attr_where(INPUT_MESSAGES)}[{i}]")
                 for i, raw in enumerate(inputs)
             ]
-            outputs = _json_attr(span, OUTPUT_MESSAGES, list, required=False) or []
+            outputs = json_attr(span, OUTPUT_MESSAGES, list, required=False) or []
             for i, raw in enumerate(outputs):
-                _carry(store, raw, span.index, f"{_attr_where(OUTPUT_MESSAGES)}[{i}]")
+                _carry(store, raw, span.index, f"{attr_where(OUTPUT_MESSAGES)}[{i}]")
             chats[k] = (span, sent, call)
         for e, event in enumerate(span.events):
             at = f"events[{e}].attributes"
             if event.name == WINDOW_EVENT:
                 j = _indexed(span, event.attributes, FL_RECORD_INDEX, f"{at}[{FL_RECORD_INDEX!r}]")
                 if j in records:
-                    _fail(span.index, f"events[{e}]", f"record {j} is carried twice")
+                    fail(span.index, f"events[{e}]", f"record {j} is carried twice")
                 records[j] = _event_json(span, event, e, FL_RECORD)
                 commit = event.attributes.get(FL_COMMIT)
                 if type(commit) is int:
@@ -233,37 +233,37 @@ def _exact(head: OtelSpan, members: Sequence[OtelSpan]) -> Run:
             elif event.name.startswith(EVENT_PREFIX) and FL_EVENT in event.attributes:
                 i = _indexed(span, event.attributes, FL_EVENT_INDEX, f"{at}[{FL_EVENT_INDEX!r}]")
                 if i in events:
-                    _fail(span.index, f"events[{e}]", f"event {i} is carried twice")
+                    fail(span.index, f"events[{e}]", f"event {i} is carried twice")
                 events[i] = _event_json(span, event, e, FL_EVENT)
-    unsent = _json_attr(head, FL_MESSAGES, list, required=False) or []
+    unsent = json_attr(head, FL_MESSAGES, list, required=False) or []
     for i, raw in enumerate(unsent):
-        _carry(store, raw, head.index, f"{_attr_where(FL_MESSAGES)}[{i}]")
+        _carry(store, raw, head.index, f"{attr_where(FL_MESSAGES)}[{i}]")
     size = _history_size(commits)
     beyond = next((p for p in store if p >= size), None)
     if beyond is not None:
         carried = store[beyond]
-        _fail(
+        fail(
             carried.index, carried.where, f"position {beyond} is past the ledger's {size} messages"
         )
     messages = []
     for p in range(size):
         if p not in store:
-            _fail(head.index, _attr_where(FL_LEDGER), f"message {p} is carried by no span")
+            fail(head.index, attr_where(FL_LEDGER), f"message {p} is carried by no span")
         messages.append(store[p].message)
     saved_commits = []
     for i, (stage_id, key, at_ms, value) in enumerate(commits):
         if key == "record" and value is None:
             if i not in record_at:
-                _fail(
+                fail(
                     head.index,
-                    f"{_attr_where(FL_LEDGER)}.commits[{i}]",
+                    f"{attr_where(FL_LEDGER)}.commits[{i}]",
                     "no window event carries this record",
                 )
             value = record_at[i]
         saved_commits.append(
             {"index": i, "stage_id": stage_id, "key": key, "at_ms": at_ms, "value": value}
         )
-    calls = _in_order(chats, "call", head, _attr_where(FL_CALL_INDEX))
+    calls = _in_order(chats, "call", head, attr_where(FL_CALL_INDEX))
     document = {
         **state,
         "format": RUN_FORMAT,
@@ -297,12 +297,12 @@ def _restore(head: OtelSpan, document: dict[str, Any], store: Mapping[int, _Carr
         at = loc[2] if len(loc) >= 3 and loc[:2] == ["ledger", "messages"] else None
         if isinstance(at, int) and at in store:
             carried = store[at]
-            _fail(carried.index, json_path([carried.where, *loc[3:]]), rule)
-        _fail(head.index, f"{_attr_where(FL_RUN)}: {json_path(loc)}", rule)
+            fail(carried.index, json_path([carried.where, *loc[3:]]), rule)
+        fail(head.index, f"{attr_where(FL_RUN)}: {json_path(loc)}", rule)
     except RunFileProblem as problem:
-        _fail(head.index, f"{_attr_where(FL_RUN)}: {problem.where}", problem.rule)
+        fail(head.index, f"{attr_where(FL_RUN)}: {problem.where}", problem.rule)
     except RecursionError:
-        _fail(head.index, _attr_where(FL_RUN), "nested too deep to be a run")
+        fail(head.index, attr_where(FL_RUN), "nested too deep to be a run")
     return run
 
 
@@ -314,9 +314,9 @@ def _check_windows(run: Run, calls: Sequence[tuple[OtelSpan, list[int], Any]]) -
         window = ledger.window_at(commit) if 0 <= commit < len(ledger) else []
         expected = [ledger.position(m) for m in window]
         if sent != expected:
-            _fail(
+            fail(
                 span.index,
-                _attr_where(INPUT_MESSAGES),
+                attr_where(INPUT_MESSAGES),
                 f"holds messages {short(sent)}, but the ledger's window at commit {commit} "
                 f"is {short(expected)}",
             )

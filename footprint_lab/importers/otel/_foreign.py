@@ -15,10 +15,8 @@ from footprint_lab.agent.run import Run
 from footprint_lab.importers._build import build_run
 from footprint_lab.importers._observed import HistoryIndex, wire_key
 from footprint_lab.importers._parts import Problems, json_problem
-from footprint_lab.importers.otel._groups import _Group, _is_chat, _is_tool
-from footprint_lab.importers.otel._messages import _instructions, _Messages, _read_chat, _text
-from footprint_lab.importers.otel._spans import OtelSpan, _attr_where, _fail
 from footprint_lab.messages import Message
+from footprint_lab.otlp.groups import SpanGroup, is_chat, is_tool
 from footprint_lab.otlp.names import (
     AGENT_NAME,
     OUTPUT_MESSAGES,
@@ -33,6 +31,8 @@ from footprint_lab.otlp.names import (
     TOOL_RESULT,
     UNIT,
 )
+from footprint_lab.otlp.read import OtelSpan, attr_where, fail
+from footprint_lab.otlp.read_genai import MessageReader, instructions, read_chat, text_value
 from footprint_lab.usage import Usage
 
 
@@ -78,7 +78,7 @@ def _tool_results(members: Sequence[OtelSpan]) -> dict[str, Message]:
     """Tool results the ``execute_tool`` spans report, by call id."""
     out: dict[str, Message] = {}
     for span in members:
-        if not _is_tool(span):
+        if not is_tool(span):
             continue
         call_id = span.attributes.get(TOOL_CALL_ID)
         if not isinstance(call_id, str) or TOOL_RESULT not in span.attributes:
@@ -86,11 +86,11 @@ def _tool_results(members: Sequence[OtelSpan]) -> dict[str, Message]:
         result = span.attributes[TOOL_RESULT]
         why = json_problem(result)
         if why is not None:
-            _fail(span.index, _attr_where(TOOL_RESULT), f"holds {why}")
+            fail(span.index, attr_where(TOOL_RESULT), f"holds {why}")
         name = span.attributes.get(TOOL_NAME)
         out.setdefault(
             call_id,
-            Message.tool(call_id, name if isinstance(name, str) else "unknown", _text(result)),
+            Message.tool(call_id, name if isinstance(name, str) else "unknown", text_value(result)),
         )
     return out
 
@@ -106,20 +106,20 @@ def _answer_tools(
             history.add(results[call.id].model_copy())
 
 
-def _foreign(group: _Group, strict: bool) -> Run:
+def _foreign(group: SpanGroup, strict: bool) -> Run:
     """A run from any GenAI trace (see the module docstring)."""
     problems = Problems(SOURCE, strict=strict, unit=UNIT)
-    reader = _Messages(problems)
-    chats = sorted((s for s in group.members if _is_chat(s)), key=lambda s: (s.start, s.index))
+    reader = MessageReader(problems)
+    chats = sorted((s for s in group.members if is_chat(s)), key=lambda s: (s.start, s.index))
     results = _tool_results(group.members)
-    system = _instructions(group.head)
+    system = instructions(group.head)
     history = _History()
     last: Message | None = None
     model: str | None = None
     for n, span in enumerate(chats):
-        call = _read_chat(span, reader)
+        call = read_chat(span, reader)
         if system is None:
-            system = _instructions(span)
+            system = instructions(span)
         if model is None:
             for key in (REQUEST_MODEL, RESPONSE_MODEL):
                 value = span.attributes.get(key)
@@ -148,7 +148,7 @@ def _foreign(group: _Group, strict: bool) -> Run:
             history.add(message.model_copy())
         if call.output is None:
             problems.note(
-                span.index, _attr_where(OUTPUT_MESSAGES), "no reply: the call is not imported"
+                span.index, attr_where(OUTPUT_MESSAGES), "no reply: the call is not imported"
             )
             continue
         history.add(call.output, call.usage, call.inputs, call.finish_reason)

@@ -1,8 +1,9 @@
 """The small validators every importer shares: objects, text, integers and values JSON can
-carry exactly, each failing with a :class:`~footprint_lab.importers._problems.TranscriptError`
+carry exactly, each failing with a :class:`~footprint_lab.reading.problems.TranscriptError`
 naming the place.
 
-Layer: importers.
+Layer: reading (see :mod:`footprint_lab.reading`).
+
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any, NoReturn
 
-from footprint_lab.importers._problems import Problems, short
+from footprint_lab.reading.problems import Problems, short
 
 MAX_DEPTH = 64
 """Deepest nesting of lists and objects an imported value may have."""

@@ -1,7 +1,8 @@
 """Grouping the spans of an OTLP file into runs: one per root agent span, or per trace.
 
-Layer: importers. Which spans are agent, chat and tool spans, and which spans belong to the run
-of which root ``invoke_agent`` span (a trace without one is one run when it has chat spans).
+Layer: otlp (reading the format). Which spans are agent, chat and tool spans, and which spans
+belong to the run of which root ``invoke_agent`` span (a trace without one is one run when it
+has chat spans).
 """
 
 from __future__ import annotations
@@ -9,7 +10,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from footprint_lab.importers.otel._spans import OtelSpan, _fail
 from footprint_lab.otlp.names import (
     CHAT_OPERATIONS,
     EXECUTE_TOOL,
@@ -19,16 +19,25 @@ from footprint_lab.otlp.names import (
     LEGACY_ROLES,
     OUTPUT_MESSAGES,
 )
+from footprint_lab.otlp.read import OtelSpan, fail
+
+__all__ = [
+    "SpanGroup",
+    "group_spans",
+    "is_agent",
+    "is_chat",
+    "is_tool",
+]
 
 # -- grouping spans into runs -----------------------------------------------------------------
 
 
-def _is_agent(span: OtelSpan) -> bool:
+def is_agent(span: OtelSpan) -> bool:
     op = span.operation
     return op == INVOKE_AGENT or (op is None and span.name.startswith(INVOKE_AGENT))
 
 
-def _is_chat(span: OtelSpan) -> bool:
+def is_chat(span: OtelSpan) -> bool:
     op = span.operation
     if op is not None:
         return op in CHAT_OPERATIONS
@@ -37,13 +46,13 @@ def _is_chat(span: OtelSpan) -> bool:
     return any(e.name in LEGACY_ROLES or e.name == LEGACY_CHOICE for e in span.events)
 
 
-def _is_tool(span: OtelSpan) -> bool:
+def is_tool(span: OtelSpan) -> bool:
     op = span.operation
     return op == EXECUTE_TOOL or (op is None and span.name.startswith(EXECUTE_TOOL))
 
 
 @dataclass
-class _Group:
+class SpanGroup:
     """The spans of one run: its root agent span (None: a trace without one) and members."""
 
     trace_id: str
@@ -51,13 +60,13 @@ class _Group:
     members: list[OtelSpan] = field(default_factory=list)
 
 
-def _groups(spans: Sequence[OtelSpan]) -> list[_Group]:
+def group_spans(spans: Sequence[OtelSpan]) -> list[SpanGroup]:
     """One group per root agent span, plus one per trace for spans under no agent span."""
     by_id: dict[tuple[str, str], OtelSpan] = {}
     for span in spans:
         key = (span.trace_id, span.span_id)
         if key in by_id:
-            _fail(span.index, "spanId", f"repeats the span id of span {by_id[key].index}")
+            fail(span.index, "spanId", f"repeats the span id of span {by_id[key].index}")
         by_id[key] = span
     root_of: dict[int, OtelSpan | None] = {}
 
@@ -71,24 +80,24 @@ def _groups(spans: Sequence[OtelSpan]) -> list[_Group]:
                 found = root_of[current.index]
                 break
             if current.index in seen:
-                _fail(span.index, "parentSpanId", "the spans' parents form a cycle")
+                fail(span.index, "parentSpanId", "the spans' parents form a cycle")
             seen.add(current.index)
             chain.append(current)
             parent = current.parent_id
             current = None if parent is None else by_id.get((span.trace_id, parent))
         # The outermost agent span of the chain (or the one found above it) is the root.
         for member in reversed(chain):
-            if _is_agent(member) and found is None:
+            if is_agent(member) and found is None:
                 found = member
             root_of[member.index] = found
         return found
 
-    groups: dict[tuple[str, int | None], _Group] = {}
+    groups: dict[tuple[str, int | None], SpanGroup] = {}
     for span in spans:
         head = root_agent(span)
         slot = (span.trace_id, None if head is None else head.index)
         group = groups.get(slot)
         if group is None:
-            group = groups[slot] = _Group(span.trace_id, head)
+            group = groups[slot] = SpanGroup(span.trace_id, head)
         group.members.append(span)
-    return [g for g in groups.values() if g.head is not None or any(_is_chat(s) for s in g.members)]
+    return [g for g in groups.values() if g.head is not None or any(is_chat(s) for s in g.members)]

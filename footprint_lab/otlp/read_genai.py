@@ -1,9 +1,10 @@
 """Parsing GenAI messages of a chat span into Messages.
 
-Layer: importers. A chat span's input and output as ``gen_ai.input.messages`` /
-``gen_ai.output.messages`` (JSON text or structured values in the GenAI message schema) or as
-the older per-message span events (``gen_ai.user.message``, ``gen_ai.choice`` ...), its usage,
-finish reason and system instructions.
+Layer: otlp (reading the format; :mod:`footprint_lab.otlp.genai` writes it). A chat span's input
+and output as ``gen_ai.input.messages`` / ``gen_ai.output.messages`` (JSON text or structured
+values in the GenAI message schema) or as the older per-message span events
+(``gen_ai.user.message``, ``gen_ai.choice`` ...), its usage, finish reason and system
+instructions.
 """
 
 from __future__ import annotations
@@ -12,25 +13,6 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from footprint_lab.importers._parts import (
-    CallIds,
-    Problems,
-    arguments_of,
-    content_part,
-    json_problem,
-    short,
-    text_of,
-    usage_from,
-)
-from footprint_lab.importers.otel._spans import (
-    OtelSpan,
-    SpanEvent,
-    _attr_where,
-    _fail,
-    _json_attr,
-    _object,
-    _parse_json,
-)
 from footprint_lab.messages import ContentPart, Message, ToolCall, arguments_json
 from footprint_lab.otlp.names import (
     EVENT_CONTENT,
@@ -43,10 +25,33 @@ from footprint_lab.otlp.names import (
     SYSTEM_INSTRUCTIONS,
     USAGE_KEYS,
 )
+from footprint_lab.otlp.read import (
+    OtelSpan,
+    SpanEvent,
+    attr_where,
+    fail,
+    json_attr,
+    object_value,
+    parse_json,
+)
+from footprint_lab.reading.content import content_part
+from footprint_lab.reading.problems import Problems, short
+from footprint_lab.reading.tool_calls import CallIds, arguments_of
+from footprint_lab.reading.usage import usage_from
+from footprint_lab.reading.values import json_problem, text_of
 from footprint_lab.usage import Usage
 
+__all__ = [
+    "ChatCall",
+    "MessageReader",
+    "instructions",
+    "read_chat",
+    "text_value",
+    "typed_parts",
+]
 
-def _typed_parts(
+
+def typed_parts(
     parts: list[Any], index: int, where: str
 ) -> Iterator[tuple[int, dict[str, Any], str]]:
     """Each GenAI message part with its position and field, checked (as it is reached, so
@@ -54,17 +59,18 @@ def _typed_parts(
     for k, part in enumerate(parts):
         at = f"{where}.parts[{k}]"
         if not isinstance(part, dict) or not isinstance(part.get("type"), str):
-            _fail(index, at, "a part needs a type")
+            fail(index, at, "a part needs a type")
         yield k, part, at
 
 
-def _text(value: Any) -> str:
+def text_value(value: Any) -> str:
     """A tool result as text: text as it is, any other JSON value as its compact JSON (a
-    GenAI ``response`` may be any value; not a validator, so not :mod:`._parts`' kind)."""
+    GenAI ``response`` may be any value; not a validator, so not
+    :mod:`footprint_lab.reading.values`' kind)."""
     return value if isinstance(value, str) else arguments_json(value)
 
 
-class _Messages:
+class MessageReader:
     """Turns GenAI message objects into Messages, each distinct object once (a message
     repeated in every later input is read, and its problems listed, once)."""
 
@@ -85,27 +91,27 @@ class _Messages:
 
     def _read(self, raw: Any, index: int, where: str) -> list[Message]:
         problems = self.problems
-        item = _object(raw, index, where)
+        item = object_value(raw, index, where)
         role = item.get("role")
         if not isinstance(role, str):
-            _fail(index, f"{where}.role", f"expected a role, got {short(role)}")
+            fail(index, f"{where}.role", f"expected a role, got {short(role)}")
         role = ROLE_ALIASES.get(role, role)
         if role not in ("system", "user", "assistant", "tool"):
-            _fail(index, f"{where}.role", f"unknown role {role!r}")
+            fail(index, f"{where}.role", f"unknown role {role!r}")
         parts = item.get("parts")
         if parts is None and isinstance(item.get("content"), str):
             parts = [{"type": "text", "content": item["content"]}]  # before parts were named
         if not isinstance(parts, list):
-            _fail(index, f"{where}.parts", f"expected a list of parts, got {short(parts)}")
+            fail(index, f"{where}.parts", f"expected a list of parts, got {short(parts)}")
         name = item.get("name")
         if name is not None and not isinstance(name, str):
-            _fail(index, f"{where}.name", f"expected text, got {short(name)}")
+            fail(index, f"{where}.name", f"expected text, got {short(name)}")
         texts: list[str] = []
         calls: list[ToolCall] = []
         positions: list[int] = []  # each call's part, so a duplicate id names its part
         typed: list[ContentPart] = []
         results: list[Message] = []
-        for k, part, at in _typed_parts(parts, index, where):
+        for k, part, at in typed_parts(parts, index, where):
             kind = part["type"]
             if kind == "text":
                 texts.append(text_of(part.get("content"), problems, index, f"{at}.content"))
@@ -150,7 +156,7 @@ class _Messages:
                 index, f"{at}.id", f"tool call without an id; imported as {call_id!r}"
             )
         elif not isinstance(call_id, str):
-            _fail(index, f"{at}.id", f"expected text, got {short(call_id)}")
+            fail(index, f"{at}.id", f"expected text, got {short(call_id)}")
         name = self.ids.name(index, f"{at}.name", part.get("name"))
         arguments = arguments_of(
             part.get("arguments"),
@@ -167,14 +173,14 @@ class _Messages:
             self.problems.note(index, f"{at}.id", "tool result without a call id")
             call_id = ""
         elif not isinstance(call_id, str):
-            _fail(index, f"{at}.id", f"expected text, got {short(call_id)}")
+            fail(index, f"{at}.id", f"expected text, got {short(call_id)}")
         response = part.get("response", part.get("result"))
         why = json_problem(response)
         if why is not None:
-            _fail(index, f"{at}.response", f"holds {why}")
+            fail(index, f"{at}.response", f"holds {why}")
         if response is None:
             self.problems.note(index, f"{at}.response", "null response, imported as empty text")
-        content = "" if response is None else _text(response)
+        content = "" if response is None else text_value(response)
         known = self.ids.answered(call_id, index, f"{at}.id") if call_id else None
         return Message.tool(call_id, name or known or "unknown", content)
 
@@ -185,13 +191,13 @@ def _legacy_body(span: OtelSpan, event: SpanEvent, k: int) -> Mapping[str, Any]:
     where = f"events[{k}].attributes"
     content = event.attributes.get(EVENT_CONTENT)
     if isinstance(content, str):
-        body = _parse_json(content, span.index, f"{where}[{EVENT_CONTENT!r}]")
-        return _object(body, span.index, f"{where}[{EVENT_CONTENT!r}]")
+        body = parse_json(content, span.index, f"{where}[{EVENT_CONTENT!r}]")
+        return object_value(body, span.index, f"{where}[{EVENT_CONTENT!r}]")
     out = dict(event.attributes)
     for key in ("tool_calls", "message"):
         value = out.get(key)
         if isinstance(value, str) and value.lstrip().startswith(("[", "{")):
-            out[key] = _parse_json(value, span.index, f"{where}[{key!r}]")
+            out[key] = parse_json(value, span.index, f"{where}[{key!r}]")
     return out
 
 
@@ -213,15 +219,15 @@ def _legacy_message(body: Mapping[str, Any], role: str, index: int, where: str) 
         parts.append({"type": "text", "content": arguments_json(content)})
     calls = body.get("tool_calls")
     if calls is not None and not isinstance(calls, list):
-        _fail(index, f"{where}.tool_calls", f"expected a list of calls, got {short(calls)}")
+        fail(index, f"{where}.tool_calls", f"expected a list of calls, got {short(calls)}")
     for k, call in enumerate(calls or []):
         if not isinstance(call, dict):
-            _fail(index, f"{where}.tool_calls[{k}]", "expected a call object")
+            fail(index, f"{where}.tool_calls[{k}]", "expected a call object")
         fn = call.get("function")
         if fn is None:
             fn = call
         if not isinstance(fn, dict):
-            _fail(index, f"{where}.tool_calls[{k}].function", "expected an object")
+            fail(index, f"{where}.tool_calls[{k}].function", "expected an object")
         parts.append(
             {
                 "type": "tool_call",
@@ -234,7 +240,7 @@ def _legacy_message(body: Mapping[str, Any], role: str, index: int, where: str) 
 
 
 @dataclass
-class _ChatCall:
+class ChatCall:
     """One foreign chat span, read."""
 
     span: OtelSpan
@@ -245,7 +251,7 @@ class _ChatCall:
 
 
 def _messages_attr(span: OtelSpan, key: str) -> list[Any] | None:
-    value = _json_attr(span, key, list, required=False)
+    value = json_attr(span, key, list, required=False)
     return None if value is None else list(value)
 
 
@@ -255,7 +261,7 @@ def _usage(span: OtelSpan, problems: Problems) -> Usage | None:
     for name, keys in USAGE_KEYS.items():
         key = next((k for k in keys if k in span.attributes), keys[0])
         value = span.attributes.get(key)
-        counts[name] = (value, _attr_where(key))
+        counts[name] = (value, attr_where(key))
         if value is not None:
             raw[key] = value
     if not raw:
@@ -274,12 +280,12 @@ def _finish(span: OtelSpan, raw_output: Any) -> str | None:
     return None
 
 
-def _read_chat(span: OtelSpan, reader: _Messages) -> _ChatCall:
+def read_chat(span: OtelSpan, reader: MessageReader) -> ChatCall:
     problems = reader.problems
     inputs_raw = _messages_attr(span, INPUT_MESSAGES)
     outputs_raw = _messages_attr(span, OUTPUT_MESSAGES)
-    fields_in = [f"{_attr_where(INPUT_MESSAGES)}[{i}]" for i in range(len(inputs_raw or []))]
-    fields_out = [f"{_attr_where(OUTPUT_MESSAGES)}[{i}]" for i in range(len(outputs_raw or []))]
+    fields_in = [f"{attr_where(INPUT_MESSAGES)}[{i}]" for i in range(len(inputs_raw or []))]
+    fields_out = [f"{attr_where(OUTPUT_MESSAGES)}[{i}]" for i in range(len(outputs_raw or []))]
     if inputs_raw is None and outputs_raw is None:
         legacy_in: list[Any] = []
         legacy_out: list[Any] = []
@@ -294,7 +300,9 @@ def _read_chat(span: OtelSpan, reader: _Messages) -> _ChatCall:
                 fields_in.append(where)
                 continue
             message = body.get("message", {})
-            message = _object({} if message is None else message, span.index, f"{where}.message")
+            message = object_value(
+                {} if message is None else message, span.index, f"{where}.message"
+            )
             raw = _legacy_message(message, "assistant", span.index, f"{where}.message")
             if isinstance(body.get("finish_reason"), str):
                 raw["finish_reason"] = body["finish_reason"]
@@ -319,24 +327,24 @@ def _read_chat(span: OtelSpan, reader: _Messages) -> _ChatCall:
     if len(outputs_raw) > 1:
         problems.note(
             span.index,
-            _attr_where(OUTPUT_MESSAGES),
+            attr_where(OUTPUT_MESSAGES),
             f"{len(outputs_raw)} output messages (choices); the first reply is imported",
         )
     first = outputs_raw[0] if outputs_raw else None
-    return _ChatCall(span, inputs, output, _usage(span, problems), _finish(span, first))
+    return ChatCall(span, inputs, output, _usage(span, problems), _finish(span, first))
 
 
-def _instructions(span: OtelSpan | None) -> str | None:
+def instructions(span: OtelSpan | None) -> str | None:
     if span is None or SYSTEM_INSTRUCTIONS not in span.attributes:
         return None
     value = span.attributes[SYSTEM_INSTRUCTIONS]
     if isinstance(value, str) and not value.lstrip().startswith("["):
         return value  # plain text, as some sources write it
-    parts = _json_attr(span, SYSTEM_INSTRUCTIONS, list)
+    parts = json_attr(span, SYSTEM_INSTRUCTIONS, list)
     texts = []
     for k, part in enumerate(parts):
         if not isinstance(part, dict):
-            _fail(span.index, f"{_attr_where(SYSTEM_INSTRUCTIONS)}[{k}]", "expected a part object")
+            fail(span.index, f"{attr_where(SYSTEM_INSTRUCTIONS)}[{k}]", "expected a part object")
         if part.get("type") == "text" and isinstance(part.get("content"), str):
             texts.append(part["content"])
     return "\n".join(texts)

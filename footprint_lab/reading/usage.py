@@ -1,7 +1,8 @@
 """Safe usage numbers: the token counts a reply reported, checked and kept as reported (a
 negative count is listed as a problem, and the reply recorded as not reporting usage).
 
-Layer: importers.
+Layer: reading (see :mod:`footprint_lab.reading`).
+
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from footprint_lab.importers._problems import Problems, short
+from footprint_lab.reading.problems import Problems, short
 from footprint_lab.usage import Usage
 
 MAX_USAGE = 2**63 - 1

@@ -1,7 +1,8 @@
 """Reading files and folders for the file loaders: the files a folder holds, UTF-8 text and
-JSON, every fault a :class:`~footprint_lab.importers._problems.TranscriptError` naming the file.
+JSON, every fault a :class:`~footprint_lab.reading.problems.TranscriptError` naming the file.
 
-Layer: importers.
+Layer: reading (see :mod:`footprint_lab.reading`).
+
 """
 
 from __future__ import annotations
@@ -12,8 +13,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from footprint_lab.importers._problems import TranscriptError
 from footprint_lab.messages import storable_json
+from footprint_lab.reading.problems import TranscriptError
 
 
 def check_regular(path: str | Path, source: str) -> None:

@@ -1,7 +1,8 @@
 """The error every importer raises, the collection of what an import found wrong, and
 renaming what a nested import found.
 
-Layer: importers. Malformed input raises :class:`TranscriptError` naming the source, the index
+Layer: reading (see :mod:`footprint_lab.reading`).
+Malformed input raises :class:`TranscriptError` naming the source, the index
 and the field; input a provider would have accepted but that is wrong is listed by
 :class:`Problems` as an :class:`~footprint_lab.agent.run.ImportProblem` (or raised when strict).
 An importer that hands part of its input to another renames what that one found with

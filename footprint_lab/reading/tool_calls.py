@@ -2,7 +2,8 @@
 under ``UNPARSED_ARGUMENTS_KEY``), and the calls seen so far, which name results and list
 orphans, duplicate ids and unanswered calls.
 
-Layer: importers.
+Layer: reading (see :mod:`footprint_lab.reading`).
+
 """
 
 from __future__ import annotations
@@ -11,10 +12,10 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from footprint_lab.importers._problems import Problems, short
-from footprint_lab.importers._values import json_problem, optional_str, reject_constant
 from footprint_lab.messages import ToolCall, arguments_json, storable_text
 from footprint_lab.providers.base import UNPARSED_ARGUMENTS_KEY
+from footprint_lab.reading.problems import Problems, short
+from footprint_lab.reading.values import json_problem, optional_str, reject_constant
 
 
 def _unparsed(text: str, problems: Problems, index: int, field: str, why: str) -> dict[str, Any]:

@@ -1,9 +1,11 @@
 """Reading OTLP JSON into spans: documents, spans, span events and attribute values.
 
-Layer: importers. :func:`read_spans` decodes one OTLP JSON ``ExportTraceServiceRequest`` (hex
-or base64 ids, ``AnyValue`` attributes) into :class:`OtelSpan` and :class:`SpanEvent`; the helpers
-here raise :class:`~footprint_lab.importers._parts.TranscriptError` naming the span and field,
-and read JSON-valued attributes (JSON text or structured values).
+Layer: otlp (the format, read here and written by :mod:`footprint_lab.otlp.write`; below the
+importers, which build runs from what this reads). :func:`read_spans` decodes one OTLP JSON
+``ExportTraceServiceRequest`` (hex or base64 ids, ``AnyValue`` attributes) into
+:class:`OtelSpan` and :class:`SpanEvent`; the helpers here raise
+:class:`~footprint_lab.reading.TranscriptError` naming the span and field, and read JSON-valued
+attributes (JSON text or structured values).
 """
 
 from __future__ import annotations
@@ -17,16 +19,23 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, NoReturn
 
-from footprint_lab.importers._parts import (
-    MAX_DEPTH,
-    TranscriptError,
-    json_problem,
-    parse_json_text,
-    reject_constant,
-    short,
-)
 from footprint_lab.messages import storable_json
 from footprint_lab.otlp.names import OPERATION, SOURCE, UNIT
+from footprint_lab.reading.files import parse_json_text
+from footprint_lab.reading.problems import TranscriptError, short
+from footprint_lab.reading.values import MAX_DEPTH, json_problem, reject_constant
+
+__all__ = [
+    "OtelSpan",
+    "SpanEvent",
+    "attr_where",
+    "documents",
+    "fail",
+    "json_attr",
+    "object_value",
+    "parse_json",
+    "read_spans",
+]
 
 _HEX = {16: re.compile(r"[0-9a-fA-F]{32}"), 8: re.compile(r"[0-9a-fA-F]{16}")}
 _INT = re.compile(r"-?[0-9]{1,20}")
@@ -80,7 +89,7 @@ class OtelSpan:
         return value if isinstance(value, str) else None
 
 
-def _fail(index: int | None, where: str, problem: str) -> NoReturn:
+def fail(index: int | None, where: str, problem: str) -> NoReturn:
     raise TranscriptError(SOURCE, index, where, problem, unit=UNIT)
 
 
@@ -96,16 +105,16 @@ def _list(
     if value is None:
         return []
     if not isinstance(value, list):
-        _fail(index, where, f"expected a list, got {short(value)}")
+        fail(index, where, f"expected a list, got {short(value)}")
     return value
 
 
-def _object(value: Any, index: int | None, where: str) -> Mapping[str, Any]:
+def object_value(value: Any, index: int | None, where: str) -> Mapping[str, Any]:
     """An OTLP object. Unlike :func:`~footprint_lab.importers._parts.object_of` (an optional
     field, absent meaning empty), absent is an error here: every caller reads a value the
     OTLP or GenAI shape requires."""
     if not isinstance(value, dict):
-        _fail(index, where, f"expected an object, got {short(value)}")
+        fail(index, where, f"expected an object, got {short(value)}")
     return value
 
 
@@ -114,7 +123,7 @@ def _span_id(value: Any, size: int, index: int, where: str) -> str | None:
     if value is None or value == "":
         return None
     if not isinstance(value, str):
-        _fail(index, where, f"expected {2 * size} hex digits, got {short(value)}")
+        fail(index, where, f"expected {2 * size} hex digits, got {short(value)}")
     if _HEX[size].fullmatch(value):
         hexid = value.lower()
     else:
@@ -123,7 +132,7 @@ def _span_id(value: Any, size: int, index: int, where: str) -> str | None:
         except (binascii.Error, ValueError):
             raw = b""
         if len(raw) != size:
-            _fail(index, where, f"expected {2 * size} hex digits, got {short(value)}")
+            fail(index, where, f"expected {2 * size} hex digits, got {short(value)}")
         hexid = raw.hex()
     return None if not hexid.strip("0") else hexid
 
@@ -136,9 +145,9 @@ def _nanos(value: Any, index: int, where: str) -> int:
     elif isinstance(value, str) and value.isascii() and value.isdigit() and len(value) <= 20:
         number = int(value)
     else:
-        _fail(index, where, f"expected nanoseconds since the epoch, got {short(value)}")
+        fail(index, where, f"expected nanoseconds since the epoch, got {short(value)}")
     if not 0 <= number < _UINT64:
-        _fail(index, where, f"{number} is out of range for a time in nanoseconds")
+        fail(index, where, f"{number} is out of range for a time in nanoseconds")
     return number
 
 
@@ -148,9 +157,9 @@ def _int_value(value: Any, index: int, where: str) -> int:
     elif isinstance(value, str) and _INT.fullmatch(value):
         number = int(value)
     else:
-        _fail(index, where, f"expected a 64-bit integer, got {short(value)}")
+        fail(index, where, f"expected a 64-bit integer, got {short(value)}")
     if not _INT64[0] <= number <= _INT64[1]:
-        _fail(index, where, f"{number} is out of range for a 64-bit integer")
+        fail(index, where, f"{number} is out of range for a 64-bit integer")
     return number
 
 
@@ -159,7 +168,7 @@ def _double_value(value: Any, index: int, where: str) -> float:
         return float(value)
     if isinstance(value, str) and value in _DOUBLES:
         return _DOUBLES[value]
-    _fail(index, where, f"expected a number, got {short(value)}")
+    fail(index, where, f"expected a number, got {short(value)}")
 
 
 _VALUE_KEYS = (
@@ -176,30 +185,30 @@ _VALUE_KEYS = (
 def _any_value(raw: Any, index: int, where: str, depth: int = 0) -> Any:
     """An OTLP ``AnyValue`` as a Python value (an empty one is None)."""
     if not isinstance(raw, dict):
-        _fail(index, where, f"expected an AnyValue object, got {short(raw)}")
+        fail(index, where, f"expected an AnyValue object, got {short(raw)}")
     if depth >= MAX_DEPTH:
-        _fail(index, where, f"values nested deeper than {MAX_DEPTH} levels")
+        fail(index, where, f"values nested deeper than {MAX_DEPTH} levels")
     present = [(c, s) for c, s in _VALUE_KEYS if c in raw or s in raw]
     if not present:
         return None
     if len(present) > 1:
-        _fail(index, where, f"holds {len(present)} values ({present[0][0]}, {present[1][0]})")
+        fail(index, where, f"holds {len(present)} values ({present[0][0]}, {present[1][0]})")
     camel, snake = present[0]
     value = _get(raw, camel, snake)
     at = f"{where}.{camel}"
     if camel == "stringValue" or camel == "bytesValue":
         if not isinstance(value, str):
-            _fail(index, at, f"expected text, got {short(value)}")
+            fail(index, at, f"expected text, got {short(value)}")
         return value
     if camel == "boolValue":
         if not isinstance(value, bool):
-            _fail(index, at, f"expected true or false, got {short(value)}")
+            fail(index, at, f"expected true or false, got {short(value)}")
         return value
     if camel == "intValue":
         return _int_value(value, index, at)
     if camel == "doubleValue":
         return _double_value(value, index, at)
-    holder = _object(value, index, at)
+    holder = object_value(value, index, at)
     items = _list(holder, "values", "values", index, f"{at}.values")
     if camel == "arrayValue":
         return [_any_value(v, index, f"{at}.values[{k}]", depth + 1) for k, v in enumerate(items)]
@@ -210,7 +219,7 @@ def _key_values(items: list[Any], index: int, where: str, depth: int = 0) -> dic
     out: dict[str, Any] = {}
     for k, kv in enumerate(items):
         if not isinstance(kv, dict) or not isinstance(kv.get("key"), str):
-            _fail(index, f"{where}[{k}].key", "an attribute needs a text key")
+            fail(index, f"{where}[{k}].key", "an attribute needs a text key")
         value = kv.get("value")
         out[kv["key"]] = (
             None if value is None else _any_value(value, index, f"{where}[{k}].value", depth)
@@ -219,27 +228,27 @@ def _key_values(items: list[Any], index: int, where: str, depth: int = 0) -> dic
 
 
 def _span(raw: Any, index: int, where: str) -> OtelSpan:
-    span = _object(raw, index, where)
+    span = object_value(raw, index, where)
     trace_id = _span_id(_get(span, "traceId", "trace_id"), 16, index, "traceId")
     if trace_id is None:
-        _fail(index, "traceId", "missing (a span needs a trace id that is not all zeros)")
+        fail(index, "traceId", "missing (a span needs a trace id that is not all zeros)")
     span_id = _span_id(_get(span, "spanId", "span_id"), 8, index, "spanId")
     if span_id is None:
-        _fail(index, "spanId", "missing (a span needs a span id that is not all zeros)")
+        fail(index, "spanId", "missing (a span needs a span id that is not all zeros)")
     parent = _span_id(_get(span, "parentSpanId", "parent_span_id"), 8, index, "parentSpanId")
     name = span.get("name", "")
     if not isinstance(name, str):
-        _fail(index, "name", f"expected text, got {short(name)}")
+        fail(index, "name", f"expected text, got {short(name)}")
     attributes = _key_values(
         _list(span, "attributes", "attributes", index, "attributes"), index, "attributes"
     )
     events: list[SpanEvent] = []
     for k, event in enumerate(_list(span, "events", "events", index, "events")):
         at = f"events[{k}]"
-        body = _object(event, index, at)
+        body = object_value(event, index, at)
         event_name = body.get("name", "")
         if not isinstance(event_name, str):
-            _fail(index, f"{at}.name", f"expected text, got {short(event_name)}")
+            fail(index, f"{at}.name", f"expected text, got {short(event_name)}")
         events.append(
             SpanEvent(
                 name=event_name,
@@ -268,7 +277,7 @@ def _span(raw: Any, index: int, where: str) -> OtelSpan:
     )
 
 
-def _documents(text: str, where: str) -> list[tuple[str, Any]]:
+def documents(text: str, where: str) -> list[tuple[str, Any]]:
     """The file's JSON documents with a prefix for the places they name: one document, or
     one per line (the collector's file exporter)."""
     try:
@@ -300,20 +309,20 @@ def read_spans(data: Any, prefix: str = "", first_index: int = 0) -> list[OtelSp
         TranscriptError: the document is not an OTLP trace export, or a span is malformed.
     """
     if not isinstance(data, dict):
-        _fail(None, f"{prefix}file", "expected an OTLP JSON object with resourceSpans")
+        fail(None, f"{prefix}file", "expected an OTLP JSON object with resourceSpans")
     if "resourceSpans" not in data and "resource_spans" not in data:
-        _fail(None, f"{prefix}resourceSpans", "missing: not an OTLP JSON trace export")
+        fail(None, f"{prefix}resourceSpans", "missing: not an OTLP JSON trace export")
     spans: list[OtelSpan] = []
     for r, resource in enumerate(
         _list(data, "resourceSpans", "resource_spans", None, f"{prefix}resourceSpans")
     ):
         at = f"{prefix}resourceSpans[{r}]"
-        holder = _object(resource, None, at)
+        holder = object_value(resource, None, at)
         for s, scope in enumerate(
             _list(holder, "scopeSpans", "scope_spans", None, f"{at}.scopeSpans")
         ):
             scope_at = f"{at}.scopeSpans[{s}]"
-            scope_holder = _object(scope, None, scope_at)
+            scope_holder = object_value(scope, None, scope_at)
             for raw in _list(scope_holder, "spans", "spans", None, f"{scope_at}.spans"):
                 index = first_index + len(spans)
                 spans.append(_span(raw, index, f"{prefix}span"))
@@ -323,35 +332,35 @@ def read_spans(data: Any, prefix: str = "", first_index: int = 0) -> list[OtelSp
 # -- JSON-valued attributes -------------------------------------------------------------------
 
 
-def _parse_json(text: str, index: int, where: str) -> Any:
+def parse_json(text: str, index: int, where: str) -> Any:
     try:
         value = storable_json(text, parse_constant=reject_constant)
     except json.JSONDecodeError as exc:
-        _fail(index, where, f"not JSON at line {exc.lineno} column {exc.colno}: {exc.msg}")
+        fail(index, where, f"not JSON at line {exc.lineno} column {exc.colno}: {exc.msg}")
     except RecursionError:
-        _fail(index, where, "JSON nested too deep")
+        fail(index, where, "JSON nested too deep")
     except ValueError as exc:
-        _fail(index, where, f"not readable JSON: {exc}")
+        fail(index, where, f"not readable JSON: {exc}")
     why = json_problem(value)
     if why is not None:
-        _fail(index, where, f"holds {why}")
+        fail(index, where, f"holds {why}")
     return value
 
 
-def _attr_where(key: str) -> str:
+def attr_where(key: str) -> str:
     return f"attributes[{key!r}]"
 
 
-def _json_attr(span: OtelSpan, key: str, kind: type, *, required: bool = True) -> Any:
+def json_attr(span: OtelSpan, key: str, kind: type, *, required: bool = True) -> Any:
     """A JSON-valued attribute: JSON text parsed, or a structured value as it is."""
-    where = _attr_where(key)
+    where = attr_where(key)
     value = span.attributes.get(key)
     if value is None:
         if required:
-            _fail(span.index, where, "missing")
+            fail(span.index, where, "missing")
         return None
     if isinstance(value, str):
-        value = _parse_json(value, span.index, where)
+        value = parse_json(value, span.index, where)
     if not isinstance(value, kind):
-        _fail(span.index, where, f"expected a JSON {kind.__name__}, got {short(value)}")
+        fail(span.index, where, f"expected a JSON {kind.__name__}, got {short(value)}")
     return value

@@ -3,7 +3,8 @@ refusal, or a type we do not know) kept whole as
 :class:`~footprint_lab.messages.ContentPart` objects, and content lists split into text and
 parts.
 
-Layer: importers.
+Layer: reading (see :mod:`footprint_lab.reading`).
+
 """
 
 from __future__ import annotations
@@ -11,9 +12,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from footprint_lab.importers._problems import Problems, short
-from footprint_lab.importers._values import json_problem, text_of
 from footprint_lab.messages import ContentPart, arguments_json
+from footprint_lab.reading.problems import Problems, short
+from footprint_lab.reading.values import json_problem, text_of
 
 TEXT_TYPES = frozenset({"text", "input_text", "output_text"})
 """Block types whose ``text`` is message text."""
