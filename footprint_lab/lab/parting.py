@@ -3,7 +3,8 @@ differs — a fork against the run it forked from, or any two runs of one story.
 
 Layer: lab. Pure functions of runs: :func:`parting` compares two, :func:`parting_frame` every
 run of a mapping with its first (the ``parting`` frame, one row per run compared), and
-:func:`parting_words` says one row in a sentence (what ``Compare`` shows under its heading).
+:func:`parting_words` says one row in a sentence (:func:`parting_lines`, every row: what
+``Compare`` shows under its heading).
 A window or a reply is compared by what it says — role, text, tool names and arguments, who
 wrote it — never by stage or call ids, which two runs mint apart even when they say the same.
 """
@@ -21,7 +22,7 @@ from footprint_lab.agent.run import Run
 from footprint_lab.lab.schema import build_frame
 from footprint_lab.messages import Message
 
-__all__ = ["Parting", "parting", "parting_frame", "parting_words"]
+__all__ = ["Parting", "parting", "parting_frame", "parting_lines", "parting_words"]
 
 _Said = tuple[str, str, str | None, str | None, tuple[tuple[str, str], ...]]
 
@@ -166,3 +167,8 @@ def parting_words(row: Mapping[str, Any]) -> str:
         else f"the replies at iteration {replies}"
     )
     return f"{who} parts from {row['against']}: {', '.join(parts)}"
+
+
+def parting_lines(frame: pd.DataFrame) -> list[str]:
+    """Every row of a ``parting`` frame in a sentence (:func:`parting_words`), in order."""
+    return [parting_words({str(k): v for k, v in row.items()}) for row in frame.to_dict("records")]

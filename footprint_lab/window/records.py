@@ -271,8 +271,8 @@ class WindowRecord(BaseModel):
 
     def __repr__(self) -> str:
         """One line: ``<WindowRecord iteration 4 · sliding-window · removed 3 (1,204 → 310
-        chars) · 2 refusals>`` (``forced``, ``observed`` and violations when they apply).
-        ``str()`` stays pydantic's list of every field."""
+        chars) · 2 refusals>`` (``forced``, ``observed``, ``forked`` and violations when they
+        apply). ``str()`` stays pydantic's list of every field."""
         from footprint_lab._repr import count, short
 
         return short(
@@ -284,6 +284,7 @@ class WindowRecord(BaseModel):
                 f"({self.window_chars_before:,} → {self.window_chars_after:,} chars)",
                 "forced" if self.forced else "",
                 "observed" if self.observed else "",
+                "forked" if self.forked else "",
                 count(len(self.refusals), "refusal") if self.refusals else "",
                 count(len(self.violations), "violation") if self.violations else "",
             ],
@@ -321,6 +322,7 @@ class WindowRecord(BaseModel):
             if not self.violations
             else ", ".join(v.kind for v in self.violations),
             "observed": self.observed or None,
+            "forked": self.forked or None,
         }
         rows += [(key, value) for key, value in facts.items() if value is not None]
         return html_table(repr(self), rows)

@@ -35,7 +35,7 @@ from tests.lab.invariants import check_all
 from tests.providers.conftest import _hermetic_environment, wire  # noqa: F401 (fixtures)
 from tests.providers.servers import MODEL, WireServer, provider_for
 
-DATA = Path(__file__).resolve().parents[2] / "data" / "transcripts"  # the real files (../shared/data)
+DATA = Path(__file__).resolve().parents[2] / "data" / "transcripts"  # real files, licences
 OPENHANDS = DATA / "openhands" / "multi-swe-bench-example-1.jsonl"
 SWE_AGENT = DATA / "swe-agent" / "marshmallow-1867.function-calling-replace-from-source.traj"
 

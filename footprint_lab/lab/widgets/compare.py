@@ -22,7 +22,7 @@ import ipywidgets as widgets
 from footprint_lab.agent.run import Run
 from footprint_lab.lab import plots
 from footprint_lab.lab.frames import Frames, capture
-from footprint_lab.lab.parting import parting_frame, parting_words
+from footprint_lab.lab.parting import parting_frame, parting_lines
 from footprint_lab.lab.progress import progress
 from footprint_lab.lab.render import render
 from footprint_lab.lab.summary import key_numbers_frame
@@ -130,10 +130,7 @@ class Compare(LabWidget):
         self.header = widgets.HTML(heading_html(self.title, banners=list(banners)[:BANNERS_SHOWN]))
         self.parting = parting_frame(self.runs)
         self.parting_html = widgets.HTML(
-            render(
-                "parting.html.j2",
-                lines=[parting_words(row) for row in self.parting.to_dict("records")],
-            )
+            render("parting.html.j2", lines=parting_lines(self.parting))
         )
         self.children = [
             self.header,
