@@ -38,8 +38,11 @@ class _Iteration:
     """What a run sent and was answered at one iteration (its last call, a retry's)."""
 
     window: tuple[_Said, ...]
+    """What each message of the window sent says."""
     chars: int
+    """The characters sent."""
     reply: _Said | None
+    """What the reply says (None: the call failed)."""
 
 
 def _iterations(run: Run) -> dict[int, _Iteration]:
