@@ -29,7 +29,12 @@ from footprint_lab import (
 from footprint_lab.importers import from_openai, load
 from footprint_lab.lab import capture
 from footprint_lab.messages import Message
-from footprint_lab.scenarios import deploy_audit, extractive_summarizer, parallel_tools
+from footprint_lab.scenarios import (
+    deploy_audit,
+    extractive_summarizer,
+    long_session,
+    parallel_tools,
+)
 from footprint_lab.window.strategies import WindowStrategy
 from tests.lab.invariants import check_all
 from tests.providers.conftest import _hermetic_environment, wire  # noqa: F401 (fixtures)
@@ -377,3 +382,25 @@ def test_the_root_face_serves_fork() -> None:
     run = agent.run("q")
     again = fork(run, at=1, strategy=None, provider=ScriptedProvider([Reply.text("b")]))
     assert again.output == "b" and again.calls[0].stage_id == run.calls[0].stage_id
+
+
+def test_a_fork_of_a_conversation_stands_in_the_request_of_its_boundary(tmp_path: Path) -> None:
+    scenario = long_session()
+    parent = scenario.run(scenario.strategies()["token-budget"])
+    assert len(parent.requests) == 4
+    second = next(c.iteration for c in parent.calls if c.sent_commit > _request_commit(parent, 1))
+    forked = fork(parent, at=second + 1, strategy=sliding_window(2), provider=_answer())
+    assert forked.requests == parent.requests[:2] and forked.request == parent.requests[1]
+    assert forked.status == "done" and forked.iterations == second + 1
+    again = load_run(forked.save(tmp_path / "fork.json"))  # the file checks the requests too
+    assert again.requests == forked.requests
+
+
+def _request_commit(run: Run, index: int) -> int:
+    """The commit that appended request ``index`` (from 0) of a conversation."""
+    seeds = [
+        run.ledger.commit_of_message(p)
+        for p, m in enumerate(run.ledger.messages)
+        if m.role == "user" and (m.stage_id or "").startswith("seed#") and m.authored is None
+    ]
+    return seeds[index]
