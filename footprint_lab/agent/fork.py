@@ -17,7 +17,11 @@ strategy=S, provider=P)`` sends that window. It returns a new :class:`Run` besid
   provider's replies, the tools' results, strategy S at every later boundary — for at most
   ``max_iterations`` iterations, written through the run's one writer;
 * **its meta names the parent**: ``fork_of`` (the parent's label or scenario), ``fork_at``
-  (k), ``fork_strategy`` (S's name) and ``fork_provider``.
+  (k), ``fork_strategy`` (S's name), ``fork_provider``, and ``fork_window_changed`` (False
+  when S would have sent at k just what the parent sent: then no window stage is written).
+
+The replay runs over the whole parent, so a fork costs about what ``replay(run, S)`` costs
+plus the calls it makes (on a 2,000-iteration scripted run: 1.5 s of replay, 2.1 s in all).
 
 **What ``at`` means.** Iterations count from 1, as every record, call and the Inspector count
 them: iteration ``k`` is the ``k``-th model call and its boundary is just before it, so
