@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from footprint_lab.agent import load_checkpoint as load_checkpoint
     from footprint_lab.agent import load_run as load_run
     from footprint_lab.agent import tool as tool
+    from footprint_lab.agent.fork import fork as fork
     from footprint_lab.auditing import Violation as Violation
     from footprint_lab.auditing import audit as audit
     from footprint_lab.events import Event as Event
@@ -102,11 +103,12 @@ __all__ = [  # noqa: RUF022 (the contract's order, not the alphabet)
     "CompactionUnmeasurableError",
     "WindowConfigError",
     "ContextLengthError",
-    # Runs, durability, replay, audit and sweeps.
+    # Runs, durability, replay, fork, audit and sweeps.
     "Run",
     "load_run",
     "RunFileError",
     "replay",
+    "fork",
     "audit",
     "sweep",
     "provider_summarizer",
@@ -180,6 +182,7 @@ _LAZY: dict[str, str] = {
     "load_run": _AGENT,
     "tool": _AGENT,
     "replay": "footprint_lab.replay",  # the function: a run or a transcript
+    "fork": "footprint_lab.agent.fork",
     # above the agent
     "Violation": "footprint_lab.auditing",
     "audit": "footprint_lab.auditing",

@@ -118,7 +118,7 @@ def _python(code: str, *flags: str) -> subprocess.CompletedProcess[str]:
 
 def test_all_starts_with_the_contract_and_stays_curated() -> None:
     assert footprint_lab.__all__[: len(CONTRACT)] == CONTRACT
-    assert {"Run", "load_run", "RunFileError", "replay", "audit", "sweep"} <= set(
+    assert {"Run", "load_run", "RunFileError", "replay", "fork", "audit", "sweep"} <= set(
         footprint_lab.__all__
     )
     assert len(footprint_lab.__all__) <= 30
@@ -133,6 +133,7 @@ def test_every_earlier_name_is_still_importable_from_the_root(name: str) -> None
 
 def test_lazy_names_are_the_objects_of_their_modules() -> None:
     from footprint_lab.agent import Run
+    from footprint_lab.agent.fork import fork
     from footprint_lab.replay import replay
     from footprint_lab.sweeps import sweep
     from footprint_lab.window import apply_window
@@ -141,6 +142,7 @@ def test_lazy_names_are_the_objects_of_their_modules() -> None:
     assert footprint_lab.apply_window is apply_window
     assert footprint_lab.sweep is sweep
     assert footprint_lab.replay is replay
+    assert footprint_lab.fork is fork
 
 
 def test_an_unknown_name_is_an_attribute_error_and_submodules_still_import() -> None:
@@ -156,7 +158,7 @@ def test_importing_the_root_imports_no_pandas_plotly_or_ipywidgets() -> None:
         f"""
         import sys
         import footprint_lab
-        from footprint_lab import Agent, Message, apply_window, replay, sliding_window
+        from footprint_lab import Agent, Message, apply_window, fork, replay, sliding_window
         print(",".join(m for m in sys.modules if m.split(".")[0] in {HEAVY!r}))
         """,
         "-X",

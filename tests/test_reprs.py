@@ -98,7 +98,10 @@ def test_a_record_prints_as_one_line_and_stays_a_pydantic_model(run: Run) -> Non
     assert record.model_copy(update={"forced": True}) != record
     assert "forced" in repr(record.model_copy(update={"forced": True}))
     assert str(record).startswith("strategy='sliding-window' iteration=")
-    assert set(record.model_dump()) == set(WindowRecord.model_fields) - {"given_commit"}
+    # forked is dumped only when True (a file from before forks saves byte for byte)
+    assert set(record.model_dump()) == set(WindowRecord.model_fields) - {"given_commit", "forked"}
+    splice = record.model_copy(update={"forked": True})
+    assert splice.model_dump()["forked"] is True and "forked" in repr(splice)
     bare = WindowRecord(strategy="mine", iteration=2, window_chars_before=1204)
     assert repr(bare) == "<WindowRecord iteration 2 · mine · removed 0 (1,204 → 0 chars)>"
     assert repr([bare]) == f"[{bare!r}]"

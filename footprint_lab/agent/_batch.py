@@ -77,7 +77,13 @@ async def tool_calls(loop: LoopParts, iteration: int) -> None:
                 commit_result(loop, iteration, batch["stage"], result, order)
             loop.checkpoint_hook()
 
-        await run_tool_calls(tools, auto, default_timeout=loop.agent.tool_timeout, on_result=commit)
+        await run_tool_calls(
+            tools,
+            auto,
+            default_timeout=loop.agent.tool_timeout,
+            on_result=commit,
+            unknown=loop.agent.unknown_tool,
+        )
     if human:
         first = human[0]
         kind = tools[first.name].kind
@@ -129,6 +135,7 @@ async def run_tool_calls(
     *,
     default_timeout: float | None = None,
     on_result: ResultHook | None = None,
+    unknown: Callable[[ToolCall], Message] | None = None,
 ) -> list[Message]:
     """Run a batch (possibly parallel) and return results in call order.
 
@@ -138,6 +145,9 @@ async def run_tool_calls(
     it, before the event loop wakes its task — so one commit takes them all. For a tool on
     the event loop (an async tool without a timeout, an unknown tool, invalid arguments)
     nothing else runs between its return and the hook; each call is delivered once.
+
+    ``unknown`` answers a call to a tool not in ``tools`` (default: an error result naming the
+    tools there are; a fork says the tool was not passed to it).
 
     Raises:
         BaseException: an interrupt (or any other ``BaseException``) a tool raised, or what
@@ -159,7 +169,7 @@ async def run_tool_calls(
     async def one(index: int, call: ToolCall) -> None:
         tool = tools.get(call.name)
         if tool is None:
-            message = unknown_tool_result(tools, call)
+            message = unknown_tool_result(tools, call) if unknown is None else unknown(call)
         else:
             message = await tool.invoke(call, default_timeout=default_timeout)
         deliver(index, message)  # no await from the tool's return to the hook

@@ -105,7 +105,15 @@ class _Loop:
     def from_checkpoint(
         cls, agent: AgentParts, checkpoint: Checkpoint, on_checkpoint: CheckpointHook | None
     ) -> _Loop:
-        restored = run_from_checkpoint(checkpoint)
+        return cls.from_run(agent, run_from_checkpoint(checkpoint), on_checkpoint)
+
+    @classmethod
+    def from_run(
+        cls, agent: AgentParts, restored: Run, on_checkpoint: CheckpointHook | None
+    ) -> _Loop:
+        """A loop that goes on writing ``restored`` itself (a run rebuilt from a checkpoint,
+        or a fork's copy of its parent's ledger up to the boundary it forks at) from the
+        step its ``phase`` names."""
         loop = cls(agent, None, on_checkpoint)
         loop.writer = RunWriter(restored, list(restored.window), loop.recorder)
         loop.recorder.events.extend(restored.events)

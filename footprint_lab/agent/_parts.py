@@ -18,7 +18,7 @@ from footprint_lab.agent.run import Run, RunOwner
 from footprint_lab.agent.writer import RunWriter
 from footprint_lab.events import Recorder
 from footprint_lab.ledger import Clock
-from footprint_lab.messages import Message
+from footprint_lab.messages import Message, ToolCall
 from footprint_lab.window.records import WindowRecord
 from footprint_lab.window.result import WindowResult
 from footprint_lab.window.strategies import WindowStrategy
@@ -76,6 +76,9 @@ class AgentParts(RunOwner, Protocol):
     @property
     def _flight(self) -> Flight:
         """The run in flight, as the sync driver sees it."""
+
+    def unknown_tool(self, call: ToolCall) -> Message:
+        """The error result of a call to a tool the agent does not have."""
 
 
 class LoopParts(Protocol):

@@ -25,7 +25,9 @@ and the rule) when what it says does not follow from the ledger it carries:
   core's own :func:`~footprint_lab.window.law.breaches`, anchored on the request the ledger
   holds — unless the record files ``violations`` (an audited policy's, which records what it
   broke). An ``observed`` record (an import's: what the source's own policy sent) is held to the
-  ledger but not to the law: what that policy broke is in its violations, as the import found it;
+  ledger but not to the law: what that policy broke is in its violations, as the import found
+  it. Neither is a ``forked`` record (a fork's splice: the window its strategy would have sent
+  at the boundary, put in place of the parent's): it stands for replayed visits, each lawful;
 * **folded spans agree**: a folded span names originals its frame's visit removed;
 * **the run's state agrees** (:mod:`footprint_lab.agent._runfile_state`): ``requests`` are the
   texts of the requests the ledger holds (a person's messages committed by seed stages) and
@@ -362,9 +364,10 @@ class _Visits:
                 f"names {stray[:4]}, which did not leave the window (a cleared message's "
                 "original left it)",
             )
-        if record.observed or before == after:
+        if record.observed or record.forked or before == after:
             # Nothing changed; or the source policy's window, whose breaches are its own
-            # (what it broke is in its violations, as the import found it).
+            # (what it broke is in its violations, as the import found it); or a fork's
+            # splice, which stands for many replayed visits, each held to the law when it ran.
             return named
         self._check_law(where, record, given_pos, returned_pos, start)
         return named

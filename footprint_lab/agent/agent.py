@@ -22,9 +22,9 @@ from footprint_lab.agent.builder import AgentBuilder
 from footprint_lab.agent.checkpoint import Checkpoint, run_from_checkpoint
 from footprint_lab.agent.injections import InjectionRule
 from footprint_lab.agent.run import Run
-from footprint_lab.agent.tools import Tool
+from footprint_lab.agent.tools import Tool, unknown_tool_result
 from footprint_lab.ledger import Clock
-from footprint_lab.messages import storable_text
+from footprint_lab.messages import Message, ToolCall, storable_text
 from footprint_lab.providers.base import Provider
 from footprint_lab.window.strategies import WindowStrategy
 
@@ -115,6 +115,11 @@ class Agent:
             f"Agent(provider={self.provider.name!r}, model={self.model!r}, "
             f"strategy={strategy!r}, tools={list(self.tools)})"
         )
+
+    def unknown_tool(self, call: ToolCall) -> Message:
+        """The error result the model gets for a call to a tool this agent does not have: it
+        names the tool and the tools there are."""
+        return unknown_tool_result(self.tools, call)
 
     @property
     def _stop(self) -> threading.Event:

@@ -14,7 +14,8 @@ only here: ``footprint_lab/window/`` must never import them (the core stays pure
 * :func:`evidence_frame` / :func:`evidence_summary` replay many runs under many window
   configurations and measure the tool evidence each lost (:mod:`footprint_lab.lab.evidence`).
 * :class:`Inspector`, :class:`Tuner` and :class:`Compare` (:mod:`footprint_lab.lab.widgets`)
-  arrange those figures as ipywidgets dashboards for Jupyter.
+  arrange those figures as ipywidgets dashboards for Jupyter; :func:`parting_frame` says where
+  compared runs part (a fork and the run it forked from), as ``Compare`` shows it.
 
 Every name here is loaded on first use (as the root's are): importing one room of the lab
 (``footprint_lab.lab.sweeps``, ``footprint_lab.lab.costs``, ``footprint_lab.lab.frames``) loads
@@ -38,6 +39,7 @@ if TYPE_CHECKING:
     from footprint_lab.lab.frames import Frames as Frames
     from footprint_lab.lab.frames import capture as capture
     from footprint_lab.lab.frames import capture_many as capture_many
+    from footprint_lab.lab.parting import parting_frame as parting_frame
     from footprint_lab.lab.report import write_report as write_report
     from footprint_lab.lab.schema import MEMBERSHIP_STATES as MEMBERSHIP_STATES
     from footprint_lab.lab.schema import SCHEMAS as SCHEMAS
@@ -63,6 +65,7 @@ __all__ = [
     "evidence_summary",
     "key_numbers",
     "no_policy",
+    "parting_frame",
     "plots",
     "run_summary",
     "write_report",
@@ -83,6 +86,7 @@ _LAZY: dict[str, str] = {
     "Frames": _FRAMES,
     "capture": _FRAMES,
     "capture_many": _FRAMES,
+    "parting_frame": "footprint_lab.lab.parting",
     "write_report": "footprint_lab.lab.report",
     "MEMBERSHIP_STATES": "footprint_lab.lab.schema",
     "SCHEMAS": "footprint_lab.lab.schema",

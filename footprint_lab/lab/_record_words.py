@@ -162,6 +162,7 @@ _RULE_FACTS: tuple[str, ...] = (
     "strategy",
     "forced",
     "observed",
+    "forked",
     "measured_tokens",
     "threshold_tokens",
     "over_budget",
@@ -175,9 +176,9 @@ _RULE_FACTS: tuple[str, ...] = (
 @dataclass(frozen=True)
 class RuleFired:
     """The rule that made a strategy act at a boundary: ``kind`` ('forced', 'observed',
-    'tokens', 'turns' or 'visited') and the numbers it compared."""
+    'forked', 'tokens', 'turns' or 'visited') and the numbers it compared."""
 
-    kind: Literal["forced", "observed", "tokens", "turns", "visited"]
+    kind: Literal["forced", "observed", "forked", "tokens", "turns", "visited"]
     strategy: str
     measured: int = 0
     threshold: int = 0
@@ -200,10 +201,10 @@ def _fact(facts: Mapping[str, Any], name: str) -> Any:
 
 def rule_fired(facts: WindowRecord | Mapping[str, Any]) -> RuleFired:
     """Which rule fired at a record, from the record or its row of the ``records`` frame: a
-    too-long rejection forced the visit, the recorded run's own policy acted (observed), the
-    measured tokens against the threshold, the turns against the keep window, or else the
-    strategy just visited. The one decision behind :func:`record_trigger` and
-    :func:`record_rule`."""
+    too-long rejection forced the visit, the recorded run's own policy acted (observed), a
+    fork put its strategy's window in place of the parent's (forked), the measured tokens
+    against the threshold, the turns against the keep window, or else the strategy just
+    visited. The one decision behind :func:`record_trigger` and :func:`record_rule`."""
     if isinstance(facts, WindowRecord):
         facts = {name: getattr(facts, name) for name in _RULE_FACTS}
     strategy = str(_fact(facts, "strategy") or "the strategy")
@@ -211,6 +212,8 @@ def rule_fired(facts: WindowRecord | Mapping[str, Any]) -> RuleFired:
         return RuleFired("forced", strategy)
     if bool(_fact(facts, "observed")):
         return RuleFired("observed", strategy)
+    if bool(_fact(facts, "forked")):
+        return RuleFired("forked", strategy)
     measured, threshold = _fact(facts, "measured_tokens"), _fact(facts, "threshold_tokens")
     if measured is not None and threshold is not None:
         return RuleFired(
@@ -238,6 +241,11 @@ def record_trigger(record: WindowRecord | Mapping[str, Any]) -> str:
         return "the provider rejected the last request as too long, which forces a visit"
     if rule.kind == "observed":
         return "the recorded run's own policy changed the window here (observed, not replayed)"
+    if rule.kind == "forked":
+        return (
+            f"the run was forked here: the window {rule.strategy} would have sent (replayed "
+            "from the start) took the parent run's place"
+        )
     if rule.kind == "tokens":
         return (
             f"the last call's {rule.measured:,} input tokens"
@@ -260,6 +268,8 @@ def record_rule(record: WindowRecord | Mapping[str, Any]) -> str:
         return "rule: forced: the provider rejected the request as too long"
     if rule.kind == "observed":
         return "rule: observed: the recorded run's own policy changed the window"
+    if rule.kind == "forked":
+        return f"rule: forked: the window {rule.strategy} would have sent here"
     if rule.kind == "tokens":
         sign = ">" if rule.over else "≤"
         return f"rule: {rule.measured:,} tokens {sign} threshold {rule.threshold:,}"

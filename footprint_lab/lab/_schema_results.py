@@ -1,5 +1,6 @@
 """The specs of the frames the lab builds beyond a capture: the evidence grid and its summary,
-the priced calls, a run's summary numbers and the sweep of them, and the boundary views.
+the priced calls, a run's summary numbers and the sweep of them, the boundary views, and where
+compared runs part.
 
 Layer: lab (private; :mod:`footprint_lab.lab.schema` is the public face). Each frame is built
 against its spec here (:func:`footprint_lab.lab.schema.build_frame`); a frame whose columns
@@ -265,6 +266,34 @@ _LEFT = FrameSpec(
     "left",
 )
 
+_PARTING = FrameSpec(
+    ":func:`~footprint_lab.lab.parting.parting_frame`: where each compared run parts from the "
+    "first, one row per run after it (``Compare.parting``).",
+    columns_of(
+        run=(TEXT, "The run compared.", "Run"),
+        against=(TEXT, "The run it is compared with (the first).", "Against"),
+        fork_at=(INT, "The iteration it was forked at, when it is a fork.", "Forked at"),
+        shared_iterations=(INT, "Iterations both runs made a call in.", "Shared iterations"),
+        windows_part_at=(
+            INT,
+            "The first iteration whose window differs (or only one ran); <NA>: never.",
+            "Windows part at",
+        ),
+        replies_part_at=(
+            INT,
+            "The first iteration whose reply differs (or only one ran); <NA>: never.",
+            "Replies part at",
+        ),
+        reference_chars=(
+            INT,
+            "Characters the first run sent where the windows part.",
+            "Chars sent (first)",
+        ),
+        run_chars=(INT, "Characters this run sent where the windows part.", "Chars sent"),
+    ),
+    "parting",
+)
+
 RESULT_SPECS: dict[str, FrameSpec] = {
     spec.name: spec
     for spec in (
@@ -277,6 +306,7 @@ RESULT_SPECS: dict[str, FrameSpec] = {
         _REPORT_SUMMARY,
         _BOUNDARY,
         _LEFT,
+        _PARTING,
     )
 }
 """The lab's frames beyond a capture, by name."""

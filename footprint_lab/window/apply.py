@@ -143,10 +143,10 @@ def _exact(
     lawful: bool,
 ) -> WindowRecord:
     """``record`` with every fact the engine knows set from what it saw, never from what the
-    strategy claims: the strategy's name, the iteration, ``forced``, ``observed`` (never, for
-    a visit that ran here), ``commit`` (set by the run that files it), the sizes and counts,
-    and the measured tokens and where they came from. A record that claims otherwise is
-    corrected (README: "A record says what the engine saw")."""
+    strategy claims: the strategy's name, the iteration, ``forced``, ``observed`` and
+    ``forked`` (never, for a visit that ran here), ``commit`` (set by the run that files it),
+    the sizes and counts, and the measured tokens and where they came from. A record that
+    claims otherwise is corrected (README: "A record says what the engine saw")."""
     given = inp._guards.facts
     assert given is not None
     boundary = inp._boundary
@@ -171,6 +171,7 @@ def _exact(
         "iteration": boundary.iteration,
         "forced": boundary.forced,
         "observed": False,
+        "forked": False,
         "commit": None,
         "given_commit": None,
         "window_chars_before": inp.window_chars,

@@ -7,6 +7,7 @@ Layer: window core. A record is how a strategy obeys the law stated in
 from __future__ import annotations
 
 import functools
+import operator
 from typing import Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
@@ -235,6 +236,11 @@ class WindowRecord(BaseModel):
     observed: bool = False
     """True when the record describes what a recorded run's own policy really sent (rebuilt
     by an importer from the inputs the source recorded), not a visit that ran here."""
+    forked: bool = Field(default=False, exclude_if=operator.not_)
+    """True when the record is a fork's splice (``footprint_lab.fork``): at the boundary it
+    forked from, the window the strategy would have sent there — replayed over the parent run
+    from its start, each replayed visit held to the law — put in place of the parent's. Saved
+    only when True, so a run file written before forks existed saves again byte for byte."""
     commit: int | None = None
     """The ledger commit that filed this record (set when a run commits the visit; None from
     a bare ``apply_window``)."""
@@ -265,8 +271,8 @@ class WindowRecord(BaseModel):
 
     def __repr__(self) -> str:
         """One line: ``<WindowRecord iteration 4 · sliding-window · removed 3 (1,204 → 310
-        chars) · 2 refusals>`` (``forced``, ``observed`` and violations when they apply).
-        ``str()`` stays pydantic's list of every field."""
+        chars) · 2 refusals>`` (``forced``, ``observed``, ``forked`` and violations when they
+        apply). ``str()`` stays pydantic's list of every field."""
         from footprint_lab._repr import count, short
 
         return short(
@@ -278,6 +284,7 @@ class WindowRecord(BaseModel):
                 f"({self.window_chars_before:,} → {self.window_chars_after:,} chars)",
                 "forced" if self.forced else "",
                 "observed" if self.observed else "",
+                "forked" if self.forked else "",
                 count(len(self.refusals), "refusal") if self.refusals else "",
                 count(len(self.violations), "violation") if self.violations else "",
             ],
@@ -315,6 +322,7 @@ class WindowRecord(BaseModel):
             if not self.violations
             else ", ".join(v.kind for v in self.violations),
             "observed": self.observed or None,
+            "forked": self.forked or None,
         }
         rows += [(key, value) for key, value in facts.items() if value is not None]
         return html_table(repr(self), rows)

@@ -1,8 +1,12 @@
 """Compare: several runs of one scenario side by side.
 
 Layer: lab. The compare chart (characters sent or reported input tokens per iteration, one
-line per run, redrawn in place when the metric changes), a summary table of each run's key
-numbers (:func:`~footprint_lab.lab.summary.key_numbers`) and each run's window map in a tab.
+line per run, redrawn in place when the metric changes), where the runs part (the first
+iteration whose window differs from the first run's, and the first whose reply does —
+:func:`~footprint_lab.lab.parting.parting_frame`; a fork against the run it forked from), a
+summary table of each run's key numbers (:func:`~footprint_lab.lab.summary.key_numbers`) and
+each run's window map in a tab. A banner shared by several counterfactual runs (replays of one
+run) is shown once.
 A new Compare replaces the last one on the same runs (or made by the same cell) and closes it,
 with all its parts (:mod:`._lifecycle`); :meth:`Compare.snapshot` gives its charts as PNG
 images for a notebook's static outputs (:mod:`._snapshot`).
@@ -18,7 +22,9 @@ import ipywidgets as widgets
 from footprint_lab.agent.run import Run
 from footprint_lab.lab import plots
 from footprint_lab.lab.frames import Frames, capture
+from footprint_lab.lab.parting import parting_frame, parting_lines
 from footprint_lab.lab.progress import progress
+from footprint_lab.lab.render import render
 from footprint_lab.lab.summary import key_numbers_frame
 from footprint_lab.lab.views import counterfactual_banner
 from footprint_lab.lab.widgets._figures import figure_widget, update_figure
@@ -45,6 +51,8 @@ def _label_runs(runs: Mapping[str, Run] | Sequence[Run]) -> dict[str, Run]:
         base = run.strategy or "none"
         if run.meta.get("counterfactual"):
             base += " (replay)"
+        if isinstance(run.meta.get("fork_at"), int):
+            base += f" (fork at {run.meta['fork_at']})"
         label, n = base, 1
         while label in labelled:
             n += 1
@@ -60,7 +68,8 @@ class Compare(LabWidget):
     run's window map in a tab.
 
     Parts: ``runs`` (label -> run), ``frames`` (label -> capture), ``summary`` (DataFrame
-    indexed by label), ``summary_html``, ``figures`` (``compare``), ``maps`` (label ->
+    indexed by label), ``summary_html``, ``parting`` (the ``parting`` frame: where each run
+    parts from the first) and ``parting_html``, ``figures`` (``compare``), ``maps`` (label ->
     window-map ``FigureWidget``), ``metric`` (toggle between ``chars`` and ``input_tokens``;
     the chart is redrawn in place).
 
@@ -70,12 +79,26 @@ class Compare(LabWidget):
     :meth:`snapshot` renders its charts for readers without a kernel.
 
     Args:
-        runs: ``{label: run}``, or a list of runs (labelled by strategy).
+        runs: ``{label: run}``, a list of runs (labelled by strategy), or the first of several
+            runs given one by one (``Compare(original, fork)``).
+        more: Further runs, when ``runs`` is one.
         metric: ``"chars"`` or ``"input_tokens"``.
     """
 
-    def __init__(self, runs: Mapping[str, Run] | Sequence[Run], *, metric: str = "chars") -> None:
+    def __init__(
+        self,
+        runs: Mapping[str, Run] | Sequence[Run] | Run,
+        *more: Run,
+        metric: str = "chars",
+    ) -> None:
         super().__init__()
+        if isinstance(runs, Run):
+            runs = [runs, *more]
+        elif more:
+            raise TypeError(
+                "Compare takes runs one by one (Compare(original, fork)), or one list or "
+                "mapping of them — not a list and more runs"
+            )
         self.runs: dict[str, Run] = _label_runs(runs)
         if not self.runs:
             raise ValueError("Compare needs at least one run")
@@ -100,10 +123,18 @@ class Compare(LabWidget):
         }
         scenarios = sorted({str(r.meta.get("scenario")) for r in self.runs.values()} - {"None"})
         self.title = "Compare" + (f" — {', '.join(scenarios)}" if scenarios else "")
-        banners = [b for b in map(counterfactual_banner, (r.meta for r in self.runs.values())) if b]
-        self.header = widgets.HTML(heading_html(self.title, banners=banners[:BANNERS_SHOWN]))
+        # Replays of one run share their banner: it is said once, not once per replay.
+        banners = dict.fromkeys(
+            b for b in map(counterfactual_banner, (r.meta for r in self.runs.values())) if b
+        )
+        self.header = widgets.HTML(heading_html(self.title, banners=list(banners)[:BANNERS_SHOWN]))
+        self.parting = parting_frame(self.runs)
+        self.parting_html = widgets.HTML(
+            render("parting.html.j2", lines=parting_lines(self.parting))
+        )
         self.children = [
             self.header,
+            self.parting_html,
             self.metric,
             self.figures["compare"],
             self.summary_html,
@@ -126,7 +157,7 @@ class Compare(LabWidget):
             )
         return Snapshot.of(
             self.title,
-            self.header.value + self.summary_html.value,
+            self.header.value + self.parting_html.value + self.summary_html.value,
             chosen or {name: self.figures[name] for name in SNAPSHOT_FIGURES},
         )
 
