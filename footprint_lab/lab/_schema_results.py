@@ -259,6 +259,11 @@ _LEFT = FrameSpec(
         who=(TEXT, "Who wrote it: a role, or the tool's name.", "From"),
         chars=(INT, "Its exact characters.", "Chars"),
         how=(TEXT, "'dropped' or 'summarized'.", "How it left"),
+        why=(
+            TEXT,
+            "Why: how, by which strategy, at which iteration and by which rule it left.",
+            "Why it left",
+        ),
         born_iteration=(INT, "Iteration of the stage that committed it.", "Born at iteration"),
         preview=(TEXT, "The start of its text.", "Preview"),
     ),

@@ -148,6 +148,7 @@ RECORD_TABLE_COLUMNS: tuple[str, ...] = (
     "notice",
     "summary_chars",
     "forced",
+    "explanation",
 )
 """The ``records`` columns shown in a records table (the widgets' and the report's)."""
 

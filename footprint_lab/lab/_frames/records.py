@@ -91,8 +91,10 @@ LEDGER_COLUMNS: dict[str, Cell] = {
     "chars_removed": lambda r, _: r.window_chars_before - r.window_chars_after,
     "messages_before": lambda _, f: f.given_len,
     "messages_after": lambda _, f: f.after_len,
+    "explanation": lambda r, _: r.explain(),
 }
-"""Columns derived from several fields or from the ledger (plus ``record``, the row's index)."""
+"""Columns derived from several fields or from the ledger, and the record in words
+(``explanation``: ``WindowRecord.explain()``; plus ``record``, the row's index)."""
 
 
 def scalar_fields(model: type[WindowRecord] = WindowRecord) -> list[str]:
