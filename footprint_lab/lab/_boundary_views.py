@@ -35,6 +35,7 @@ from footprint_lab.lab.frames import Frames
 from footprint_lab.lab.schema import build_frame, spec
 from footprint_lab.messages import Message
 from footprint_lab.window.records import WindowRecord
+from footprint_lab.window.words import call_label
 
 BOUNDARY_COLUMNS: tuple[str, ...] = tuple(spec("boundary").columns)
 """Columns of :func:`boundary_frame`: the window sent at one iteration (the ``boundary``
@@ -305,10 +306,7 @@ def _caption(
     chars = sum(m.chars for m in window)
     if sent and call is not None:
         reported = f", {int(tokens)} input tokens reported" if not pd.isna(tokens) else ""
-        return (
-            f"Iteration {iteration} · call {call}: {len(window)} message(s), "
-            f"{chars} chars sent{reported}."
-        )
+        return f"{call_label(iteration, call)}: {len(window)} message(s), {chars} chars sent{reported}."
     if window:
         return (
             f"Iteration {iteration}: no call was made; this is the window the record left "

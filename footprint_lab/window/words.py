@@ -1,8 +1,9 @@
 """A window record in words, the one place a record is worded: the rule that fired (decided
 once, :func:`rule_fired`), the sentence for people (:func:`record_sentence`, what
 ``WindowRecord.explain()``, the report, the Boundary view and ``footprint_lab.explain`` say),
-the one line the CLI prints (:func:`record_text`), a chart's hover line (:func:`record_rule`)
-and what each refusal reason means (:data:`REFUSAL_MEANINGS`).
+the one line the CLI prints (:func:`record_text`), a chart's hover line (:func:`record_rule`),
+what each refusal reason means (:data:`REFUSAL_MEANINGS`), who a message is from
+(:func:`who`) and how a call is named (:func:`call_label`).
 
 Layer: window core (pure Python: no pandas, no HTML). It reads a record through the small
 protocols below rather than importing :mod:`footprint_lab.window.records`, so the record can
@@ -22,6 +23,7 @@ __all__ = [
     "REFUSAL_MEANINGS",
     "RecordFacts",
     "RuleFired",
+    "call_label",
     "departure_words",
     "plural",
     "record_rule",
@@ -62,6 +64,13 @@ def refusal_meaning(reason: str) -> str:
     """What ``reason`` means (:data:`REFUSAL_MEANINGS`; a strategy's own reason is named as
     such)."""
     return REFUSAL_MEANINGS.get(reason, "a reason of this strategy")
+
+
+def call_label(iteration: int, call: int) -> str:
+    """An LLM call named where it is printed, one wording everywhere: ``"Iteration 5 · call 4
+    (calls count from 0)"`` — ``call`` is the index in ``run.calls`` (0-based), ``iteration``
+    the ReAct iteration that made it, as the records number them."""
+    return f"Iteration {iteration} · call {call} (calls count from 0)"
 
 
 def who(message: Message) -> str:

@@ -119,7 +119,9 @@ def _check_boundary(page: Any, run: Run, root: str, iteration: int, shot: Path) 
     assert (
         view.locator(".boundary-caption")
         .text_content()
-        .startswith(f"Iteration {iteration} · call {call}: {len(sent)} message(s)")
+        .startswith(
+            f"Iteration {iteration} · call {call} (calls count from 0): {len(sent)} message(s)"
+        )
     )
 
     # the exact messages sent, in order, their text wrapped and capped
