@@ -218,7 +218,7 @@ def test_the_demo_prints_why_under_each_removal(
                 at += 1
                 removals += 1
             else:
-                assert not block[at:at + 1] or not block[at].startswith(cli.WHY_PREFIX)
+                assert not block[at : at + 1] or not block[at].startswith(cli.WHY_PREFIX)
     assert removals >= 3
 
 

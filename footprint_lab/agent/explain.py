@@ -104,7 +104,9 @@ def _of_messages(run: Run, stage_id: str, messages: Sequence[Message]) -> str:
     head = f"{stage_id} ({kinds})"
     for record in run.records:
         if stage_id in record.removed_stage_ids:
-            return f"{head} left the window: {departure_words(record, stage_id)}. {record.explain()}"
+            return (
+                f"{head} left the window: {departure_words(record, stage_id)}. {record.explain()}"
+            )
     if run.strategy is None and not run.records:
         return f"{head} never left the window: the run has no window strategy."
     positions = {p for p in ledger.positions(messages) if p is not None}
@@ -126,7 +128,9 @@ def _what_it_wrote(run: Run, stage_id: str, messages: Sequence[Message]) -> str:
     kinds = " and ".join(dict.fromkeys(who(m) for m in messages))
     for record in run.records:
         if stage_id in record.removed_stage_ids:
-            return f" The {kinds} it wrote left the window later: {departure_words(record, stage_id)}."
+            return (
+                f" The {kinds} it wrote left the window later: {departure_words(record, stage_id)}."
+            )
     return f" The {kinds} it wrote never left the window."
 
 

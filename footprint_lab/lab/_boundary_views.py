@@ -306,7 +306,8 @@ def _caption(
     chars = sum(m.chars for m in window)
     if sent and call is not None:
         reported = f", {int(tokens)} input tokens reported" if not pd.isna(tokens) else ""
-        return f"{call_label(iteration, call)}: {len(window)} message(s), {chars} chars sent{reported}."
+        label = call_label(iteration, call)
+        return f"{label}: {len(window)} message(s), {chars} chars sent{reported}."
     if window:
         return (
             f"Iteration {iteration}: no call was made; this is the window the record left "
@@ -452,8 +453,8 @@ def boundary_views(
     """:func:`boundary_view` as plain, JSON-ready data (``model_dump(mode="json")``): the JSON
     the report embeds and the Inspector's pane holds. Its schema is
     ``BoundaryView.model_json_schema()``: ``{"iterations": [{"iteration", "call", "sent",
-    "caption", "window": [[ref, state index], ...], "left": [[ref, how, born_iteration], ...], "why",
-    "records": [{"sentence", "removed", "pairs"}]}, ...], "messages", "states", "marks",
-    "initial", "total", "note", "no_record", "no_calls", "text_chars"}``."""
+    "caption", "window": [[ref, state index], ...], "left": [[ref, how, born_iteration], ...],
+    "why": [sentence, ...], "records": [{"sentence", "removed", "pairs"}]}, ...], "messages",
+    "states", "marks", "initial", "total", "note", "no_record", "no_calls", "text_chars"}``."""
     view = boundary_view(run, frames, iterations, text_chars=text_chars)
     return view.model_dump(mode="json")

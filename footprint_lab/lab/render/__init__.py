@@ -15,9 +15,10 @@ since a notebook output has no stylesheet of ours), ``colors`` (the page colours
 :data:`footprint_lab.lab.theme.PAGE_COLORS`, for the report's stylesheet),
 ``headers`` (:data:`footprint_lab.lab.schema.COLUMN_HEADERS`, the human header of a frame
 column), ``state_style`` (:func:`state_style`) and ``call_label``
-(:func:`footprint_lab.window.words.call_label`, how a call is named). Every colour comes from that palette; the
-inline styles name JupyterLab's theme variables first (:data:`~footprint_lab.lab.theme.
-THEMED`), so a table reads as well in the dark theme as in the light one.
+(:func:`footprint_lab.window.words.call_label`, how a call is named). Every colour comes from
+that palette; the inline styles name JupyterLab's theme variables first
+(:data:`~footprint_lab.lab.theme.THEMED`), so a table reads as well in the dark theme as in the
+light one.
 
 Tables stay inside their box: each sits in a scrolling box (``overflow: auto`` with a
 ``max-height``) instead of widening the page, and text columns wrap anywhere
