@@ -104,6 +104,7 @@ class SearchPane(widgets.VBox):
         self.html.value = note_html(head) + table_html(
             self.results.loc[:, list(_SEARCH_COLUMNS)],
             empty="No message of this run holds it.",
+            human=True,
         )
 
 
@@ -122,7 +123,9 @@ class CallsPane(widgets.VBox):
         notes = "".join(note_html(n, tone="muted") for n in self.frame.attrs["notes"])
         self.html = widgets.HTML(
             notes
-            + table_html(self.frame.loc[:, list(_CALL_COLUMNS)], empty="This run made no calls."),
+            + table_html(
+                self.frame.loc[:, list(_CALL_COLUMNS)], empty="This run made no calls.", human=True
+            ),
             layout=widgets.Layout(overflow="auto"),
         )
         super().__init__([self.html])
@@ -187,6 +190,7 @@ class DiffPane(widgets.VBox):
                     for c in self.frame["change"]
                 ],
                 empty="The same messages as the window before it.",
+                human=True,
             )
         )
         return self.frame
