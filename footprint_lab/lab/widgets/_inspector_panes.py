@@ -55,7 +55,7 @@ _CALL_COLUMNS = (
 """The ``call_costs`` columns the Calls tab shows."""
 
 
-class SearchPane(widgets.VBox):
+class SearchPane(widgets.VBox):  # type: ignore[misc]
     """A search box over one run: type a stage id or any text and see the matching messages —
     where it was found, the iteration that wrote each, when it was sent, whether it left, and
     why (:func:`~footprint_lab.lab.views.search_frame`). ``box`` is the text field, ``html``
@@ -108,7 +108,7 @@ class SearchPane(widgets.VBox):
         )
 
 
-class CallsPane(widgets.VBox):
+class CallsPane(widgets.VBox):  # type: ignore[misc]
     """Each LLM call with its tokens, cost and latency
     (:func:`~footprint_lab.lab.views.call_costs`), and notes saying how cost and latency were
     found or why they are not shown. ``frame`` is the table as a DataFrame."""
@@ -151,7 +151,7 @@ def call_line(calls: pd.DataFrame, call: int | None) -> str:
     )
 
 
-class DiffPane(widgets.VBox):
+class DiffPane(widgets.VBox):  # type: ignore[misc]
     """The window sent at one iteration against the one before it
     (:func:`~footprint_lab.lab.views.window_diff`): what left (and why), what came, what
     changed in place. :meth:`show` an iteration; ``frame`` is the last diff shown."""
