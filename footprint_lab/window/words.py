@@ -7,8 +7,8 @@ what each refusal reason means (:data:`REFUSAL_MEANINGS`), who a message is from
 
 Layer: window core (pure Python: no pandas, no HTML). It reads a record through the small
 protocols below rather than importing :mod:`footprint_lab.window.records`, so the record can
-word itself (``WindowRecord.explain``) without an import cycle. The lab's face of it is
-:mod:`footprint_lab.lab.views`.
+word itself (``WindowRecord.explain``) without an import cycle. The lab re-exports these
+words from its views, never rewording them.
 """
 
 from __future__ import annotations
