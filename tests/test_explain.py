@@ -22,7 +22,7 @@ from footprint_lab import (
     sliding_window,
     tool,
 )
-from footprint_lab.agent.explain import UnknownStageError, record_stage_id
+from footprint_lab.agent.explain import Explainer, UnknownStageError, record_stage_id
 from footprint_lab.importers import load
 from footprint_lab.lab.views import record_sentence
 from footprint_lab.providers.base import ProviderRequest
@@ -66,9 +66,11 @@ def _check_every_stage(run: Run) -> set[str]:
     kinds of answer seen."""
     seen: set[str] = set()
     filed = {record_stage_id(run, r): r for r in run.records}
+    explainer = Explainer(run)  # the run read once: says what explain() says, id for id
     for stage in _stages(run):
         said = explain(run, stage)
         assert said and "\n" not in said
+        assert explainer.explain(stage) == said
         if stage in filed:
             # a record's stage: the record's own sentence, the one the report prints
             record = filed[stage]

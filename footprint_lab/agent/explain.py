@@ -21,7 +21,7 @@ from footprint_lab.window.records import WindowRecord
 from footprint_lab.window.turns import segment_turns
 from footprint_lab.window.words import departure_words, plural, refusal_meaning, who
 
-__all__ = ["UnknownStageError", "explain", "record_stage_id"]
+__all__ = ["Explainer", "UnknownStageError", "explain", "record_stage_id"]
 
 HOW_TO_FIND_IDS = (
     "stage ids name the ledger's stages: every commit's `stage_id` in `run.ledger.commits`, "
@@ -97,41 +97,87 @@ def _at_visit(ledger: Ledger, record: WindowRecord, stage_id: str, positions: se
     )
 
 
-def _of_messages(run: Run, stage_id: str, messages: Sequence[Message]) -> str:
-    """Why the messages ``stage_id`` committed left the window, or why they are still in it."""
-    ledger = run.ledger
-    kinds = ", ".join(dict.fromkeys(who(m) for m in messages))
-    head = f"{stage_id} ({kinds})"
-    for record in run.records:
-        if stage_id in record.removed_stage_ids:
+class Explainer:
+    """:func:`explain` for many stage ids of one run: the run is indexed once (each stage's
+    commits, the records each stage filed, the first record that removed each stage), so the
+    Inspector's search explains hundreds of messages of a long run without re-reading it.
+
+    Args:
+        run: The run (read once; make a new explainer after it grows).
+    """
+
+    def __init__(self, run: Run) -> None:
+        self.run = run
+        commits = run.ledger.commits  # read once: the property builds a sequence per read
+        self._commits: dict[str, list[int]] = {}
+        for commit in commits:
+            self._commits.setdefault(commit.stage_id, []).append(commit.index)
+        self._filed: dict[str, list[WindowRecord]] = {}
+        self._removed_by: dict[str, WindowRecord] = {}
+        for record in run.records:
+            if record.commit is not None and 0 <= record.commit < len(commits):
+                self._filed.setdefault(commits[record.commit].stage_id, []).append(record)
+            for removed in record.removed_stage_ids:
+                self._removed_by.setdefault(removed, record)
+
+    def explain(self, stage_id: str) -> str:
+        """What :func:`explain` says of ``stage_id`` (see there)."""
+        run = self.run
+        if not isinstance(stage_id, str):
+            raise _unknown(run, stage_id)
+        at = self._commits.get(stage_id, [])
+        try:
+            messages = run.ledger.messages_of(stage_id)
+        except KeyError:
+            messages = []
+        filed = self._filed.get(stage_id)
+        if filed:
+            said = " ".join(record.explain() for record in filed)
+            return said + (self._what_it_wrote(stage_id, messages) if messages else "")
+        if messages:
+            return self._of_messages(stage_id, messages)
+        if at:
+            commits = run.ledger.commits
+            keys = ", ".join(dict.fromkeys(commits[i].key for i in at))
             return (
-                f"{head} left the window: {departure_words(record, stage_id)}. {record.explain()}"
+                f"{stage_id} committed no message and filed no window record, so it was never "
+                f"in the window: its commits are {keys}."
             )
-    if run.strategy is None and not run.records:
-        return f"{head} never left the window: the run has no window strategy."
-    positions = {p for p in ledger.positions(messages) if p is not None}
-    first_commit = min((ledger.commit_of_message(p) for p in positions), default=0)
-    later = [r for r in run.records if r.commit is None or r.commit > first_commit]
-    if not later:
+        raise _unknown(run, stage_id)
+
+    def _of_messages(self, stage_id: str, messages: Sequence[Message]) -> str:
+        """Why the messages ``stage_id`` committed left the window, or why they stayed."""
+        run = self.run
+        ledger = run.ledger
+        kinds = ", ".join(dict.fromkeys(who(m) for m in messages))
+        head = f"{stage_id} ({kinds})"
+        record = self._removed_by.get(stage_id)
+        if record is not None:
+            how = departure_words(record, stage_id)
+            return f"{head} left the window: {how}. {record.explain()}"
+        if run.strategy is None and not run.records:
+            return f"{head} never left the window: the run has no window strategy."
+        positions = {p for p in ledger.positions(messages) if p is not None}
+        first_commit = min((ledger.commit_of_message(p) for p in positions), default=0)
+        later = [r for r in run.records if r.commit is None or r.commit > first_commit]
+        if not later:
+            return (
+                f"{head} never left the window: no window visit ran after it was written "
+                f"({plural(len(run.records), 'record')} in all, each before it)."
+            )
         return (
-            f"{head} never left the window: no window visit ran after it was written "
-            f"({plural(len(run.records), 'record')} in all, each before it)."
+            f"{head} never left the window: {plural(len(later), 'visit')} of the strategy since "
+            f"it was written kept it; {_at_visit(ledger, later[-1], stage_id, positions)}."
         )
-    return (
-        f"{head} never left the window: {plural(len(later), 'visit')} of the strategy since it "
-        f"was written kept it; {_at_visit(ledger, later[-1], stage_id, positions)}."
-    )
 
-
-def _what_it_wrote(run: Run, stage_id: str, messages: Sequence[Message]) -> str:
-    """What became of the messages a visit wrote (a drop notice, a summary), in a sentence."""
-    kinds = " and ".join(dict.fromkeys(who(m) for m in messages))
-    for record in run.records:
-        if stage_id in record.removed_stage_ids:
-            return (
-                f" The {kinds} it wrote left the window later: {departure_words(record, stage_id)}."
-            )
-    return f" The {kinds} it wrote never left the window."
+    def _what_it_wrote(self, stage_id: str, messages: Sequence[Message]) -> str:
+        """What became of the messages a visit wrote (a drop notice, a summary)."""
+        kinds = " and ".join(dict.fromkeys(who(m) for m in messages))
+        record = self._removed_by.get(stage_id)
+        if record is not None:
+            how = departure_words(record, stage_id)
+            return f" The {kinds} it wrote left the window later: {how}."
+        return f" The {kinds} it wrote never left the window."
 
 
 def explain(run: Run, stage_id: str) -> str:
@@ -142,7 +188,8 @@ def explain(run: Run, stage_id: str) -> str:
     message's stage id (``seed#0``, ``call-llm#2``, ``tool-calls#3``, a drop notice's
     ``window#5``): how and why it left (the visit that removed it and that visit's sentence),
     or that it never left and why — the rule its turn's last visit refused with, a pin, or
-    that the removal never reached it — or that no strategy ran.
+    that the removal never reached it — or that no strategy ran. For many ids of one run, an
+    :class:`Explainer` reads the run once.
 
     Args:
         run: Any run: from an agent, ``replay``, an importer or ``load_run``.
@@ -156,23 +203,4 @@ def explain(run: Run, stage_id: str) -> str:
         UnknownStageError: the ledger holds no such stage; the message lists the run's first
             stages, close matches, and where stage ids are found.
     """
-    if not isinstance(stage_id, str):
-        raise _unknown(run, stage_id)
-    filed = [r for r in run.records if record_stage_id(run, r) == stage_id]
-    try:
-        messages = run.ledger.messages_of(stage_id)
-    except KeyError:
-        messages = []
-    if filed:
-        said = " ".join(record.explain() for record in filed)
-        return said + (_what_it_wrote(run, stage_id, messages) if messages else "")
-    if messages:
-        return _of_messages(run, stage_id, messages)
-    if any(c.stage_id == stage_id for c in run.ledger.commits):
-        return (
-            f"{stage_id} committed no message and filed no window record, so it was never in "
-            "the window: its commits are "
-            + ", ".join(dict.fromkeys(c.key for c in run.ledger.commits if c.stage_id == stage_id))
-            + "."
-        )
-    raise _unknown(run, stage_id)
+    return Explainer(run).explain(stage_id)

@@ -15,7 +15,7 @@ from typing import Any
 
 import pandas as pd
 
-from footprint_lab.agent.explain import explain
+from footprint_lab.agent.explain import Explainer
 from footprint_lab.agent.run import Run
 from footprint_lab.lab._boundary_views import boundary_iterations, call_of_iteration, window_at
 from footprint_lab.lab._message_text import preview, tool_call_text, who
@@ -92,6 +92,7 @@ def search_frame(
     if needle:
         facts = frames.messages.set_index("position")
         said: dict[str, str] = {}
+        explainer = Explainer(run)
         for position, message in enumerate(run.ledger.messages):
             found = _match(message, needle)
             if found is None:
@@ -102,7 +103,7 @@ def search_frame(
             row = facts.loc[position] if position in facts.index else None
             stage = message.stage_id
             if stage is not None and stage not in said:
-                said[stage] = explain(run, stage)
+                said[stage] = explainer.explain(stage)
             rows.append(
                 {
                     "position": position,
