@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from footprint_lab.agent import load_checkpoint as load_checkpoint
     from footprint_lab.agent import load_run as load_run
     from footprint_lab.agent import tool as tool
+    from footprint_lab.agent.explain import explain as explain
     from footprint_lab.agent.fork import fork as fork
     from footprint_lab.auditing import Violation as Violation
     from footprint_lab.auditing import audit as audit
@@ -114,6 +115,8 @@ __all__ = [  # noqa: RUF022 (the contract's order, not the alphabet)
     "provider_summarizer",
     # What a policy costs.
     "clear_tool_results",
+    # Why a message left the window, or stayed.
+    "explain",
 ]
 
 _WINDOW = "footprint_lab.window"
@@ -183,6 +186,7 @@ _LAZY: dict[str, str] = {
     "tool": _AGENT,
     "replay": "footprint_lab.replay",  # the function: a run or a transcript
     "fork": "footprint_lab.agent.fork",
+    "explain": "footprint_lab.agent.explain",
     # above the agent
     "Violation": "footprint_lab.auditing",
     "audit": "footprint_lab.auditing",

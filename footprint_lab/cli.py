@@ -2,7 +2,8 @@
 
 ``footprint-lab demo`` runs the scripted scenarios under the three shipped strategies, prints
 a short summary table per run (:func:`~footprint_lab.lab.summary.run_summary`) and one line per
-WindowRecord (:func:`~footprint_lab.lab.views.record_text`), writes a standalone HTML report
+WindowRecord (:func:`~footprint_lab.lab.views.record_text`), under each removal the sentence
+that says why (``WindowRecord.explain()``, as the report words it), writes a standalone HTML report
 (``footprint-report.html``, or ``-o PATH``) with the lab's charts, every removal in words and a
 Boundary view for every run, and ends with one short table of every run
 (:func:`closing_lines`) and where the report is. ``footprint-lab report FILE...`` does the
@@ -24,6 +25,7 @@ from footprint_lab.agent import Run
 from footprint_lab.lab.summary import run_summary
 from footprint_lab.lab.views import record_text
 from footprint_lab.scenarios import SCENARIOS
+from footprint_lab.window.records import WindowRecord
 
 if TYPE_CHECKING:
     from footprint_lab.importers import TranscriptError
@@ -71,16 +73,31 @@ DEMO_RECORD_LINES = 6
 """How many record lines ``footprint-lab demo`` prints per run (the report holds them all)."""
 
 
+WHY_PREFIX = "      why: "
+"""What starts the line under a removal's record line: the record in words."""
+
+
+def record_lines(record: WindowRecord) -> list[str]:
+    """A record's line (:func:`~footprint_lab.lab.views.record_text`) and, when it removed
+    something, the sentence that says why (``record.explain()``)."""
+    if not record.removed_message_count:
+        return [record_text(record)]
+    return [record_text(record), WHY_PREFIX + record.explain()]
+
+
 def run_lines(label: str, run: Run, max_records: int | None = None) -> list[str]:
-    """A run's header line, its summary table and one line per record (the first
-    ``max_records`` of them, then how many more the report holds)."""
+    """A run's header line, its summary table and one line per record — with the sentence
+    saying why under each removal (:func:`record_lines`) — for the first ``max_records``
+    records, then how many more the report holds."""
     numbers = run_summary(run)
     head = (
         f"{label}: status={numbers['status']} iterations={numbers['iterations']} "
         f"records={numbers['records']}"
     )
     records = run.records if max_records is None else run.records[:max_records]
-    lines = [head, *summary_lines(numbers), *(record_text(record) for record in records)]
+    lines = [head, *summary_lines(numbers)]
+    for record in records:
+        lines.extend(record_lines(record))
     hidden = len(run.records) - len(records)
     if hidden:
         lines.append(f"  … {hidden} more record(s): every one is in the report")

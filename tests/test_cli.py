@@ -187,9 +187,39 @@ def test_the_demo_prints_a_few_records_per_run_and_says_how_many_more() -> None:
     assert lines[-1] == (
         f"  … {len(run.records) - cli.DEMO_RECORD_LINES} more record(s): every one is in the report"
     )
-    assert len(cli.run_lines("sliding-window", run)) == len(lines) - 1 + (
-        len(run.records) - cli.DEMO_RECORD_LINES
+    hidden = run.records[cli.DEMO_RECORD_LINES :]
+    # every record not shown: its line, and the sentence under it when it removed something
+    assert len(cli.run_lines("sliding-window", run)) == len(lines) - 1 + len(hidden) + sum(
+        1 for record in hidden if record.removed_message_count
     )
+
+
+def test_the_demo_prints_why_under_each_removal(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert cli.main(["demo", "--scenario", "deploy-audit", "-o", str(tmp_path / "d.html")]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    scenario = deploy_audit()
+    removals = 0
+    for label, strategy in scenario.strategies().items():
+        run = scenario.run(strategy)
+        start = lines.index(next(line for line in lines if line.startswith(f"{label}: status=")))
+        shown = run.records[: cli.DEMO_RECORD_LINES]
+        block = lines[start + 3 : start + 3 + len(shown) + sum(r.removed_anything for r in shown)]
+        at = 0
+        for record in shown:
+            assert block[at] == cli.format_record(record)
+            at += 1
+            if record.removed_message_count:
+                # the sentence the report prints, word for word, under the record's line
+                assert block[at] == f"{cli.WHY_PREFIX}{record.explain()}"
+                assert block[at].startswith(f"      why: iteration {record.iteration}: {label}")
+                assert " because " in block[at]
+                at += 1
+                removals += 1
+            else:
+                assert not block[at : at + 1] or not block[at].startswith(cli.WHY_PREFIX)
+    assert removals >= 3
 
 
 # -- footprint-lab report FILE...: any file load reads, and folders ------------------------------

@@ -121,7 +121,8 @@ def test_all_starts_with_the_contract_and_stays_curated() -> None:
     assert {"Run", "load_run", "RunFileError", "replay", "fork", "audit", "sweep"} <= set(
         footprint_lab.__all__
     )
-    assert len(footprint_lab.__all__) <= 30
+    assert "explain" in footprint_lab.__all__
+    assert len(footprint_lab.__all__) <= 31
     assert len(set(footprint_lab.__all__)) == len(footprint_lab.__all__)
 
 
@@ -143,6 +144,9 @@ def test_lazy_names_are_the_objects_of_their_modules() -> None:
     assert footprint_lab.sweep is sweep
     assert footprint_lab.replay is replay
     assert footprint_lab.fork is fork
+    from footprint_lab.agent.explain import explain
+
+    assert footprint_lab.explain is explain
 
 
 def test_an_unknown_name_is_an_attribute_error_and_submodules_still_import() -> None:
@@ -158,7 +162,7 @@ def test_importing_the_root_imports_no_pandas_plotly_or_ipywidgets() -> None:
         f"""
         import sys
         import footprint_lab
-        from footprint_lab import Agent, Message, apply_window, fork, replay, sliding_window
+        from footprint_lab import Agent, Message, apply_window, explain, fork, replay, sliding_window
         print(",".join(m for m in sys.modules if m.split(".")[0] in {HEAVY!r}))
         """,
         "-X",
@@ -176,7 +180,8 @@ def test_the_core_runs_with_pandas_absent() -> None:
         sys.modules["pandas"] = None  # any `import pandas` now raises ImportError
         import footprint_lab.window
         from footprint_lab import (
-            Agent, Message, Reply, ScriptedProvider, apply_window, replay, sliding_window,
+            Agent, Message, Reply, ScriptedProvider, apply_window, explain, replay,
+            sliding_window,
         )
         messages = [Message.user("go")] + [
             m for i in range(4) for m in (Message.assistant(f"a{i}"), Message.user(f"u{i}"))
@@ -186,6 +191,7 @@ def test_the_core_runs_with_pandas_absent() -> None:
         agent = Agent.create(provider=ScriptedProvider([Reply.text("done")])).build()
         run = agent.run("hello")
         assert run.status == "done" and replay(run, sliding_window(1)).output == "done"
+        assert explain(run, "seed#0").startswith("seed#0 (user) never left the window")
         try:
             from footprint_lab import sweep
         except ImportError:

@@ -75,6 +75,9 @@ class BoundaryIteration(_Frozen):
     left: tuple[tuple[int, str, int | None], ...]
     """What left the window here, as (index in ``messages``, 'dropped' or 'summarized', the
     iteration that wrote it)."""
+    why: tuple[str, ...]
+    """Why each of ``left`` left, in its order: how, by which strategy, at which iteration and
+    by which rule (``departure_words``)."""
     records: tuple[BoundaryRecord, ...]
     """The records filed here (two when a too-long rejection forced a second visit)."""
 

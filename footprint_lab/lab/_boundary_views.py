@@ -25,11 +25,17 @@ from footprint_lab.lab._boundary_model import (
     PairValue,
 )
 from footprint_lab.lab._message_text import part_badges, preview, tool_call_text, who
-from footprint_lab.lab._record_words import record_pairs, record_sentence, state_words
+from footprint_lab.lab._record_words import (
+    departure_words,
+    record_pairs,
+    record_sentence,
+    state_words,
+)
 from footprint_lab.lab.frames import Frames
 from footprint_lab.lab.schema import build_frame, spec
 from footprint_lab.messages import Message
 from footprint_lab.window.records import WindowRecord
+from footprint_lab.window.words import call_label
 
 BOUNDARY_COLUMNS: tuple[str, ...] = tuple(spec("boundary").columns)
 """Columns of :func:`boundary_frame`: the window sent at one iteration (the ``boundary``
@@ -110,8 +116,9 @@ def boundary_frame(
     return _rows_frame("boundary", rows)
 
 
-Departure = tuple[int, str | None, int, str, int | None]
-"""A message that left the window: (ledger position, stage id, chars, how, born iteration)."""
+Departure = tuple[int, str | None, int, str, int | None, int]
+"""A message that left the window: (ledger position, stage id, chars, how, born iteration,
+index in ``run.records`` of the record it left under)."""
 
 
 def _departures(frames: Frames, iterations: Iterable[int]) -> dict[int, list[Departure]]:
@@ -120,13 +127,14 @@ def _departures(frames: Frames, iterations: Iterable[int]) -> dict[int, list[Dep
     ev = frames.evictions
     here = ev[ev["iteration"].isin(list(iterations))]
     out: dict[int, list[Departure]] = {}
-    for iteration, position, stage_id, chars, how, born in zip(
+    for iteration, position, stage_id, chars, how, born, record in zip(
         here["iteration"],
         here["position"],
         here["stage_id"],
         here["chars"],
         here["how"],
         here["born_iteration"],
+        here["record"],
         strict=True,
     ):
         out.setdefault(int(iteration), []).append(
@@ -136,18 +144,27 @@ def _departures(frames: Frames, iterations: Iterable[int]) -> dict[int, list[Dep
                 int(chars),
                 str(how),
                 None if pd.isna(born) else int(born),
+                int(record),
             )
         )
     return out
 
 
+def _why(run: Run, departure: Departure) -> str:
+    """Why a departed message left: how, by which strategy, at which iteration, by which rule
+    (:func:`departure_words` of the record it left under)."""
+    return departure_words(run.records[departure[5]], departure[1] or "")
+
+
 def left_frame(run: Run, frames: Frames, iteration: int) -> pd.DataFrame:
     """The messages that left the window at the boundary before ``iteration``:
-    :data:`LEFT_COLUMNS` — ``how`` is 'dropped' or 'summarized'. They are still in the
-    ledger: ``run.ledger.message(stage_id)`` returns each."""
+    :data:`LEFT_COLUMNS` — ``how`` is 'dropped' or 'summarized', ``why`` says by which
+    strategy and rule (:func:`departure_words`). They are still in the ledger:
+    ``run.ledger.message(stage_id)`` returns each."""
     messages = run.ledger.messages
     rows: list[dict[str, Any]] = []
-    for position, stage_id, chars, how, born in _departures(frames, [iteration]).get(iteration, []):
+    for departure in _departures(frames, [iteration]).get(iteration, []):
+        position, stage_id, chars, how, born, _ = departure
         message = messages[position]
         rows.append(
             {
@@ -156,6 +173,7 @@ def left_frame(run: Run, frames: Frames, iteration: int) -> pd.DataFrame:
                 "who": who(message),
                 "chars": chars,
                 "how": how,
+                "why": _why(run, departure),
                 "born_iteration": born,
                 "preview": preview(message),
             }
@@ -288,10 +306,8 @@ def _caption(
     chars = sum(m.chars for m in window)
     if sent and call is not None:
         reported = f", {int(tokens)} input tokens reported" if not pd.isna(tokens) else ""
-        return (
-            f"Iteration {iteration} · call {call}: {len(window)} message(s), "
-            f"{chars} chars sent{reported}."
-        )
+        label = call_label(iteration, call)
+        return f"{label}: {len(window)} message(s), {chars} chars sent{reported}."
     if window:
         return (
             f"Iteration {iteration}: no call was made; this is the window the record left "
@@ -379,10 +395,8 @@ def boundary_view(
             position = ledger.position(message)
             state = "in-window" if position is None else here.get(position, "in-window")
             rows.append((ref(message, position), codes.setdefault(state, len(codes))))
-        gone = [
-            (ref(stored[position], position), how, born)
-            for position, _, _, how, born in departures.get(iteration, [])
-        ]
+        here_left = departures.get(iteration, [])
+        gone = [(ref(stored[d[0]], d[0]), d[3], d[4]) for d in here_left]
         records = [
             BoundaryRecord(
                 sentence=record_sentence(record),
@@ -402,6 +416,7 @@ def boundary_view(
                 ),
                 window=tuple(rows),
                 left=tuple(gone),
+                why=tuple(_why(run, d) for d in here_left),
                 records=tuple(records),
             )
         )
@@ -439,7 +454,7 @@ def boundary_views(
     the report embeds and the Inspector's pane holds. Its schema is
     ``BoundaryView.model_json_schema()``: ``{"iterations": [{"iteration", "call", "sent",
     "caption", "window": [[ref, state index], ...], "left": [[ref, how, born_iteration], ...],
-    "records": [{"sentence", "removed", "pairs"}]}, ...], "messages", "states", "marks",
-    "initial", "total", "note", "no_record", "no_calls", "text_chars"}``."""
+    "why": [sentence, ...], "records": [{"sentence", "removed", "pairs"}]}, ...], "messages",
+    "states", "marks", "initial", "total", "note", "no_record", "no_calls", "text_chars"}``."""
     view = boundary_view(run, frames, iterations, text_chars=text_chars)
     return view.model_dump(mode="json")

@@ -1,5 +1,6 @@
-"""Messages in plain text: who a message is from, its typed parts as badges, a tool call as
-text, and a message's one-line preview.
+"""Messages in plain text: who a message is from (worded in the window core,
+:func:`footprint_lab.window.words.who`, and re-exported here), its typed parts as badges, a
+tool call as text, and a message's one-line preview.
 
 Layer: lab. Pure functions of a :class:`~footprint_lab.messages.Message`, shared by the boundary
 views (:mod:`footprint_lab.lab._boundary_views`) and re-exported by
@@ -9,6 +10,9 @@ views (:mod:`footprint_lab.lab._boundary_views`) and re-exported by
 from __future__ import annotations
 
 from footprint_lab.messages import Message, ToolCall
+from footprint_lab.window.words import who
+
+__all__ = ["PREVIEW_CHARS", "part_badges", "preview", "tool_call_text", "who"]
 
 PREVIEW_CHARS = 100
 """Characters of content shown per message in the boundary table."""
@@ -18,15 +22,6 @@ def part_badges(message: Message) -> str:
     """A message's typed parts as plain-text badges: ``[image 1,234 chars]`` ... (empty when it
     has none)."""
     return " ".join(f"[{part.kind} {part.chars:,} chars]" for part in message.parts)
-
-
-def who(message: Message) -> str:
-    """Who a message is from: its role, ``tool <name>``, or ``<role> (<authored kind>)``."""
-    if message.authored is not None:
-        return f"{message.role} ({message.authored})"
-    if message.role == "tool":
-        return f"tool {message.name}"
-    return message.role
 
 
 def tool_call_text(call: ToolCall) -> str:

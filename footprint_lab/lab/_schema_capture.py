@@ -112,6 +112,12 @@ _RECORD_COLUMNS = columns_of(
     error=(TEXT, "The summarizer's error, when it failed."),
     violation_count=(INT, "Rules an audited policy broke; <NA> unless audited.", "Violations"),
     violation_kinds=(TEXT, "Their kinds, joined; <NA> unless audited."),
+    explanation=(
+        TEXT,
+        "The record in words (``WindowRecord.explain()``, the sentence the report prints): "
+        "what left, the rule that fired, what refused and why.",
+        "Why",
+    ),
 )
 
 _SCALAR_DTYPES: dict[type, str] = {bool: BOOL, int: INT, float: FLOAT, str: TEXT}

@@ -260,6 +260,11 @@ _LEFT = FrameSpec(
         who=(TEXT, "Who wrote it: a role, or the tool's name.", "From"),
         chars=(INT, "Its exact characters.", "Chars"),
         how=(TEXT, "'dropped' or 'summarized'.", "How it left"),
+        why=(
+            TEXT,
+            "Why: how, by which strategy, at which iteration and by which rule it left.",
+            "Why it left",
+        ),
         born_iteration=(INT, "Iteration of the stage that committed it.", "Born at iteration"),
         preview=(TEXT, "The start of its text.", "Preview"),
     ),
@@ -294,6 +299,75 @@ _PARTING = FrameSpec(
     "parting",
 )
 
+_SEARCH = FrameSpec(
+    ":func:`~footprint_lab.lab.views.search_frame`: the ledger messages whose stage id, text or "
+    "tool calls hold a query, in ledger order.",
+    columns_of(
+        position=(INT, "The message's ledger position.", "Ledger position"),
+        stage_id=(TEXT, "Its stage id.", "Stage id"),
+        who=(TEXT, "Who wrote it: a role, or the tool's name.", "From"),
+        matched=(TEXT, "Where the query was found: 'stage id', 'text' or 'tool call'.", "Found in"),
+        written_at=(INT, "Iteration of the stage that committed it.", "Written at iteration"),
+        first_sent=(INT, "Iteration of the first call whose window held it.", "First sent"),
+        last_sent=(INT, "Iteration of the last call whose window held it.", "Last sent"),
+        left=(TEXT, "'dropped', 'summarized', 'still-in' or 'never-sent'.", "Left"),
+        snippet=(TEXT, "The text around the first match.", "Snippet"),
+        explanation=(TEXT, "Why it left or stayed (``footprint_lab.explain``).", "Why"),
+    ),
+    "search",
+)
+
+_WINDOW_DIFF = FrameSpec(
+    ":func:`~footprint_lab.lab.views.window_diff`: the window sent at one iteration against the "
+    "one sent at the iteration before it (``frame.attrs['previous']``), one row per change.",
+    columns_of(
+        change=(
+            TEXT,
+            "'left' (sent before, not now), 'came' (new in this window) or 'changed' (replaced "
+            "in place: a cleared-result placeholder for the result it stands for).",
+            "Change",
+        ),
+        position=(INT, "The message's ledger position.", "Ledger position"),
+        stage_id=(TEXT, "Its stage id.", "Stage id"),
+        who=(TEXT, "Who wrote it: a role, or the tool's name.", "From"),
+        chars=(INT, "Its exact characters.", "Chars"),
+        reason=(TEXT, "Why it left, came or changed.", "Why"),
+        preview=(TEXT, "The start of its text.", "Preview"),
+    ),
+    "window_diff",
+)
+
+_CALL_COSTS = FrameSpec(
+    ":func:`~footprint_lab.lab.views.call_costs`: each LLM call with its tokens, cost and "
+    "latency (``frame.attrs['notes']`` says how cost and latency were found, or why not).",
+    columns_of(
+        call=(INT, "Index in ``run.calls`` (from 0).", "Call"),
+        iteration=(INT, "The call's iteration.", "Iteration"),
+        label=(TEXT, "The call as printed everywhere (``call_label``).", "Which call"),
+        stage_id=(TEXT, "The call's stage id.", "Stage id"),
+        messages=(INT, "Messages sent.", "Messages"),
+        chars=(INT, "Exact characters sent.", "Chars"),
+        input_tokens=(INT, "Input tokens as reported; <NA> when none were.", "Input tokens"),
+        output_tokens=(INT, "Output tokens as reported; <NA> when none were.", "Output tokens"),
+        cache_read_tokens=(INT, "Cached input tokens as reported; <NA> when unsaid.", "Cached"),
+        cost_usd=(
+            FLOAT,
+            "Total cost in USD (``cost_frame``, built-in list prices unless given); <NA> when "
+            "the model has no price.",
+            "Cost (USD)",
+        ),
+        cost_estimated=(BOOL, "The cost is from estimated, not reported, tokens.", "Estimated"),
+        latency_ms=(
+            INT,
+            "Milliseconds from the last commit before the call to its reply's commit, by the "
+            "ledger's clock; <NA> where the run did not happen here (imported, replayed) or the "
+            "call failed.",
+            "Latency (ms)",
+        ),
+    ),
+    "call_costs",
+)
+
 RESULT_SPECS: dict[str, FrameSpec] = {
     spec.name: spec
     for spec in (
@@ -307,6 +381,9 @@ RESULT_SPECS: dict[str, FrameSpec] = {
         _BOUNDARY,
         _LEFT,
         _PARTING,
+        _SEARCH,
+        _WINDOW_DIFF,
+        _CALL_COSTS,
     )
 }
 """The lab's frames beyond a capture, by name."""

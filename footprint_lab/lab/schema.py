@@ -122,6 +122,9 @@ RUN_COLUMN = Column(TEXT, "The run's label (frames of several runs stacked).", "
 """The ``run`` column :func:`with_run_column` puts first."""
 
 COLUMN_HEADERS: dict[str, str] = {
+    **SPECS["call_costs"].headers(),
+    **SPECS["window_diff"].headers(),
+    **SPECS["search"].headers(),
     **SPECS["boundary"].headers(),
     **SPECS["left"].headers(),
     **FRAME_SPECS["records"].headers(),
@@ -130,8 +133,8 @@ COLUMN_HEADERS: dict[str, str] = {
 """The one mapping from a column to its human header ("Iteration", "Strategy", "Messages
 removed", ...), from the specs of the tables rendered with human headers: every ``records``
 column (one added with a record field gets its name in words), and the columns of the boundary
-and left views. Tables rendered by :mod:`footprint_lab.lab.render` show these; the column's
-name stays in the header's tooltip."""
+and left views and of the Inspector's search, window diff and calls tables. Tables rendered by
+:mod:`footprint_lab.lab.render` show these; the column's name stays in the header's tooltip."""
 
 
 def spec(name: str) -> FrameSpec:

@@ -11,9 +11,10 @@ ipywidgets and no HTML here: the widgets arrange these views, the templates of
 
 The views live in private modules, one concept each — the message text
 (:mod:`~footprint_lab.lab._message_text`), a record in words and the glossary
-(:mod:`~footprint_lab.lab._record_words`) and the boundary
+(:mod:`~footprint_lab.lab._record_words`), the boundary
 (:mod:`~footprint_lab.lab._boundary_views`, its typed model in
-:mod:`~footprint_lab.lab._boundary_model`) — and this module is their public face: import them
+:mod:`~footprint_lab.lab._boundary_model`) and the Inspector's search, window diff and calls
+(:mod:`~footprint_lab.lab._inspect_views`) — and this module is their public face: import them
 from here.
 """
 
@@ -55,6 +56,14 @@ from footprint_lab.lab._boundary_views import (
     message_view,
     window_at,
 )
+from footprint_lab.lab._inspect_views import (
+    LATENCY_NOTE,
+    SEARCH_LIMIT,
+    call_costs,
+    previous_iteration,
+    search_frame,
+    window_diff,
+)
 from footprint_lab.lab._message_text import (
     PREVIEW_CHARS,
     part_badges,
@@ -83,11 +92,13 @@ __all__ = [
     "BOUNDARY_RECORD_ITERATIONS",
     "BOUNDARY_TEXT_CHARS",
     "IMPORT_PROBLEMS_SHOWN",
+    "LATENCY_NOTE",
     "LEFT_COLUMNS",
     "NO_CALLS",
     "PREVIEW_CHARS",
     "RECORD_TABLE_COLUMNS",
     "REFUSAL_MEANINGS",
+    "SEARCH_LIMIT",
     "STATE_MEANINGS",
     "Banner",
     "BoundaryIteration",
@@ -104,6 +115,7 @@ __all__ = [
     "boundary_sample",
     "boundary_view",
     "boundary_views",
+    "call_costs",
     "call_of_iteration",
     "counterfactual_banner",
     "describe",
@@ -112,6 +124,7 @@ __all__ = [
     "message_view",
     "part_badges",
     "preview",
+    "previous_iteration",
     "record_pairs",
     "record_rule",
     "record_sentence",
@@ -121,6 +134,7 @@ __all__ = [
     "refusal_counts",
     "rule_fired",
     "run_notes",
+    "search_frame",
     "state_words",
     "strategy_facts",
     "tool_call_text",
@@ -128,6 +142,7 @@ __all__ = [
     "truncation",
     "who",
     "window_at",
+    "window_diff",
 ]
 
 IMPORT_PROBLEMS_SHOWN = 20
@@ -148,6 +163,7 @@ RECORD_TABLE_COLUMNS: tuple[str, ...] = (
     "notice",
     "summary_chars",
     "forced",
+    "explanation",
 )
 """The ``records`` columns shown in a records table (the widgets' and the report's)."""
 

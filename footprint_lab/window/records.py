@@ -19,6 +19,7 @@ from footprint_lab.messages import (
     construct_trusted,
     storable_text,
 )
+from footprint_lab.window.words import record_sentence
 
 RefusalReason = Literal[
     "current-request",
@@ -268,6 +269,16 @@ class WindowRecord(BaseModel):
     def refusal_reasons(self) -> list[str]:
         """The reasons named on this visit, in order."""
         return [r.reason for r in self.refusals]
+
+    def explain(self) -> str:
+        """This visit in one sentence, the one the report prints: what left (by stage id), the
+        rule that fired, what refused and why, the pins (:func:`~footprint_lab.window.words.
+        record_sentence`). ``footprint_lab.explain(run, stage_id)`` says why one message left.
+
+        ``iteration 5: sliding-window removed call-llm#2, tool-calls#3 (2 messages, 5,448 →
+        4,759 chars) because the window held 5 turns, more than the 3 it keeps; refused: ...``
+        """
+        return record_sentence(self)
 
     def __repr__(self) -> str:
         """One line: ``<WindowRecord iteration 4 · sliding-window · removed 3 (1,204 → 310

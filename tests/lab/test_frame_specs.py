@@ -91,6 +91,9 @@ def test_every_spec_is_named_documented_and_headed() -> None:
         "boundary",
         "left",
         "parting",
+        "search",
+        "window_diff",
+        "call_costs",
     }
     for name, frame_spec in SPECS.items():
         assert frame_spec.name == name and frame_spec.doc.strip(), name

@@ -106,7 +106,9 @@ def test_each_iteration_holds_exactly_the_window_its_call_sent(run: Run, page: s
         assert [m["more"] for m in shown] == [
             max(len(m.content) - BOUNDARY_TEXT_CHARS, 0) for m in sent
         ]
-        assert view["caption"].startswith(f"Iteration {view['iteration']} · call {call}: ")
+        assert view["caption"].startswith(
+            f"Iteration {view['iteration']} · call {call} (calls count from 0): "
+        )
 
 
 def test_pinned_and_refused_marks_are_the_membership_states_in_words(run: Run, page: str) -> None:

@@ -27,7 +27,9 @@ from footprint_lab.lab.views import (
     REFUSAL_MEANINGS,
     STATE_MEANINGS,
     record_sentence,
+    record_trigger,
 )
+from footprint_lab.window.words import departure_words
 from tests.lab.conftest import pane_html
 from tests.lab.test_report_boundary import pinned_run
 from tests.lab.test_report_browser import CHROMIUM, LAUNCH_ARGS, _sync_playwright
@@ -40,7 +42,8 @@ _ROWS = """(table) => Array.from(document.querySelectorAll(table + ' tbody tr'))
     shownStage: tr.querySelector('.b-stage').textContent,
     content: tr.querySelector('.b-content').textContent,
     more: tr.querySelector('.b-more').textContent,
-    mark: tr.querySelector('.b-mark') ? tr.querySelector('.b-mark').textContent : null}))"""
+    mark: tr.querySelector('.b-mark') ? tr.querySelector('.b-mark').textContent : null,
+    why: tr.querySelector('.b-why') ? tr.querySelector('.b-why').textContent : null}))"""
 
 _OVERFLOW = """(root) => [root, ...root.querySelectorAll('.boundary-scroll, table')].filter(
     el => el.getClientRects().length && el.scrollWidth > el.clientWidth).map(
@@ -119,7 +122,9 @@ def _check_boundary(page: Any, run: Run, root: str, iteration: int, shot: Path) 
     assert (
         view.locator(".boundary-caption")
         .text_content()
-        .startswith(f"Iteration {iteration} · call {call}: {len(sent)} message(s)")
+        .startswith(
+            f"Iteration {iteration} · call {call} (calls count from 0): {len(sent)} message(s)"
+        )
     )
 
     # the exact messages sent, in order, their text wrapped and capped
@@ -151,6 +156,13 @@ def _check_boundary(page: Any, run: Run, root: str, iteration: int, shot: Path) 
     left = page.evaluate(_ROWS, f"#{root} table.boundary-left")
     assert [r["stage"] for r in left] == record.removed_stage_ids
     assert all(r["state"] == "dropped" for r in left)
+    # why each left, not just "dropped": the strategy, the iteration and the rule that fired
+    assert [r["why"] for r in left] == [
+        departure_words(record, stage) for stage in record.removed_stage_ids
+    ]
+    assert all(f"because {record_trigger(record)}" in r["why"] for r in left)
+    assert view.locator("table.boundary-left th", has_text="why it left").is_visible()
+    assert view.locator("table.boundary-left td.b-why").first.is_visible()
     card = view.locator(".boundary-record")
     assert card.count() == 1
     assert card.get_attribute("data-removed") == " ".join(record.removed_stage_ids)
@@ -235,6 +247,8 @@ _SHOWN = """(root) => {
         leftCount: root.querySelector('.boundary-left-count').textContent,
         sent: rows('table.boundary-sent'),
         left: rows('table.boundary-left'),
+        why: Array.from(root.querySelectorAll('table.boundary-left td.b-why')).map(
+            td => td.textContent),
     };
 }"""
 """What a Boundary view shows, read from the page: the same reading for both hosts."""
@@ -270,6 +284,9 @@ def test_the_report_and_the_inspector_pane_show_the_same_boundary(
         assert in_pane["sentences"] == [record_sentence(r) for r in records]
         left = sum(r.removed_message_count for r in records)
         assert in_pane["leftCount"] == str(left) and len(in_pane["left"]) == left
+        assert in_pane["why"] == [
+            departure_words(r, stage) for r in records for stage in r.removed_stage_ids
+        ]
         sent = run.window_sent(max(i for i, c in enumerate(run.calls) if c.iteration == iteration))
         assert [stage for stage, _, _ in in_pane["sent"]] == [m.stage_id for m in sent]
         compared += bool(records and left)

@@ -147,7 +147,7 @@ def test_boundary_shows_exactly_the_window_sent_at_each_iteration(
         assert [view.messages[ref].stage_id for ref, _ in step.window] == table["stage_id"].tolist()
         assert [view.states[code] for _, code in step.window] == table["state"].tolist()
         assert insp.boundary_pane.view == view.model_dump(mode="json")
-        assert f"call {call_index}:" in step.caption
+        assert f"· call {call_index} (calls count from 0):" in step.caption
         assert f"{call.chars} chars sent" in step.caption
 
 

@@ -106,6 +106,8 @@ def test_the_report_says_when_a_reply_was_cut(wire: Wire) -> None:
     assert '<span class="badge truncated">1 truncated</span>' in cut_part
     assert '<p class="truncated"><b>Truncated</b>: 1 reply was cut short' in cut_part
     assert CUT_REASON[server.kind] in cut_part
+    # the call is named as everywhere else: its iteration, then its 0-based index in run.calls
+    assert "Iteration 1 · call 0 (calls count from 0), finish reason <code>" in cut_part
     assert "badge truncated" not in whole_part
     assert '<p class="truncated">' not in whole_part
 

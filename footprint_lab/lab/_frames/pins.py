@@ -17,7 +17,7 @@ from footprint_lab.lab.schema import SCHEMAS, build_frame
 from footprint_lab.ledger import in_runs
 from footprint_lab.window.records import Pin, WindowRecord
 
-__all__ = ["build"]
+__all__ = ["build", "pin_position"]
 
 
 def build(ctx: CaptureContext) -> pd.DataFrame:
@@ -25,7 +25,7 @@ def build(ctx: CaptureContext) -> pd.DataFrame:
     cols: dict[str, list[Any]] = {name: [] for name in SCHEMAS["pins"]}
 
     def row(j: int, rec: WindowRecord, kind: str, pin: Pin | None, count: int) -> None:
-        pos = None if pin is None else _position(ctx, ctx.facts[j], pin)
+        pos = None if pin is None else pin_position(ctx, ctx.facts[j], pin)
         stage_id = None if pin is None else pin.stage_id
         if stage_id is None and pos is not None:
             stage_id = ctx.stage_ids[pos]
@@ -53,7 +53,7 @@ def build(ctx: CaptureContext) -> pd.DataFrame:
     return build_frame("pins", cols)
 
 
-def _position(ctx: CaptureContext, facts: RecordFacts, pin: Pin) -> int | None:
+def pin_position(ctx: CaptureContext, facts: RecordFacts, pin: Pin) -> int | None:
     """Where the pinned result sits in the ledger (None when the given window is unknown)."""
     window = facts.given_runs
     if window is None:

@@ -15,10 +15,11 @@ from typing import Any
 import pandas as pd
 
 from footprint_lab.lab._frames.context import CaptureContext, RecordFacts
+from footprint_lab.lab._frames.pins import pin_position
 from footprint_lab.lab.schema import SCHEMAS, build_frame, record_field_dtype
 from footprint_lab.window.records import WindowRecord
 
-__all__ = ["LEDGER_COLUMNS", "RECORD_FIELD_COLUMNS", "build", "scalar_fields"]
+__all__ = ["LEDGER_COLUMNS", "RECORD_FIELD_COLUMNS", "build", "explanation", "scalar_fields"]
 
 Cell = Callable[[WindowRecord, RecordFacts], Any]
 """One column's value for one record."""
@@ -92,7 +93,37 @@ LEDGER_COLUMNS: dict[str, Cell] = {
     "messages_before": lambda _, f: f.given_len,
     "messages_after": lambda _, f: f.after_len,
 }
-"""Columns derived from several fields or from the ledger (plus ``record``, the row's index)."""
+"""Columns derived from several fields or from the ledger (plus ``record``, the row's index,
+and ``explanation``, the record in words: :func:`explanation`)."""
+
+
+def explanation(ctx: CaptureContext, rec: WindowRecord, facts: RecordFacts) -> str:
+    """The record in words (``WindowRecord.explain()``, the sentence the report prints), its
+    refusals and pins named by stage id even for a record saved before records named them:
+    those are read from the ledger, as the ``refusals`` and ``pins`` frames read them."""
+    obs = rec.observations
+    pinned = [] if obs is None else obs.pinned
+    if all(r.stage_id is not None for r in rec.refusals) and all(
+        p.stage_id is not None for p in pinned
+    ):
+        return rec.explain()
+    given = facts.given
+    refusals = [
+        r.model_copy(update={"stage_id": ctx.stage_ids[given[r.message_index]]})
+        if r.stage_id is None and given is not None and 0 <= r.message_index < len(given)
+        else r
+        for r in rec.refusals
+    ]
+    named_pins = []
+    for pin in pinned:
+        pos = pin_position(ctx, facts, pin) if pin.stage_id is None else None
+        named_pins.append(
+            pin if pos is None else pin.model_copy(update={"stage_id": ctx.stage_ids[pos]})
+        )
+    update: dict[str, Any] = {"refusals": refusals}
+    if obs is not None:
+        update["observations"] = obs.model_copy(update={"pinned": named_pins})
+    return rec.model_copy(update=update).explain()
 
 
 def scalar_fields(model: type[WindowRecord] = WindowRecord) -> list[str]:
@@ -122,6 +153,8 @@ def build(ctx: CaptureContext) -> pd.DataFrame:
         elif name in cells:
             cell = cells[name]
             cols[name] = [cell(r, f) for r, f in zip(records, facts, strict=True)]
+        elif name == "explanation":
+            cols[name] = [explanation(ctx, r, f) for r, f in zip(records, facts, strict=True)]
         else:
             cols[name] = [getattr(r, name) for r in records]
     return build_frame("records", cols)

@@ -14,9 +14,11 @@ Templates get these globals: ``styles`` (:data:`STYLES`, the inline styles the w
 since a notebook output has no stylesheet of ours), ``colors`` (the page colours of the palette,
 :data:`footprint_lab.lab.theme.PAGE_COLORS`, for the report's stylesheet),
 ``headers`` (:data:`footprint_lab.lab.schema.COLUMN_HEADERS`, the human header of a frame
-column) and ``state_style`` (:func:`state_style`). Every colour comes from that palette; the
-inline styles name JupyterLab's theme variables first (:data:`~footprint_lab.lab.theme.
-THEMED`), so a table reads as well in the dark theme as in the light one.
+column), ``state_style`` (:func:`state_style`) and ``call_label``
+(:func:`footprint_lab.window.words.call_label`, how a call is named). Every colour comes from
+that palette; the inline styles name JupyterLab's theme variables first
+(:data:`~footprint_lab.lab.theme.THEMED`), so a table reads as well in the dark theme as in the
+light one.
 
 Tables stay inside their box: each sits in a scrolling box (``overflow: auto`` with a
 ``max-height``) instead of widening the page, and text columns wrap anywhere
@@ -45,6 +47,7 @@ from footprint_lab.lab.theme import (
     STATE_COLORS,
     THEMED,
 )
+from footprint_lab.window.words import call_label
 
 __all__ = [
     "BOUNDARY_SCRIPT",
@@ -191,6 +194,7 @@ ENV.globals["styles"] = STYLES
 ENV.globals["colors"] = PAGE_COLORS
 ENV.globals["headers"] = COLUMN_HEADERS
 ENV.globals["state_style"] = state_style
+ENV.globals["call_label"] = call_label
 ENV.filters["cell"] = cell
 
 

@@ -1,5 +1,5 @@
 // The Boundary view's one renderer: the exact messages sent at one iteration, their pinned and
-// refused marks in words, what left there and the records filed there.
+// refused marks in words, what left there and why, and the records filed there.
 //
 // It reads a BoundaryView as JSON (footprint_lab.lab.views.boundary_view(...)
 // .model_dump(mode="json"); its schema is BoundaryView.model_json_schema()) and writes text
@@ -18,7 +18,7 @@ const SENT_COLUMNS = [
 ];
 const LEFT_COLUMNS = [
   ["c-who", "from"], ["c-stage", "stage id"], ["c-chars", "chars"], ["c-how", "how"],
-  ["c-born", "written at iteration"], ["c-text", "text"],
+  ["c-why", "why it left"], ["c-born", "written at iteration"], ["c-text", "text"],
 ];
 
 function make(tag, cls, text) {
@@ -161,11 +161,12 @@ function show(root, body, view, index) {
   put(body, "boundary-left-count", step.left.length);
   body.querySelector(".boundary-left-empty").hidden = step.left.length > 0;
   body.querySelector("table.boundary-left tbody").replaceChildren(
-    ...step.left.map(([ref, how, born]) => {
+    ...step.left.map(([ref, how, born], i) => {
       const message = view.messages[ref];
       const row = messageRow(message, [
         ["b-who", message.who], ["b-stage", message.stage_id || "–"],
-        ["b-chars", message.chars], ["b-how", how], ["b-born", born === null ? "–" : born],
+        ["b-chars", message.chars], ["b-how", how], ["b-why", step.why[i]],
+        ["b-born", born === null ? "–" : born],
       ]);
       row.dataset.state = how === "summarized" ? "folded" : "dropped";
       return row;

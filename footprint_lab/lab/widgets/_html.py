@@ -26,10 +26,12 @@ def table_html(
     row_styles: Sequence[str] | None = None,
     max_rows: int = TABLE_MAX_ROWS,
     empty: str = "nothing to show",
+    human: bool = False,
 ) -> str:
-    """``frame`` as an inline-styled table (its first ``max_rows`` rows)."""
+    """``frame`` as an inline-styled table (its first ``max_rows`` rows); ``human`` heads the
+    columns with their human headers (``COLUMN_HEADERS``)."""
     t = table_context(frame, row_styles=row_styles, max_rows=max_rows, empty=empty)
-    return render("table.html.j2", t=t)
+    return render("table.html.j2", t=t, human=human)
 
 
 def records_html(frames: Frames) -> str:

@@ -1,15 +1,17 @@
 """The Inspector: one run you can click through in Jupyter.
 
-Layer: lab. Five tabs — Overview, Window map, Pins, Refusals and Boundary — over the pure
-builders of :mod:`footprint_lab.lab.plots` and the views of :mod:`footprint_lab.lab.views`;
-drag the iteration slider and see the exact messages sent at that call (``run.window_sent``),
-which of them were pinned or refused, which left, and the :class:`~footprint_lab.WindowRecord`
-filed there: the Boundary pane (:mod:`._boundary_pane`) is an anywidget over the iteration's
-:class:`~footprint_lab.lab.views.BoundaryView`, rendered by the same script as the report's
-Boundary view. It reads the run, never changes it. A new Inspector replaces the last one on
-the same run (or made by the same cell) and closes it, with all its parts (:mod:`._lifecycle`);
-:meth:`Inspector.snapshot` gives its charts as PNG images for a notebook's static outputs
-(:mod:`._snapshot`).
+Layer: lab. Seven tabs — Overview, Window map, Pins, Refusals, Boundary, Calls and Search —
+over the pure builders of :mod:`footprint_lab.lab.plots` and the views of
+:mod:`footprint_lab.lab.views`; drag the iteration slider and see the exact messages sent at
+that call (``run.window_sent``), which of them were pinned or refused, which left and why, the
+:class:`~footprint_lab.WindowRecord` filed there in words, the call's tokens, cost and latency,
+and the window against the one before it: the Boundary pane (:mod:`._boundary_pane`) is an
+anywidget over the iteration's :class:`~footprint_lab.lab.views.BoundaryView`, rendered by the
+same script as the report's Boundary view; the calls table, the window diff and the search box
+are in :mod:`._inspector_panes`. It reads the run, never changes it. A new Inspector replaces
+the last one on the same run (or made by the same cell) and closes it, with all its parts
+(:mod:`._lifecycle`); :meth:`Inspector.snapshot` gives its charts as PNG images for a
+notebook's static outputs (:mod:`._snapshot`).
 """
 
 from __future__ import annotations
@@ -51,13 +53,28 @@ from footprint_lab.lab.widgets._html import (
     records_html,
     table_html,
 )
+from footprint_lab.lab.widgets._inspector_panes import (
+    CallsPane,
+    DiffPane,
+    SearchPane,
+    call_line,
+)
 from footprint_lab.lab.widgets._lifecycle import LabWidget, subject_of
 from footprint_lab.lab.widgets._snapshot import Snapshot
+from footprint_lab.pricing import Pricing
 from footprint_lab.window.records import WindowRecord
 
 __all__ = ["BOUNDARY_MAX_ROWS", "INSPECTOR_TABS", "Inspector"]
 
-INSPECTOR_TABS: tuple[str, ...] = ("Overview", "Window map", "Pins", "Refusals", "Boundary")
+INSPECTOR_TABS: tuple[str, ...] = (
+    "Overview",
+    "Window map",
+    "Pins",
+    "Refusals",
+    "Boundary",
+    "Calls",
+    "Search",
+)
 """The Inspector's tabs, in order."""
 
 BOUNDARY_MAX_ROWS = 500
@@ -72,7 +89,7 @@ SNAPSHOT_FIGURES: tuple[str, ...] = ("window_size", "window_map")
 
 
 class Inspector(LabWidget):
-    """One run, in five tabs: Overview, Window map, Pins, Refusals and Boundary.
+    """One run, in seven tabs: Overview, Window map, Pins, Refusals, Boundary, Calls, Search.
 
     Parts (for code and tests): ``run``, ``frames`` (its capture), ``numbers``
     (:func:`~footprint_lab.lab.widgets.key_numbers`), ``figures`` (``window_size``,
@@ -80,10 +97,14 @@ class Inspector(LabWidget):
     ``records_html`` (the records table, under the chart in Overview), ``pins_html``,
     ``refusals_html``, ``slider`` (the iteration shown in Boundary), ``play``,
     ``boundary_pane`` (the anywidget showing that iteration: the window sent, what left there
-    and the record(s) filed there) and ``boundary`` (the
-    :class:`~footprint_lab.lab.views.BoundaryView` it shows). Clicking a cell of the window map
-    or a point of the window-size chart opens that iteration's boundary. The Inspector, its
-    tabs, slider and Boundary pane carry the CSS classes ``footprint-inspector``,
+    and the record(s) filed there, each in words) and ``boundary`` (the
+    :class:`~footprint_lab.lab.views.BoundaryView` it shows), ``call_html`` (beside the pane:
+    that iteration's call with its tokens, cost and latency), ``diff`` (the window against the
+    one before it, a :class:`~._inspector_panes.DiffPane`), ``calls`` (every call's tokens, cost
+    and latency, a :class:`~._inspector_panes.CallsPane`) and ``search_pane`` (a search box
+    across the run, a :class:`~._inspector_panes.SearchPane`; :meth:`search`). Clicking a cell
+    of the window map or a point of the window-size chart opens that iteration's boundary. The
+    Inspector, its tabs, slider and Boundary pane carry the CSS classes ``footprint-inspector``,
     ``footprint-inspector-tabs``, ``footprint-boundary-slider`` and ``footprint-boundary-table``
     (for browser tests and styling).
 
@@ -97,9 +118,19 @@ class Inspector(LabWidget):
         evidence: Find the tool calls sent without the evidence they depended on and mark
             them on the window map (default: for counterfactual replays, where that is the
             question being asked).
+        pricing: Prices for the Calls tab's cost column (a ``Pricing`` or ``{model:
+            Pricing}``; default: the built-in list prices — a model they lack shows no cost,
+            and the tab says how to pass one).
     """
 
-    def __init__(self, run: Run, *, label: str | None = None, evidence: bool | None = None) -> None:
+    def __init__(
+        self,
+        run: Run,
+        *,
+        label: str | None = None,
+        evidence: bool | None = None,
+        pricing: Pricing | Mapping[str, Pricing] | None = None,
+    ) -> None:
         super().__init__()
         self.run = run
         if evidence is None:
@@ -141,6 +172,11 @@ class Inspector(LabWidget):
             layout=widgets.Layout(overflow="auto"),
             _dom_classes=("footprint-boundary-table",),  # in the comm's first state
         )
+        self.calls = CallsPane(run, self.frames, pricing)
+        self.call_html = widgets.HTML()
+        self.diff = DiffPane(run, self.frames, self._call_of)
+        self.search_pane = SearchPane(run, self.frames)
+        self._show_beside(self.slider.value)
         self.tabs = widgets.Tab(children=self._tab_children(), titles=list(INSPECTOR_TABS))
         banner = counterfactual_banner(run.meta)
         self.title = f"Inspector — {describe(run, self.frames)}"
@@ -183,12 +219,20 @@ class Inspector(LabWidget):
         Boundary view with its iteration slider. Returns the path written."""
         return write_run_report(self.run, path, frames=self.frames, title=self.title)
 
+    def search(self, query: str) -> pd.DataFrame:
+        """Find ``query`` — a stage id or any text — across the run's messages, as typing it in
+        the Search tab's box does: the matching messages with where it was found, their
+        iterations and why each left or stayed (:func:`~footprint_lab.lab.views.search_frame`)."""
+        return self.search_pane.search(query)
+
     def _tab_children(self) -> list[Any]:
         boundary = widgets.VBox(
             [
                 widgets.HBox([self.play, self.slider]),
+                self.call_html,
                 widgets.HTML(render("legend.html.j2", states=LEGEND_STATES)),
                 self.boundary_pane,
+                self.diff,
             ]
         )
         map_lead = (
@@ -210,6 +254,8 @@ class Inspector(LabWidget):
             widgets.VBox([self.figures["pins"], self.pins_html]),
             widgets.VBox([self.figures["refusals"], self.refusals_html]),
             boundary,
+            self.calls,
+            self.search_pane,
         ]
 
     # -- boundary -------------------------------------------------------------------------
@@ -248,8 +294,16 @@ class Inspector(LabWidget):
 
     def show_boundary(self, iteration: int) -> None:
         """Show iteration ``iteration`` in the Boundary pane (moving the slider calls this):
-        the window its call sent, what left there and the record(s) filed there."""
+        the window its call sent, what left there and why, the record(s) filed there, the
+        call's tokens, cost and latency, and the window against the one before it."""
         self.boundary_pane.show(self._boundary_at(iteration))
+        self._show_beside(iteration)
+
+    def _show_beside(self, iteration: int) -> None:
+        """The call line and the window diff beside the pane, for ``iteration``."""
+        shown = self.iterations and iteration in self.iterations
+        self.call_html.value = call_line(self.calls.frame, self._call_of.get(iteration))
+        self.diff.show(iteration if shown else None)
 
     def _boundary_at(self, iteration: int) -> BoundaryView:
         shown = [iteration] if self.iterations else []
