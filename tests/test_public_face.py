@@ -162,7 +162,8 @@ def test_importing_the_root_imports_no_pandas_plotly_or_ipywidgets() -> None:
         f"""
         import sys
         import footprint_lab
-        from footprint_lab import Agent, Message, apply_window, explain, fork, replay, sliding_window
+        from footprint_lab import Agent, Message, apply_window, explain, fork, replay
+        from footprint_lab import sliding_window
         print(",".join(m for m in sys.modules if m.split(".")[0] in {HEAVY!r}))
         """,
         "-X",
