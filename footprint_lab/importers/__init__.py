@@ -56,8 +56,9 @@ system blocks) is kept as ``Message.parts``.
 from __future__ import annotations
 
 from footprint_lab.agent.run import ImportProblem
-from footprint_lab.importers._build import TranscriptError, build_run
+from footprint_lab.importers._build import TranscriptError, build_run, import_clock
 from footprint_lab.importers._detect import FORMATS, Format, detect_format, folder_entries, load
+from footprint_lab.importers._files import check_regular
 from footprint_lab.importers.chat.anthropic import from_anthropic
 from footprint_lab.importers.chat.langchain import from_langchain
 from footprint_lab.importers.chat.openai import from_openai
@@ -74,11 +75,13 @@ __all__ = [
     "ImportProblem",
     "TranscriptError",
     "build_run",
+    "check_regular",
     "detect_format",
     "folder_entries",
     "from_anthropic",
     "from_langchain",
     "from_openai",
+    "import_clock",
     "load",
     "load_claude_code",
     "load_inspect",
