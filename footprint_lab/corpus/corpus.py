@@ -227,6 +227,7 @@ class Corpus:
             progress: Show a progress bar.
         """
         cfgs, price, rule = evidence_setup(configs, pricing, cache)
+        self.store.result_path(name)
         frame = corpus_evidence_frame(
             self.store,
             self.run_ids(where),
@@ -252,6 +253,7 @@ class Corpus:
         """:func:`footprint_lab.lab.costs.cost_frame` of the corpus's runs (labelled by run id),
         priced from the stored ``calls`` table (no run is loaded); written back as the result
         table ``name`` and returned."""
+        self.store.result_path(name)  # a bad name fails before the work, not after
         runs = self.store.frame(
             "runs",
             ["run_id", "model", "provider", "counterfactual", "tokens_per_char"],
@@ -275,6 +277,7 @@ class Corpus:
         """:func:`footprint_lab.sweep` of every run of the corpus: one row per configuration
         × run, a ``run`` column (the run id) in front; jobs carry the store's path and run ids;
         written back as the result table ``name`` and returned."""
+        self.store.result_path(name)
         frame = corpus_sweep(
             self.store,
             self.run_ids(where),

@@ -33,7 +33,7 @@ from footprint_lab.lab.costs import cost_frame
 from footprint_lab.lab.evidence import EvidenceConfig, evidence_frame_of, measure, run_facts
 from footprint_lab.lab.experiments import run_jobs
 from footprint_lab.lab.frames import Frames
-from footprint_lab.lab.schema import build_frame, column, spec
+from footprint_lab.lab.schema import FRAME_NAMES, build_frame, column, empty_frame, spec
 from footprint_lab.lab.sweeps import baseline_cost, configuration_row, grid_configurations
 from footprint_lab.pricing import CacheRule, Pricing
 
@@ -225,9 +225,12 @@ def corpus_cost_frame(
     by_run = dict(tuple(calls.groupby("run_id", sort=False, observed=True)))
     keys = ["run_id", "source_path"]
     empty = calls.iloc[0:0].drop(columns=keys)
+    # Pricing reads a run's calls and info only: the other frames are one shared empty set
+    # (building ten empty frames per run would cost more than pricing it).
+    blank = {name: empty_frame(name) for name in FRAME_NAMES}
     frames: dict[str, Frames] = {}
     for row in runs.to_dict("records"):
         found = by_run.get(row["run_id"])
         part = empty if found is None else found.drop(columns=keys).reset_index(drop=True)
-        frames[str(row["run_id"])] = Frames.of({"calls": part}, info=_info(row))
+        frames[str(row["run_id"])] = Frames.of({**blank, "calls": part}, info=_info(row))
     return cost_frame(frames, pricing, cache=cache)
