@@ -84,4 +84,5 @@ def from_frame(frame: pd.DataFrame, schema: pa.Schema) -> pa.Table:
 def to_pandas(table: pa.Table) -> pd.DataFrame:
     """An Arrow table as pandas with the specs' nullable dtypes (``Int64``, ``string``,
     ``boolean``; ``float64`` stays numpy's)."""
-    return table.to_pandas(types_mapper=_TO_PANDAS.get, ignore_metadata=True)
+    frame: pd.DataFrame = table.to_pandas(types_mapper=_TO_PANDAS.get, ignore_metadata=True)
+    return frame

@@ -229,7 +229,8 @@ def corpus_cost_frame(
     # (building ten empty frames per run would cost more than pricing it).
     blank = {name: empty_frame(name) for name in FRAME_NAMES}
     frames: dict[str, Frames] = {}
-    for row in runs.to_dict("records"):
+    rows: list[dict[str, Any]] = runs.to_dict("records")  # type: ignore[assignment]
+    for row in rows:
         found = by_run.get(row["run_id"])
         part = empty if found is None else found.drop(columns=keys).reset_index(drop=True)
         frames[str(row["run_id"])] = Frames.of({**blank, "calls": part}, info=_info(row))

@@ -28,7 +28,7 @@ import os
 import tempfile
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypeAlias
 
 import pandas as pd
 import pyarrow as pa
@@ -63,7 +63,7 @@ EntryStatus = Literal["imported", "error", "duplicate"]
 """What became of a source file: its runs are in the store; it did not import (its error is
 in ``problems``); or its content is another file's, whose runs stand for it."""
 
-Where = ds.Expression | Sequence[Any] | Mapping[str, Any] | None
+Where: TypeAlias = "ds.Expression | Sequence[Any] | Mapping[str, Any] | None"
 """A row filter: a ``pyarrow.dataset`` expression, filters in pyarrow's list form
 (``[("model", "=", "gpt-4o"), ("calls", ">", 3)]``), or ``{column: value or [values]}``."""
 
@@ -372,7 +372,8 @@ class Store:
         path = self.result_path(name)
         if not path.is_file():
             raise CorpusError(f"{self.root}: no result table {name!r}; there are {self.results()}")
-        return pq.read_table(path).to_pandas()
+        frame: pd.DataFrame = pq.read_table(path).to_pandas()
+        return frame
 
 
 def drop_parts(store: Store, entry: Entry, keep: Iterable[Entry]) -> None:

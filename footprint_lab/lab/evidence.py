@@ -73,8 +73,10 @@ __all__ = [
     "evidence_grid",
     "evidence_setup",
     "evidence_summary",
+    "measure",
     "no_policy",
     "pareto_front",
+    "run_facts",
 ]
 
 EVIDENCE_COLUMNS: dict[str, str] = spec("evidence").dtypes()
