@@ -51,6 +51,7 @@ class Corpus:
         self.store = store
         self.last_build = report
         """What the build that made this object did (None when opened)."""
+        self._entries: dict[str, Entry] | None = None
 
     # -- making and opening -------------------------------------------------------------------
 
@@ -107,8 +108,16 @@ class Corpus:
         return str(self.store.root)
 
     def entries(self) -> dict[str, Entry]:
-        """The manifest: one entry per source file, by path."""
-        return self.store.entries()
+        """The manifest: one entry per source file, by path (read once; :meth:`refresh`
+        reads it again, after a build into the same store from elsewhere)."""
+        if self._entries is None:
+            self._entries = self.store.entries()
+        return self._entries
+
+    def refresh(self) -> Corpus:
+        """Read the manifest again on the next query; returns this corpus."""
+        self._entries = None
+        return self
 
     # -- frames and SQL -----------------------------------------------------------------------
 
@@ -131,7 +140,11 @@ class Corpus:
         if name not in FAMILIES and name in self.store.results():
             frame = self.store.read_result(name)
             return frame if columns is None else frame[list(columns)]
-        return self.store.frame(name, columns, where)
+        return self.store.frame(name, columns, where, self.entries())
+
+    def results(self) -> list[str]:
+        """The result tables the grids wrote back (each a :meth:`frame` and a SQL view)."""
+        return self.store.results()
 
     def sql(self, query: str) -> pd.DataFrame:
         """Run a DuckDB query over the store: a view per frame (``runs``, ``calls``, ...) and
@@ -140,7 +153,7 @@ class Corpus:
         Raises:
             duckdb.Error: the query does not run (DuckDB's message).
         """
-        entries = self.store.entries()
+        entries = self.entries()
         con = duckdb.connect(":memory:")
         try:
             for family in FAMILIES:
@@ -169,7 +182,8 @@ class Corpus:
 
     def run_ids(self, where: Where = None) -> list[str]:
         """The ids of the runs (``where``: a filter on the ``runs`` frame), in store order."""
-        return [str(v) for v in self.store.table("runs", ["run_id"], where)["run_id"].to_pylist()]
+        table = self.store.table("runs", ["run_id"], where, self.entries())
+        return [str(v) for v in table["run_id"].to_pylist()]
 
     def run(self, run_id: str) -> Run:
         """One run, rebuilt from its checkpoint.
@@ -187,13 +201,16 @@ class Corpus:
 
     def __len__(self) -> int:
         """How many runs the corpus holds."""
-        return sum(len(e.runs) for e in self.store.entries().values())
+        return sum(len(e.runs) for e in self.entries().values())
 
     def __repr__(self) -> str:
-        entries = self.store.entries()
+        """One line of what the store holds; after a build, a second saying what it did."""
+        entries = self.entries()
         runs = sum(len(e.runs) for e in entries.values())
         problems = sum(e.problems for e in entries.values())
-        return f"<Corpus {self.path}: {len(entries)} files, {runs} runs, {problems} problems>"
+        line = f"<Corpus {self.path}: {len(entries)} files, {runs} runs, {problems} problems>"
+        # Just built: say what the build did (what was imported, what was not again).
+        return line if self.last_build is None else f"{line}\n{self.last_build}"
 
     # -- grids --------------------------------------------------------------------------------
 
@@ -258,8 +275,9 @@ class Corpus:
             "runs",
             ["run_id", "model", "provider", "counterfactual", "tokens_per_char"],
             where,
+            self.entries(),
         )
-        frame = corpus_cost_frame(self.store, runs, pricing, cache)
+        frame = corpus_cost_frame(self.store, runs, pricing, cache, self.entries())
         self.store.write_result(name, frame)
         return frame
 

@@ -28,7 +28,7 @@ from typing import Any, Literal
 import pandas as pd
 
 from footprint_lab._gc import bulk_work, in_bulk_work
-from footprint_lab.corpus.store import Store
+from footprint_lab.corpus.store import Entry, Store
 from footprint_lab.lab.costs import cost_frame
 from footprint_lab.lab.evidence import EvidenceConfig, evidence_frame_of, measure, run_facts
 from footprint_lab.lab.experiments import run_jobs
@@ -217,11 +217,12 @@ def corpus_cost_frame(
     runs: pd.DataFrame,
     pricing: Pricing | Mapping[str, Pricing] | None,
     cache: CacheRule | None,
+    entries: Mapping[str, Entry] | None = None,
 ) -> pd.DataFrame:
     """:func:`footprint_lab.lab.costs.cost_frame` of the stored runs in ``runs`` (rows of the
     ``runs`` frame), priced from the stored ``calls`` table: no run is loaded."""
     ids = runs["run_id"].tolist()
-    calls = store.frame("calls", where={"run_id": ids} if ids else {"run_id": []})
+    calls = store.frame("calls", where={"run_id": ids}, entries=entries)
     by_run = dict(tuple(calls.groupby("run_id", sort=False, observed=True)))
     keys = ["run_id", "source_path"]
     empty = calls.iloc[0:0].drop(columns=keys)

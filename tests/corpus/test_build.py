@@ -104,6 +104,7 @@ def test_building_again_imports_nothing_and_only_the_changed_file(tmp_path: Path
     assert again.last_build is not None
     assert (again.last_build.imported, again.last_build.unchanged) == (0, 12)
     assert "0 imported" in str(again.last_build) and "12 unchanged" in str(again.last_build)
+    assert str(again.last_build) in repr(again)  # a notebook shows what the build did
     pd.testing.assert_frame_equal(again.frame("runs"), before, check_exact=True)
 
     touched = sources / "swe-agent" / "function_calling_simple.traj"
