@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from footprint_lab.agent import Run
+from footprint_lab.corpus.cli import add_corpus_commands, run_corpus_command
 from footprint_lab.lab.summary import run_summary
 from footprint_lab.lab.views import record_text
 from footprint_lab.scenarios import SCENARIOS
@@ -326,6 +327,9 @@ See how an agent's context window is trimmed, and why.
   footprint-lab report   writes the same report for runs you saved with run.save(), or
                          for transcripts of other agent stacks (SWE-agent, OpenHands,
                          Inspect, Claude Code, OpenTelemetry, tau-bench): files or folders.
+  footprint-lab corpus build PATHS -o STORE
+                         imports many transcripts into a corpus store (Parquet datasets
+                         and checkpoints) to query with pandas and SQL.
 
 The report works offline. For each run it shows the window's size call by call, which
 messages were in the window at each call, every removal with its reasons in words, and a
@@ -366,7 +370,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         prog="footprint-lab", description=DESCRIPTION, formatter_class=plain
     )
     parser.add_argument("--version", action="version", version=f"footprint-lab {__version__}")
-    sub = parser.add_subparsers(dest="command", required=True, metavar="{demo,report}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="{demo,report,corpus}")
     p_demo = sub.add_parser(
         "demo",
         help="run the scripted agents under each window strategy and write the report",
@@ -412,7 +416,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         type=Path,
         help="the HTML file to write (default: footprint-report.html in this folder)",
     )
+    add_corpus_commands(sub)
     args = parser.parse_args(argv)
+    if args.command == "corpus":
+        return run_corpus_command(args)
     if args.command == "report":
         return report(args.paths, args.output)
     if args.command == "demo":

@@ -47,6 +47,7 @@ from footprint_lab.agent._runfile_io import (
     atomic_write,
     read_run_text,
     verify_checksum,
+    with_checksum,
 )
 from footprint_lab.agent._runfile_ledger import check_against_ledger
 from footprint_lab.agent.run import (
@@ -85,7 +86,9 @@ __all__ = [
     "load_checkpoint",
     "load_run",
     "loc_path",
+    "run_file_text",
     "run_from_checkpoint",
+    "run_from_text",
     "save_run",
 ]
 
@@ -198,6 +201,39 @@ def _run_of(checkpoint: Checkpoint, ledger: Ledger) -> Run:
         window=[messages[p] for p in checkpoint.window],
         error=error,
     )
+
+
+def run_file_text(run: Run) -> str:
+    """The text ``run.save`` writes for ``run`` (its checkpoint's JSON, checksum in front), for
+    a store that keeps runs elsewhere than in files of their own (a corpus compresses it)."""
+    return with_checksum(checkpoint_of(run).model_dump_json())
+
+
+def run_from_text(text: str, *, source: str = "<run text>") -> Run:
+    """The run :func:`run_file_text` wrote, its checksum verified: the text is checked to be the
+    bytes written (not a re-serialisation, not altered), then validated and rebuilt as
+    :func:`run_from_checkpoint` rebuilds a checkpoint. The sense checks :func:`load_run` makes of
+    a file from anywhere are not repeated: the checksum says this text is one that was written.
+
+    Raises:
+        RunFileError: the text has no checksum in front, or is not what was written (the
+            message names ``source``), or does not validate as a checkpoint.
+    """
+    where = Path(source)
+    head = f'{{"{CHECKSUM_FIELD}":"'
+    if not text.startswith(head):
+        raise RunFileError(f"{where}: no checksum in front — not the text run_file_text writes")
+    checksum = text[len(head) : text.find('"', len(head))]
+    verify_checksum(where, text, checksum)
+    body = "{" + text[len(head) + len(checksum) + 2 :]
+    try:
+        checkpoint = Checkpoint.model_validate_json(body)
+    except ValidationError as exc:
+        raise RunFileError(f"{where}: corrupt run text — {exc.errors()[0]['msg']}") from None
+    try:
+        return run_from_checkpoint(checkpoint)
+    except RunFileProblem as problem:
+        raise RunFileError(f"{where}: {problem.kind} — {problem.where}: {problem.rule}") from None
 
 
 def save_run(run: Run, path: str | Path) -> Path:

@@ -56,7 +56,7 @@ system blocks) is kept as ``Message.parts``.
 from __future__ import annotations
 
 from footprint_lab.agent.run import ImportProblem
-from footprint_lab.importers._build import TranscriptError, build_run
+from footprint_lab.importers._build import TranscriptError, build_run, import_clock
 from footprint_lab.importers._detect import FORMATS, Format, detect_format, folder_entries, load
 from footprint_lab.importers.chat.anthropic import from_anthropic
 from footprint_lab.importers.chat.langchain import from_langchain
@@ -68,6 +68,7 @@ from footprint_lab.importers.openhands import load_openhands
 from footprint_lab.importers.otel import load_otel
 from footprint_lab.importers.swe_agent import load_swe_agent
 from footprint_lab.importers.tau_bench import load_tau_bench
+from footprint_lab.reading.files import check_regular
 
 __all__ = [
     "FORMATS",
@@ -77,11 +78,13 @@ __all__ = [
     "TranscriptError",
     "as_run",
     "build_run",
+    "check_regular",
     "detect_format",
     "folder_entries",
     "from_anthropic",
     "from_langchain",
     "from_openai",
+    "import_clock",
     "load",
     "load_claude_code",
     "load_inspect",

@@ -14,7 +14,9 @@ the source policy's stand-ins and the new window, and an observed
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any, Literal
 
 from footprint_lab.agent.run import ImportProblem, Run
@@ -22,12 +24,28 @@ from footprint_lab.agent.writer import RunWriter
 from footprint_lab.importers._observed import HistoryIndex, ObservedWindow, observe_window
 from footprint_lab.importers._parts import TranscriptError, json_problem
 from footprint_lab.importers.recorded import ImportedStatus, Recorded, settle_outcome
-from footprint_lab.ledger import Ledger
+from footprint_lab.ledger import Clock, Ledger
 from footprint_lab.messages import Message, storable_text, storable_value
 from footprint_lab.usage import Usage
 from footprint_lab.window.records import WindowRecord
 
-__all__ = ["TranscriptError", "UserKind", "build_run"]
+__all__ = ["TranscriptError", "UserKind", "build_run", "import_clock"]
+
+_CLOCK: ContextVar[Clock | None] = ContextVar("footprint_lab_import_clock", default=None)
+
+
+@contextmanager
+def import_clock(clock: Clock) -> Iterator[None]:
+    """Stamp the commits of every import made inside with ``clock`` (milliseconds) instead of
+    the wall clock. A transcript records no time of its own for most commits, so an import is
+    stamped with the time it ran; a store that must give the same bytes for the same file
+    whenever it imports it (a corpus) imports under a fixed clock."""
+    token = _CLOCK.set(clock)
+    try:
+        yield
+    finally:
+        _CLOCK.reset(token)
+
 
 UserKind = Literal["observation", "demonstration"]
 """What a ``user`` message a person did not write is: what the environment answered as text
@@ -137,7 +155,7 @@ def build_run(
         TranscriptError: an argument is not what it should be (not a Message, ...).
     """
     messages = _check(messages, usages, system, source, meta, sent, kinds)
-    ledger = Ledger()
+    ledger = Ledger(_CLOCK.get())
     if system is not None:
         system = storable_text(system)
     run = Run(

@@ -69,10 +69,14 @@ __all__ = [
     "SUMMARY_COLUMNS",
     "EvidenceConfig",
     "evidence_frame",
+    "evidence_frame_of",
     "evidence_grid",
+    "evidence_setup",
     "evidence_summary",
+    "measure",
     "no_policy",
     "pareto_front",
+    "run_facts",
 ]
 
 EVIDENCE_COLUMNS: dict[str, str] = spec("evidence").dtypes()
@@ -194,23 +198,8 @@ def evidence_frame(
     Raises:
         ValueError: ``cache`` is ``"reported"`` or not a rule; two configurations share a label.
     """
-    rule: CacheRule = check_cache(cache) or "prefix"
-    if rule == "reported":
-        raise ValueError(
-            "evidence_frame: cache='reported' prices nothing here — every row is a replay, and "
-            "no provider reported a replay's cache; use cache='prefix' (the shared prefix, "
-            "under the provider's rules) or cache='none' (nothing cached)"
-        )
+    cfgs, price, rule = evidence_setup(configs, pricing, cache)
     labelled = labelled_runs(runs)
-    cfgs = [EvidenceConfig.coerce(c) for c in configs]
-    seen: set[str] = set()
-    for c in cfgs:
-        if c.label in seen:
-            raise ValueError(f"two configurations are labelled {c.label!r}")
-        seen.add(c.label)
-    price = RELATIVE_PRICING if pricing is None else pricing
-    if not isinstance(price, Pricing):
-        raise TypeError(f"pricing must be a Pricing or None, got {type(pricing).__name__}")
     run_list = [run for _, run in labelled]
     facts = [run_facts(label, run, price, rule) for label, run in labelled]
     weights = [len(run_list)] * len(cfgs)
@@ -234,6 +223,48 @@ def evidence_frame(
             desc="evidence",
             weights=weights,
         )
+    return evidence_frame_of(cfgs, facts, results, rule)
+
+
+def evidence_setup(
+    configs: Sequence[EvidenceConfig | Mapping[str, Any] | Any],
+    pricing: Pricing | None = None,
+    cache: CacheRule | None = None,
+) -> tuple[list[EvidenceConfig], Pricing, CacheRule]:
+    """The arguments of :func:`evidence_frame` checked: the configurations coerced, the price
+    (:data:`RELATIVE_PRICING` for None) and the cache rule (a corpus's grid checks them so).
+
+    Raises:
+        ValueError: ``cache`` is ``"reported"`` or not a rule; two configurations share a label.
+        TypeError: ``pricing`` is not a :class:`Pricing`.
+    """
+    rule: CacheRule = check_cache(cache) or "prefix"
+    if rule == "reported":
+        raise ValueError(
+            "evidence_frame: cache='reported' prices nothing here — every row is a replay, and "
+            "no provider reported a replay's cache; use cache='prefix' (the shared prefix, "
+            "under the provider's rules) or cache='none' (nothing cached)"
+        )
+    cfgs = [EvidenceConfig.coerce(c) for c in configs]
+    seen: set[str] = set()
+    for c in cfgs:
+        if c.label in seen:
+            raise ValueError(f"two configurations are labelled {c.label!r}")
+        seen.add(c.label)
+    price = RELATIVE_PRICING if pricing is None else pricing
+    if not isinstance(price, Pricing):
+        raise TypeError(f"pricing must be a Pricing or None, got {type(pricing).__name__}")
+    return cfgs, price, rule
+
+
+def evidence_frame_of(
+    cfgs: Sequence[EvidenceConfig],
+    facts: Sequence[Mapping[str, Any]],
+    results: Sequence[list[dict[str, Any]]],
+    rule: CacheRule = "prefix",
+) -> pd.DataFrame:
+    """The evidence frame of measured rows: ``facts`` per run (``run_facts``), ``results`` per
+    configuration, one measure per run (``measure``), wherever they were measured."""
     frame = _frame(cfgs, facts, results, rule)
     frame.attrs["cache"] = rule
     return frame

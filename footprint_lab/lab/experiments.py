@@ -95,6 +95,7 @@ def run_jobs(
     progress: bool = True,
     desc: str = "",
     weights: Sequence[int] | None = None,
+    on_result: Callable[[int, R], None] | None = None,
 ) -> list[R]:
     """Run ``fn(job)`` for every job and return the results in the jobs' order.
 
@@ -108,6 +109,9 @@ def run_jobs(
             quiet` says so, e.g. ``FOOTPRINT_LAB_QUIET=1``).
         desc: The bar's label.
         weights: How far each job advances the bar (default 1 each).
+        on_result: Called here with ``(index, result)`` as each job finishes, in the order
+            they finish (a corpus build files each imported file as it arrives); an error it
+            raises stops the grid as a job's would.
 
     Returns:
         ``[fn(job) for job in jobs]``, computed where ``executor`` says.
@@ -119,8 +123,11 @@ def run_jobs(
     try:
         if executor == "inline":
             out: list[R] = []
-            for job, step in zip(jobs, steps, strict=True):
-                out.append(fn(job))
+            for i, (job, step) in enumerate(zip(jobs, steps, strict=True)):
+                result = fn(job)
+                if on_result is not None:
+                    on_result(i, result)
+                out.append(result)
                 bar.update(step)
             return out
         if executor == "processes" and (problem := spawn_problem()) is not None:
@@ -132,25 +139,30 @@ def run_jobs(
                     stacklevel=3,
                 )
             with ThreadPoolExecutor(max_workers=max(1, os.cpu_count() or 1)) as threads:
-                return _on(threads, fn, jobs, steps, bar)
+                return _on(threads, fn, jobs, steps, bar, on_result)
         if executor == "processes":
             with ProcessPoolExecutor(
                 max_workers=max(1, min(len(jobs), os.cpu_count() or 1)),
                 mp_context=get_context("spawn"),
             ) as pool:
-                return _on(pool, fn, jobs, steps, bar)
+                return _on(pool, fn, jobs, steps, bar, on_result)
         if not isinstance(executor, Executor):
             raise TypeError(
                 f"executor must be 'inline', 'processes' or a concurrent.futures.Executor, "
                 f"got {executor!r}"
             )
-        return _on(executor, fn, jobs, steps, bar)
+        return _on(executor, fn, jobs, steps, bar, on_result)
     finally:
         bar.close()
 
 
 def _on(
-    executor: Executor, fn: Callable[[J], R], jobs: Sequence[J], steps: Sequence[int], bar: Any
+    executor: Executor,
+    fn: Callable[[J], R],
+    jobs: Sequence[J],
+    steps: Sequence[int],
+    bar: Any,
+    on_result: Callable[[int, R], None] | None = None,
 ) -> list[R]:
     futures: dict[Future[R], int] = {
         executor.submit(_call, cloudpickle.dumps((fn, job))): i for i, job in enumerate(jobs)
@@ -160,6 +172,8 @@ def _on(
         for future in as_completed(futures):
             i = futures[future]
             results[i] = future.result()
+            if on_result is not None:
+                on_result(i, results[i])
             bar.update(steps[i])
     except BaseException:
         for future in futures:

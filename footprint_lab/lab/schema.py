@@ -12,6 +12,8 @@ stack runs without dtype drift.
   (:mod:`footprint_lab.lab.evidence`), ``cost`` (:func:`footprint_lab.costs.cost_frame`),
   ``run_summary``, ``key_numbers`` and ``report_summary`` (:mod:`footprint_lab.lab.summary`),
   ``sweep`` (:func:`footprint_lab.sweep`), ``boundary`` and ``left`` (the boundary views);
+  :data:`CORPUS_SPECS` — a corpus store's tables of its own (``corpus_runs``,
+  ``corpus_problems``; its capture frames are these frames with :data:`CORPUS_KEYS` in front);
   :data:`SPECS` — all of them, :func:`spec` one of them.
 * :data:`SCHEMAS` — ``{frame: {column: dtype}}`` of the capture frames, derived from them.
 * :func:`describe` — one frame's columns as a DataFrame (``Frames.describe`` calls it).
@@ -53,6 +55,7 @@ from footprint_lab.lab._schema_capture import (
     record_columns,
     record_field_dtype,
 )
+from footprint_lab.lab._schema_corpus import CORPUS_KEYS, CORPUS_SPECS
 from footprint_lab.lab._schema_results import RESULT_SPECS
 from footprint_lab.lab._vocabulary import (
     EVICTION_HOWS,
@@ -70,6 +73,8 @@ from footprint_lab.lab._vocabulary import (
 
 __all__ = [
     "COLUMN_HEADERS",
+    "CORPUS_KEYS",
+    "CORPUS_SPECS",
     "EVICTION_HOWS",
     "FRAME_NAMES",
     "FRAME_SPECS",
@@ -108,8 +113,9 @@ __all__ = [
 FRAME_SPECS: dict[str, FrameSpec] = CAPTURE_SPECS
 """Every capture frame: what a row is, and its columns in order with dtype and meaning."""
 
-SPECS: dict[str, FrameSpec] = {**CAPTURE_SPECS, **RESULT_SPECS}
-"""Every frame the lab builds, by name: the capture frames, then :data:`RESULT_SPECS`."""
+SPECS: dict[str, FrameSpec] = {**CAPTURE_SPECS, **RESULT_SPECS, **CORPUS_SPECS}
+"""Every frame the lab builds, by name: the capture frames, then :data:`RESULT_SPECS`, then a
+corpus store's own tables (:data:`CORPUS_SPECS`)."""
 
 SCHEMAS: dict[str, dict[str, Any]] = {name: frame.dtypes() for name, frame in FRAME_SPECS.items()}
 """Every capture frame's columns, in order, with their dtypes (derived from

@@ -35,6 +35,7 @@ __all__ = [
     "Job",
     "baseline_cost",
     "configuration_row",
+    "grid_configurations",
     "run_configuration",
     "summarize_run",
     "sweep",
@@ -47,7 +48,12 @@ def summarize_run(run: Run) -> dict[str, Any]:
     return run_summary(run)
 
 
-def _configurations(grid: Mapping[str, Sequence[Any]]) -> list[dict[str, Any]]:
+def grid_configurations(grid: Mapping[str, Sequence[Any]]) -> list[dict[str, Any]]:
+    """Every configuration of ``grid``, its cartesian product in order (``[{}]`` for none).
+
+    Raises:
+        ValueError: a grid value is not a list of values.
+    """
     if not grid:
         return [{}]
     keys = list(grid)
@@ -159,7 +165,7 @@ def sweep(
         numbers of :func:`summarize_run` and the cost columns ``COST_KEYS``, each of the
         spec's dtype.
     """
-    configs = _configurations(grid or {})
+    configs = grid_configurations(grid or {})
     shipped: Scenario | str = (
         source if isinstance(source, Scenario) else source.checkpoint().model_dump_json()
     )

@@ -24,6 +24,7 @@ from footprint_lab.lab.evidence import (
 from footprint_lab.lab.report import SUMMARY_TABLE_COLUMNS, _summary_table
 from footprint_lab.lab.schema import (
     COLUMN_HEADERS,
+    CORPUS_SPECS,
     FRAME_SPECS,
     RESULT_SPECS,
     SPECS,
@@ -79,7 +80,8 @@ def _holds(frame: pd.DataFrame, name: str, knobs: list[str] | None = None) -> No
 
 
 def test_every_spec_is_named_documented_and_headed() -> None:
-    assert SPECS == {**FRAME_SPECS, **RESULT_SPECS}
+    assert SPECS == {**FRAME_SPECS, **RESULT_SPECS, **CORPUS_SPECS}
+    assert set(CORPUS_SPECS) == {"corpus_runs", "corpus_problems"}
     assert set(RESULT_SPECS) == {
         "evidence",
         "evidence_summary",

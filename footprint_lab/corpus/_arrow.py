@@ -1,0 +1,88 @@
+"""Frames to Arrow and back, typed by the lab's specs: one schema, not a second.
+
+Layer: corpus (private). Every table a corpus store writes has the Arrow schema derived from
+its frame's spec (:mod:`footprint_lab.lab.schema`): ``Int64`` -> ``int64``, ``string`` ->
+``string``, ``boolean`` -> ``bool``, ``float64`` -> ``double``, each nullable. So every part of a
+dataset has the same schema (a part whose column is all ``<NA>`` is still ``int64``, not
+``null``), and a table read back converts to the spec's pandas dtypes (:func:`to_pandas`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import pandas as pd
+import pyarrow as pa
+
+from footprint_lab.lab.schema import CORPUS_KEYS, FRAME_SPECS, Column, spec
+
+__all__ = ["FAMILIES", "arrow_schema", "arrow_type", "family_columns", "from_frame", "to_pandas"]
+
+FAMILIES: tuple[str, ...] = (
+    "runs",
+    "calls",
+    "messages",
+    "records",
+    "refusals",
+    "evictions",
+    "problems",
+)
+"""The frame families a store holds, one Parquet dataset each."""
+
+_OWN = {"runs": "corpus_runs", "problems": "corpus_problems"}
+"""The families with a spec of their own; the others are capture frames with the keys."""
+
+_TO_ARROW: dict[str, pa.DataType] = {
+    "Int64": pa.int64(),
+    "string": pa.string(),
+    "boolean": pa.bool_(),
+    "float64": pa.float64(),
+}
+
+_TO_PANDAS: dict[pa.DataType, Any] = {
+    pa.int64(): pd.Int64Dtype(),
+    pa.string(): pd.api.types.pandas_dtype("string"),
+    pa.large_string(): pd.api.types.pandas_dtype("string"),
+    pa.bool_(): pd.BooleanDtype(),
+}
+
+
+def family_columns(family: str) -> Mapping[str, Column]:
+    """The columns of a family's table, in order: ``runs`` and ``problems`` by their own specs,
+    a capture frame's with :data:`~footprint_lab.lab.schema.CORPUS_KEYS` in front.
+
+    Raises:
+        KeyError: there is no such family (the message lists them).
+    """
+    if family in _OWN:
+        return spec(_OWN[family]).columns
+    if family not in FAMILIES:
+        raise KeyError(f"no corpus frame {family!r}; frames are {', '.join(FAMILIES)}")
+    return {**CORPUS_KEYS, **FRAME_SPECS[family].columns}
+
+
+def arrow_type(dtype: Any) -> pa.DataType:
+    """The Arrow type of a spec dtype (a corpus table has no categorical column)."""
+    found = _TO_ARROW.get(str(dtype))
+    if found is None:
+        raise TypeError(f"no Arrow type for the frame dtype {dtype!r}")
+    return found
+
+
+def arrow_schema(columns: Mapping[str, Column]) -> pa.Schema:
+    """The Arrow schema of a table with these columns, in order."""
+    return pa.schema([pa.field(name, arrow_type(c.dtype)) for name, c in columns.items()])
+
+
+def from_frame(frame: pd.DataFrame, schema: pa.Schema) -> pa.Table:
+    """``frame`` as an Arrow table of ``schema`` (its columns picked in the schema's order)."""
+    arrays = [pa.array(frame[field.name], type=field.type, from_pandas=True) for field in schema]
+    return pa.Table.from_arrays(arrays, schema=schema)
+
+
+def to_pandas(table: pa.Table) -> pd.DataFrame:
+    """An Arrow table as pandas with the specs' nullable dtypes (``Int64``, ``string``,
+    ``boolean``; ``float64`` stays numpy's)."""
+    frame: pd.DataFrame = table.to_pandas(types_mapper=_TO_PANDAS.get, ignore_metadata=True)
+    return frame

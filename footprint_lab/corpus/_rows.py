@@ -1,0 +1,273 @@
+"""One source file into the store: import it, capture each run, write its parts.
+
+Layer: corpus (private; :mod:`footprint_lab.corpus.build` sends :func:`import_file` to the
+workers). A worker is handed the store's path and one file (:class:`FileTask`), never a run; it
+imports the file with :func:`footprint_lab.importers.load`, captures each run
+(:func:`footprint_lab.lab.capture`), writes each run's checkpoint, then one part per family
+for the file, and hands back only a small :class:`FileOutcome`. The runs are released when it
+returns, so what a worker holds is one file's runs, whatever the size of the corpus.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+
+from footprint_lab.agent.checkpoint import run_file_text
+from footprint_lab.agent.run import ImportProblem, Run
+from footprint_lab.corpus._arrow import arrow_schema, family_columns, from_frame
+from footprint_lab.corpus.store import Store
+from footprint_lab.importers import TranscriptError, import_clock, load
+from footprint_lab.lab.frames import capture
+from footprint_lab.lab.schema import CORPUS_KEYS, build_frame, column
+from footprint_lab.lab.summary import run_summary
+from footprint_lab.pricing import source_tokens_per_char
+
+__all__ = [
+    "CAPTURED",
+    "STORE_CLOCK",
+    "FileOutcome",
+    "FileTask",
+    "ImportFailure",
+    "error_problems",
+    "import_file",
+    "problems_table",
+    "run_id_of",
+]
+
+CAPTURED: tuple[str, ...] = ("calls", "messages", "records", "refusals", "evictions")
+"""The capture frames a store keeps (beside ``runs`` and ``problems``)."""
+
+
+def STORE_CLOCK() -> int:
+    """The ledger clock of an import into a store: always 0. An import is otherwise stamped with
+    the wall clock it ran at, which the file does not record; at 0, the same file gives the same
+    parts and checkpoints byte for byte whenever and wherever it is imported, so a resumed build
+    ends identical to an uninterrupted one (``survival_ms`` is 0 for imported runs)."""
+    return 0
+
+
+def run_id_of(content_hash: str, index: int) -> str:
+    """The id of the ``index``-th run of a file whose bytes hash to ``content_hash``."""
+    return f"{content_hash[:16]}-{index}"
+
+
+@dataclass(frozen=True)
+class FileTask:
+    """What a worker is sent for one file: the store, the file, and how to import it."""
+
+    store: str
+    """The store's folder."""
+    path: str
+    """The source file (absolute)."""
+    content_hash: str
+    """SHA-256 of its bytes (names its part and its runs)."""
+    strict: bool = False
+    """Import strictly: the first problem is an error."""
+    tool_loop: bool = True
+    """Passed to :func:`footprint_lab.importers.load`."""
+
+
+@dataclass(frozen=True)
+class ImportFailure:
+    """A file's :class:`~footprint_lab.importers.TranscriptError`, as plain fields (an error
+    with keyword arguments does not survive pickling back from a worker)."""
+
+    source: str
+    index: int | None
+    field: str
+    problem: str
+    unit: str
+    message: str
+
+    def error(self, path: str) -> TranscriptError:
+        """The error again, naming ``path``."""
+        return TranscriptError(
+            self.source, self.index, self.field, self.problem, path=path, unit=self.unit
+        )
+
+
+@dataclass(frozen=True)
+class FileOutcome:
+    """What a worker hands back for one file: small, whatever the file held."""
+
+    path: str
+    content_hash: str
+    format: str | None
+    runs: list[str] = field(default_factory=list)
+    families: list[str] = field(default_factory=list)
+    problems: int = 0
+    failure: ImportFailure | None = None
+    checkpoint_bytes: int = 0
+
+
+def _keyed_table(
+    family: str, frames: Sequence[pd.DataFrame], run_ids: Sequence[str], source_path: str
+) -> pa.Table:
+    """The captured frames of one file's runs (one per run, in run order) as one table of the
+    family, each row keyed by its run's id and the file."""
+    schema = arrow_schema(family_columns(family))
+    sizes = [len(f) for f in frames]
+    if not sum(sizes):
+        return schema.empty_table()
+    stacked = pd.concat([f for f in frames if len(f)], ignore_index=True)
+    ids = np.repeat(np.asarray(run_ids, dtype=object), sizes)
+    stacked.insert(0, "source_path", column([source_path] * len(stacked), "string"))
+    stacked.insert(0, "run_id", column(ids, CORPUS_KEYS["run_id"].dtype))
+    return from_frame(stacked, schema)
+
+
+def _text_or_none(value: Any) -> str | None:
+    return None if value is None else str(value)
+
+
+def _runs_row(
+    run: Run, run_id: str, task: FileTask, index: int, checkpoint_bytes: int
+) -> dict[str, Any]:
+    meta = run.meta if isinstance(run.meta, dict) else {}
+    reward = meta.get("reward")
+    ratio = source_tokens_per_char(run)
+    return {
+        "run_id": run_id,
+        "source_path": task.path,
+        "content_hash": task.content_hash,
+        "index": index,
+        "format": _text_or_none(meta.get("format")),
+        "label": _text_or_none(meta.get("label")),
+        "task_id": _text_or_none(meta.get("task_id")),
+        "reward": float(reward) if isinstance(reward, int | float) else None,
+        "model": run.model,
+        "provider": run.provider,
+        "request": run.request,
+        "requests": len(run.requests),
+        "imported_from": _text_or_none(meta.get("imported_from")),
+        "tokens_per_char": ratio,
+        "import_problems": len(run.import_problems),
+        "meta": json.dumps(meta, sort_keys=True, default=str),
+        "checkpoint_bytes": checkpoint_bytes,
+        **run_summary(run),
+    }
+
+
+def problems_table(rows: Sequence[dict[str, Any]]) -> pa.Table:
+    """Rows of the ``problems`` family as its Arrow table."""
+    columns = family_columns("problems")
+    frame = build_frame("corpus_problems", {c: [row[c] for row in rows] for c in columns})
+    return from_frame(frame, arrow_schema(columns))
+
+
+def _problem_row(
+    problem: ImportProblem, path: str, content_hash: str, run_id: str
+) -> dict[str, Any]:
+    where = f"{problem.unit} {problem.index}" if problem.index is not None else "transcript"
+    return {
+        "source_path": path,
+        "content_hash": content_hash,
+        "run_id": run_id,
+        "kind": "import-problem",
+        "source": problem.source,
+        "unit": problem.unit,
+        "index": problem.index,
+        "field": problem.field,
+        "problem": problem.problem,
+        "message": f"{path}: {problem.source}: {where}, field {problem.field!r}: {problem.problem}",
+    }
+
+
+def error_problems(
+    path: str, content_hash: str | None, error: TranscriptError | ImportFailure, kind: str
+) -> list[dict[str, Any]]:
+    """The ``problems`` row of a file that did not import (``kind`` 'error') or is another
+    file's content (``kind`` 'duplicate', the error naming the other file)."""
+    message = str(error) if isinstance(error, TranscriptError) else error.message
+    return [
+        {
+            "source_path": path,
+            "content_hash": content_hash,
+            "run_id": None,
+            "kind": kind,
+            "source": error.source,
+            "unit": error.unit,
+            "index": error.index,
+            "field": error.field,
+            "problem": error.problem,
+            "message": message,
+        }
+    ]
+
+
+def _failure(error: TranscriptError) -> ImportFailure:
+    return ImportFailure(
+        error.source, error.index, error.field, error.problem, error.unit, str(error)
+    )
+
+
+def import_file(task: FileTask) -> FileOutcome:
+    """Import one file into the store (in a worker, or inline): checkpoints first, then one
+    part per family with rows; the caller files the manifest entry last."""
+    store = Store(task.store)
+    try:
+        with import_clock(STORE_CLOCK):
+            runs = load(task.path, strict=task.strict, tool_loop=task.tool_loop)
+    except TranscriptError as exc:
+        failure = _failure(exc)
+        if not task.strict:
+            rows = error_problems(task.path, task.content_hash, failure, "error")
+            store.write_part("problems", task.content_hash, problems_table(rows))
+        return FileOutcome(
+            task.path,
+            task.content_hash,
+            None,
+            families=[] if task.strict else ["problems"],
+            problems=0 if task.strict else 1,
+            failure=failure,
+        )
+    captured: dict[str, list[pd.DataFrame]] = {name: [] for name in CAPTURED}
+    run_rows: list[dict[str, Any]] = []
+    problem_rows: list[dict[str, Any]] = []
+    run_ids: list[str] = []
+    total_bytes = 0
+    formats: set[str] = set()
+    for index, run in enumerate(runs):
+        run_id = run_id_of(task.content_hash, index)
+        run_ids.append(run_id)
+        size = store.write_checkpoint(run_id, run_file_text(run))
+        total_bytes += size
+        formats.add(str(run.meta.get("format")))
+        frames = capture(run, membership="window", label=run_id)
+        for name in CAPTURED:
+            captured[name].append(frames[name])
+        run_rows.append(_runs_row(run, run_id, task, index, size))
+        problem_rows.extend(
+            _problem_row(p, task.path, task.content_hash, run_id) for p in run.import_problems
+        )
+    families: list[str] = []
+    if run_rows:
+        columns = family_columns("runs")
+        frame = build_frame("corpus_runs", {c: [row[c] for row in run_rows] for c in columns})
+        store.write_part("runs", task.content_hash, from_frame(frame, arrow_schema(columns)))
+        families.append("runs")
+    for name, parts in captured.items():
+        # One conversion per family and file: per run, Arrow's per-column cost dominates.
+        table = _keyed_table(name, parts, run_ids, task.path)
+        if table.num_rows:
+            store.write_part(name, task.content_hash, table)
+            families.append(name)
+    if problem_rows:
+        store.write_part("problems", task.content_hash, problems_table(problem_rows))
+        families.append("problems")
+    return FileOutcome(
+        task.path,
+        task.content_hash,
+        formats.pop() if len(formats) == 1 else None,
+        runs=run_ids,
+        families=families,
+        problems=len(problem_rows),
+        checkpoint_bytes=total_bytes,
+    )

@@ -1,0 +1,312 @@
+"""Building a corpus: every file of some paths imported, in parallel, into a store.
+
+Layer: corpus. :func:`build_store` finds the files (:func:`source_files`: a folder is read as
+:func:`footprint_lab.importers.load` reads one, less documentation and hidden entries; a glob;
+a list), hashes each one, and plans: a file whose content the manifest already holds under
+its path is **unchanged** and not imported again; a file whose content another file of the
+corpus holds is a **duplicate** (a ``problems`` row names the other; its runs are counted once);
+every other file is imported (**new**, or **changed**: its old runs are replaced). Imports run
+through the lab's one grid runner (:func:`footprint_lab.lab.experiments.run_jobs`): inline, on
+a local process pool, or on any ``concurrent.futures.Executor`` (a Dask client's
+``get_executor()``), one job per file carrying the store's path and the file's — a worker
+writes the file's parts itself and hands back a few numbers. Each file's manifest entry is
+filed here as its job comes back, after its parts, so an interrupted build resumes where it
+stopped and ends as an uninterrupted one does.
+
+A file that does not import never stops the build: its ``TranscriptError`` is a row of
+``problems`` (a FIFO, a device, a truncated or foreign file alike), and so is every problem an
+importer listed for a run. ``strict=True`` imports strictly and stops at the first.
+"""
+
+from __future__ import annotations
+
+import glob
+import hashlib
+import os
+from collections.abc import Sequence
+from concurrent.futures import Executor
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from footprint_lab.corpus._rows import (
+    FileOutcome,
+    FileTask,
+    error_problems,
+    import_file,
+    problems_table,
+)
+from footprint_lab.corpus.store import CorpusError, Entry, Store, drop_parts, path_key
+from footprint_lab.importers import TranscriptError, check_regular, folder_entries
+from footprint_lab.lab.experiments import run_jobs
+
+__all__ = ["BuildReport", "Paths", "build_store", "content_hash", "source_files"]
+
+Paths = str | os.PathLike[str] | Sequence[str | os.PathLike[str]]
+"""What a build reads: a folder, a file, a glob, or a list of them."""
+
+_GLOB_CHARS = frozenset("*?[")
+_CHUNK = 1 << 20
+
+
+class BuildReport(BaseModel):
+    """What one build did: how many files it saw, imported, skipped, and why."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    store: str
+    """The store's folder."""
+    files: int
+    """Source files the paths named."""
+    imported: int
+    """Files imported by this build (new or changed)."""
+    changed: int
+    """Of them, files whose content changed since the store last held them."""
+    unchanged: int
+    """Files the store already held with this content: not imported again."""
+    failed: int
+    """Files that did not import (their error is a row of ``problems``)."""
+    duplicates: int
+    """Files whose content another file of the corpus holds (counted once)."""
+    runs_added: int
+    """Runs this build wrote."""
+    runs: int
+    """Runs in the store after the build."""
+    problems: int
+    """Rows of ``problems`` after the build."""
+
+    def __str__(self) -> str:
+        """The build in one sentence (the CLI prints it)."""
+        changed = f" ({self.changed} changed)" if self.changed else ""
+        parts = [
+            f"{self.imported} imported{changed}",
+            f"{self.unchanged} unchanged (not imported again)",
+        ]
+        if self.failed:
+            parts.append(f"{self.failed} did not import (see the problems frame)")
+        if self.duplicates:
+            parts.append(f"{self.duplicates} duplicate content (counted once)")
+        return (
+            f"corpus {self.store}: {self.files} file(s) — {', '.join(parts)}; "
+            f"{self.runs_added} run(s) added, {self.runs} in the store, "
+            f"{self.problems} problem row(s)"
+        )
+
+
+def _walk(folder: Path, out: list[Path], seen: set[Path]) -> None:
+    real = folder.resolve()
+    if real in seen:  # a symlink back up the tree: read once
+        return
+    seen.add(real)
+    try:
+        entries = folder_entries(folder)
+    except TranscriptError as exc:
+        raise CorpusError(str(exc)) from None
+    for entry in entries:
+        if entry.is_dir():
+            _walk(entry, out, seen)
+        else:
+            out.append(entry)
+
+
+def source_files(paths: Paths) -> list[Path]:
+    """Every file ``paths`` names, absolute, sorted, each once: a file as it is (a FIFO too:
+    the build lists it as a problem), a folder's files recursively as ``load`` reads a folder
+    (documentation and hidden entries left out), a glob's matches (``**`` recursive).
+
+    Raises:
+        CorpusError: no path is given, or one does not exist and matches nothing (naming it).
+    """
+    items = [paths] if isinstance(paths, str | os.PathLike) else list(paths)
+    if not items:
+        raise CorpusError("no paths given: name a folder, a file or a glob of transcripts")
+    found: list[Path] = []
+    seen: set[Path] = set()
+    for item in items:
+        text = os.fspath(item)
+        path = Path(text)
+        if path.is_dir():
+            _walk(path, found, seen)
+        elif os.path.lexists(path):
+            found.append(path)
+        elif _GLOB_CHARS & set(text):
+            matches = sorted(Path(m) for m in glob.glob(text, recursive=True))
+            if not matches:
+                raise CorpusError(f"{text}: the pattern matches no file")
+            for match in matches:
+                if match.is_dir():
+                    _walk(match, found, seen)
+                else:
+                    found.append(match)
+        else:
+            raise CorpusError(f"{text}: no such file or folder")
+    return sorted({p.absolute() for p in found})
+
+
+def content_hash(path: Path) -> str:
+    """SHA-256 of the regular file ``path``'s bytes, read in chunks.
+
+    Raises:
+        TranscriptError: ``path`` is not a regular file (a FIFO is never opened), or cannot
+            be read.
+    """
+    check_regular(path, "corpus")
+    digest = hashlib.sha256()
+    try:
+        with path.open("rb") as handle:
+            while chunk := handle.read(_CHUNK):
+                digest.update(chunk)
+    except OSError as exc:
+        raise TranscriptError(
+            "corpus", None, "file", f"cannot read: {exc.strerror or exc}", path=str(path)
+        ) from None
+    return digest.hexdigest()
+
+
+def _unreadable(store: Store, path: str, error: TranscriptError) -> Entry:
+    """File the entry of a file that could not be read (no content hash: it is tried again
+    by every build)."""
+    part = f"path-{path_key(path)}"
+    store.write_part("problems", part, problems_table(error_problems(path, None, error, "error")))
+    entry = Entry(
+        path=path,
+        content_hash=None,
+        status="error",
+        part=part,
+        families=["problems"],
+        runs=[],
+        problems=1,
+    )
+    store.write_entry(entry)
+    return entry
+
+
+def _duplicate(store: Store, path: str, digest: str, owner: str) -> Entry:
+    error = TranscriptError(
+        "corpus",
+        None,
+        "file",
+        f"the same content as {owner}: its runs stand for this file's (counted once)",
+        path=path,
+    )
+    part = f"dup-{path_key(path)}"
+    store.write_part(
+        "problems", part, problems_table(error_problems(path, digest, error, "duplicate"))
+    )
+    entry = Entry(
+        path=path,
+        content_hash=digest,
+        status="duplicate",
+        part=part,
+        families=["problems"],
+        runs=[],
+        problems=1,
+        duplicate_of=owner,
+    )
+    store.write_entry(entry)
+    return entry
+
+
+def _entry_of(outcome: FileOutcome) -> Entry:
+    return Entry(
+        path=outcome.path,
+        content_hash=outcome.content_hash,
+        status="error" if outcome.failure is not None else "imported",
+        part=outcome.content_hash,
+        families=outcome.families,
+        runs=outcome.runs,
+        problems=outcome.problems,
+        format=outcome.format,
+    )
+
+
+def build_store(
+    paths: Paths,
+    store: str | os.PathLike[str],
+    *,
+    executor: Executor | Literal["inline", "processes"] | None = None,
+    strict: bool = False,
+    tool_loop: bool = True,
+    progress: bool = True,
+) -> BuildReport:
+    """Import every file of ``paths`` into the store at ``store`` (made if missing); see the
+    module docstring. ``executor`` None imports on a local process pool when more than one
+    file is to be imported, else inline.
+
+    Raises:
+        CorpusError: a path names nothing, or ``store`` is not a store's folder.
+        TranscriptError: ``strict`` and a file did not import (the files before it are in
+            the store).
+    """
+    files = [str(p) for p in source_files(paths)]
+    target = Store.create(store)
+    entries = target.entries()
+    target.remove_unnamed(entries)  # what a killed build left: never read, now gone
+    hashes: dict[str, str] = {}
+    unreadable: dict[str, TranscriptError] = {}
+    for path in files:
+        try:
+            hashes[path] = content_hash(Path(path))
+        except TranscriptError as exc:
+            if strict:
+                raise
+            unreadable[path] = exc
+    # Who holds each content: a file the store holds unchanged keeps it; else the first path.
+    owners: dict[str, str] = {}
+    for path, entry in entries.items():
+        held = path not in hashes or hashes[path] == entry.content_hash
+        if entry.content_hash and entry.status != "duplicate" and held:
+            owners.setdefault(entry.content_hash, path)
+    for path, digest in hashes.items():
+        owners.setdefault(digest, path)
+    tasks: list[FileTask] = []
+    unchanged = changed = duplicates = 0
+    for path, digest in hashes.items():
+        old = entries.get(path)
+        owner = owners[digest]
+        if owner != path:
+            duplicates += 1
+            if old is None or old.status != "duplicate" or old.duplicate_of != owner:
+                entries[path] = _duplicate(target, path, digest, owner)
+                if old is not None:
+                    drop_parts(target, old, entries.values())
+            continue
+        if old is not None and old.content_hash == digest and old.status != "duplicate":
+            unchanged += 1
+            continue
+        changed += old is not None and old.content_hash not in (None, digest)
+        tasks.append(FileTask(str(target.root), path, digest, strict=strict, tool_loop=tool_loop))
+    for path, error in unreadable.items():
+        entries[path] = _unreadable(target, path, error)
+    added: list[int] = []
+
+    def file_it(_: int, outcome: FileOutcome) -> None:
+        if outcome.failure is not None and strict:
+            raise outcome.failure.error(outcome.path)
+        old = entries.get(outcome.path)
+        entries[outcome.path] = entry = _entry_of(outcome)
+        target.write_entry(entry)  # last: the file's parts are written
+        if old is not None:
+            drop_parts(target, old, entries.values())
+        added.append(len(outcome.runs))
+
+    # A pool costs seconds to start: worth it for two files or more.
+    where = ("processes" if len(tasks) > 1 else "inline") if executor is None else executor
+    run_jobs(
+        import_file, tasks, executor=where, progress=progress, desc="corpus", on_result=file_it
+    )
+    final = target.entries()
+    named = set(files)
+    return BuildReport(
+        store=str(target.root),
+        files=len(files),
+        imported=len(tasks),
+        changed=changed,
+        unchanged=unchanged,
+        failed=sum(1 for p, e in final.items() if p in named and e.status == "error"),
+        duplicates=duplicates,
+        runs_added=sum(added),
+        runs=sum(len(e.runs) for e in final.values()),
+        problems=sum(e.problems for e in final.values()),
+    )

@@ -1,0 +1,314 @@
+"""The corpus: many runs from every stack in one store, queried as frames, SQL or runs.
+
+Layer: corpus. :meth:`Corpus.build` imports files into a store (:mod:`footprint_lab.corpus.build`);
+:meth:`Corpus.open` opens one. A corpus reads its store through the manifest
+(:mod:`footprint_lab.corpus.store`): :meth:`~Corpus.frame` a family as pandas with the column
+choice and the row filter pushed down to the Parquet scan, :meth:`~Corpus.sql` DuckDB over
+every dataset (a view per family and per result table), :meth:`~Corpus.runs` the runs one at
+a time, and the grids of :mod:`footprint_lab.corpus.grids` with their results written back
+into the store.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from concurrent.futures import Executor
+from typing import Any, Literal
+
+import duckdb
+import pandas as pd
+import pyarrow as pa
+
+from footprint_lab.agent.run import Run
+from footprint_lab.corpus._arrow import FAMILIES, arrow_schema, family_columns, to_pandas
+from footprint_lab.corpus.build import BuildReport, Paths, build_store
+from footprint_lab.corpus.grids import (
+    DEFAULT_CHUNK,
+    corpus_cost_frame,
+    corpus_evidence_frame,
+    corpus_sweep,
+)
+from footprint_lab.corpus.store import Entry, Store, Where
+from footprint_lab.evidence import DEFAULT_MIN_CHARS
+from footprint_lab.lab.evidence import EvidenceConfig, evidence_setup
+from footprint_lab.pricing import CacheRule, Pricing
+
+__all__ = ["FRAMES", "Corpus"]
+
+FRAMES: tuple[str, ...] = FAMILIES
+"""The frames of a corpus: ``runs``, ``calls``, ``messages``, ``records``, ``refusals``,
+``evictions``, ``problems``."""
+
+Executing = Executor | Literal["inline", "processes"] | None
+
+
+class Corpus:
+    """A corpus store, opened: its frames, SQL over them, its runs, and grids over them."""
+
+    def __init__(self, store: Store, report: BuildReport | None = None) -> None:
+        """A corpus over an opened ``store`` (use :meth:`open` or :meth:`build`)."""
+        self.store = store
+        self.last_build = report
+        """What the build that made this object did (None when opened)."""
+        self._entries: dict[str, Entry] | None = None
+
+    # -- making and opening -------------------------------------------------------------------
+
+    @classmethod
+    def build(
+        cls,
+        paths: Paths,
+        store: str | os.PathLike[str],
+        executor: Executing = None,
+        strict: bool = False,
+        *,
+        tool_loop: bool = True,
+        progress: bool = True,
+    ) -> Corpus:
+        """Import every file of ``paths`` into the store at ``store`` and open it.
+
+        Files the store already holds with the same content are not imported again;
+        ``corpus.last_build`` says what was imported, unchanged, changed, failed
+        (:class:`~footprint_lab.corpus.build.BuildReport`).
+
+        Args:
+            paths: A folder (read recursively, documentation left out), a file, a glob, or a
+                list of them; every file is read by :func:`footprint_lab.importers.load`.
+            store: The store's folder (made if missing; a folder holding other things is
+                refused).
+            executor: Where imports run: None (a local process pool when more than one file
+                is to be imported), ``"inline"``, ``"processes"``, or any
+                ``concurrent.futures.Executor`` (a Dask client's ``get_executor()``).
+            strict: Import strictly and stop at the first file that does not import.
+            tool_loop: Passed to ``load`` (text-mode actions rebuilt as tool calls).
+            progress: Show a progress bar (tqdm; quiet when stderr is not a terminal).
+
+        Raises:
+            CorpusError: a path names nothing, or ``store`` is not a store's folder.
+            TranscriptError: ``strict`` and a file did not import.
+        """
+        report = build_store(
+            paths, store, executor=executor, strict=strict, tool_loop=tool_loop, progress=progress
+        )
+        return cls(Store.open(store), report)
+
+    @classmethod
+    def open(cls, store: str | os.PathLike[str]) -> Corpus:
+        """The corpus in the store at ``store``.
+
+        Raises:
+            CorpusError: there is no store there (the message says how to build one).
+        """
+        return cls(Store.open(store))
+
+    @property
+    def path(self) -> str:
+        """The store's folder."""
+        return str(self.store.root)
+
+    def entries(self) -> dict[str, Entry]:
+        """The manifest: one entry per source file, by path (read once; :meth:`refresh`
+        reads it again, after a build into the same store from elsewhere)."""
+        if self._entries is None:
+            self._entries = self.store.entries()
+        return self._entries
+
+    def refresh(self) -> Corpus:
+        """Read the manifest again on the next query; returns this corpus."""
+        self._entries = None
+        return self
+
+    # -- frames and SQL -----------------------------------------------------------------------
+
+    def frame(
+        self, name: str, columns: Sequence[str] | None = None, where: Where = None
+    ) -> pd.DataFrame:
+        """One frame of the corpus, every run's rows (``run_id`` and ``source_path`` first),
+        in the dtypes of the lab's specs; or a result table a grid wrote back.
+
+        Args:
+            name: One of :data:`FRAMES`, or a result table's name (``"evidence"``, ...).
+            columns: Only these columns (read from the files, nothing else is).
+            where: Only these rows, filtered in the scan: a ``pyarrow.dataset`` expression,
+                pyarrow filters (``[("model", "=", "gpt-4o")]``) or ``{column: value or
+                [values]}``.
+
+        Raises:
+            KeyError: no such frame or column (the message lists them).
+        """
+        if name not in FAMILIES and name in self.store.results():
+            frame = self.store.read_result(name)
+            return frame if columns is None else frame[list(columns)]
+        return self.store.frame(name, columns, where, self.entries())
+
+    def results(self) -> list[str]:
+        """The result tables the grids wrote back (each a :meth:`frame` and a SQL view)."""
+        return self.store.results()
+
+    def sql(self, query: str) -> pd.DataFrame:
+        """Run a DuckDB query over the store: a view per frame (``runs``, ``calls``, ...) and
+        per result table, each over its Parquet files. Returns pandas in nullable dtypes.
+
+        Raises:
+            duckdb.Error: the query does not run (DuckDB's message).
+        """
+        entries = self.entries()
+        con = duckdb.connect(":memory:")
+        try:
+            for family in FAMILIES:
+                files = [str(p) for p in self.store.part_files(family, entries)]
+                if files:
+                    listed = ", ".join(_quoted(f) for f in files)
+                    con.execute(f"create view {family} as select * from read_parquet([{listed}])")
+                else:
+                    empty = arrow_schema(family_columns(family)).empty_table()
+                    con.register(family, empty)
+            for name in self.store.results():
+                if name not in FAMILIES:
+                    path = _quoted(str(self.store.result_path(name)))
+                    con.execute(f'create view "{name}" as select * from read_parquet({path})')
+            result = con.sql(query)
+            if result is None:
+                return pd.DataFrame()
+            table = result.arrow()
+            if isinstance(table, pa.RecordBatchReader):
+                table = table.read_all()
+            return to_pandas(table)
+        finally:
+            con.close()
+
+    # -- runs ---------------------------------------------------------------------------------
+
+    def run_ids(self, where: Where = None) -> list[str]:
+        """The ids of the runs (``where``: a filter on the ``runs`` frame), in store order."""
+        table = self.store.table("runs", ["run_id"], where, self.entries())
+        return [str(v) for v in table["run_id"].to_pylist()]
+
+    def run(self, run_id: str) -> Run:
+        """One run, rebuilt from its checkpoint.
+
+        Raises:
+            CorpusError: no such run.
+        """
+        return self.store.read_run(run_id)
+
+    def runs(self, where: Where = None) -> Iterator[Run]:
+        """The runs (``where``: a filter on the ``runs`` frame), lazily: each is read from the
+        store when the iteration reaches it, so one run is in memory at a time."""
+        for run_id in self.run_ids(where):
+            yield self.store.read_run(run_id)
+
+    def __len__(self) -> int:
+        """How many runs the corpus holds."""
+        return sum(len(e.runs) for e in self.entries().values())
+
+    def __repr__(self) -> str:
+        """One line of what the store holds; after a build, a second saying what it did."""
+        entries = self.entries()
+        runs = sum(len(e.runs) for e in entries.values())
+        problems = sum(e.problems for e in entries.values())
+        line = f"<Corpus {self.path}: {len(entries)} files, {runs} runs, {problems} problems>"
+        # Just built: say what the build did (what was imported, what was not again).
+        return line if self.last_build is None else f"{line}\n{self.last_build}"
+
+    # -- grids --------------------------------------------------------------------------------
+
+    def evidence_frame(
+        self,
+        configs: Sequence[EvidenceConfig | Mapping[str, Any] | Any],
+        executor: Executing = None,
+        *,
+        where: Where = None,
+        name: str = "evidence",
+        min_chars: int = DEFAULT_MIN_CHARS,
+        pricing: Pricing | None = None,
+        cache: CacheRule | None = None,
+        chunk: int = DEFAULT_CHUNK,
+        progress: bool = True,
+    ) -> pd.DataFrame:
+        """:func:`footprint_lab.lab.evidence_frame` over the corpus's runs (labelled by run
+        id), each job sent the store's path and at most ``chunk`` run ids, never a run; the
+        frame is written back as the result table ``name`` and returned.
+
+        Args:
+            configs: As :func:`~footprint_lab.lab.evidence_frame` takes them.
+            executor: None or ``"inline"`` (here), ``"processes"`` (a local pool) or any
+                ``concurrent.futures.Executor``.
+            where: Only the runs this filter on the ``runs`` frame keeps.
+            name: The result table to write (a view of that name in :meth:`sql`).
+            min_chars: The shortest argument value that counts as evidence.
+            pricing: As :func:`~footprint_lab.lab.evidence_frame`.
+            cache: As :func:`~footprint_lab.lab.evidence_frame`.
+            chunk: Runs per job.
+            progress: Show a progress bar.
+        """
+        cfgs, price, rule = evidence_setup(configs, pricing, cache)
+        self.store.result_path(name)
+        frame = corpus_evidence_frame(
+            self.store,
+            self.run_ids(where),
+            cfgs,
+            executor="inline" if executor is None else executor,
+            min_chars=min_chars,
+            pricing=price,
+            cache=rule,
+            chunk=chunk,
+            progress=progress,
+        )
+        self.store.write_result(name, frame)
+        return frame
+
+    def cost_frame(
+        self,
+        pricing: Pricing | Mapping[str, Pricing] | None = None,
+        *,
+        cache: CacheRule | None = None,
+        where: Where = None,
+        name: str = "cost",
+    ) -> pd.DataFrame:
+        """:func:`footprint_lab.lab.costs.cost_frame` of the corpus's runs (labelled by run id),
+        priced from the stored ``calls`` table (no run is loaded); written back as the result
+        table ``name`` and returned."""
+        self.store.result_path(name)  # a bad name fails before the work, not after
+        runs = self.store.frame(
+            "runs",
+            ["run_id", "model", "provider", "counterfactual", "tokens_per_char"],
+            where,
+            self.entries(),
+        )
+        frame = corpus_cost_frame(self.store, runs, pricing, cache, self.entries())
+        self.store.write_result(name, frame)
+        return frame
+
+    def sweep(
+        self,
+        strategy_factory: Callable[..., Any],
+        grid: Mapping[str, Sequence[Any]] | None = None,
+        executor: Executing = None,
+        *,
+        where: Where = None,
+        name: str = "sweep",
+        chunk: int = DEFAULT_CHUNK,
+        progress: bool = True,
+    ) -> pd.DataFrame:
+        """:func:`footprint_lab.sweep` of every run of the corpus: one row per configuration
+        × run, a ``run`` column (the run id) in front; jobs carry the store's path and run ids;
+        written back as the result table ``name`` and returned."""
+        self.store.result_path(name)
+        frame = corpus_sweep(
+            self.store,
+            self.run_ids(where),
+            strategy_factory,
+            grid,
+            executor="inline" if executor is None else executor,
+            chunk=chunk,
+            progress=progress,
+        )
+        self.store.write_result(name, frame)
+        return frame
+
+
+def _quoted(text: str) -> str:
+    """``text`` as a SQL string literal."""
+    return "'" + text.replace("'", "''") + "'"

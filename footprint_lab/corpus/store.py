@@ -1,0 +1,392 @@
+"""A corpus store on disk: a folder of Parquet datasets, each run's checkpoint, a manifest.
+
+Layer: corpus. The layout (every name under the store's folder)::
+
+    corpus.json                     marks the folder as a store (format, version)
+    manifest/<path key>.json        one entry per source file: its content hash, what became
+                                    of it, its runs, which families have a part for it
+    runs/<part>.parquet             one part per imported file in each family's dataset:
+    calls/ messages/ records/       runs, calls, messages, records, refusals, evictions and
+    refusals/ evictions/ problems/  problems (a part only where the file has rows)
+    checkpoints/<run id>.json.zst   each run as ``run.save`` writes it, Zstandard-compressed
+    results/<name>.parquet          grid results written back (evidence, cost, sweep)
+
+A part is named by the file's content hash, so the same file gives the same part wherever it
+lies. **The manifest is the truth**: a part or checkpoint no entry names is never read, and a
+build removes it. Every file is written atomically (a temp file in the same folder, then a
+rename), and an entry only after its file's parts and checkpoints, so a build that is killed
+leaves the store as it was before the file it was importing — the next build imports that file
+again and ends where an uninterrupted one would. One build at a time may write a store.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import tempfile
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any, Literal, TypeAlias
+
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.dataset as ds
+import pyarrow.parquet as pq
+import zstandard
+from pydantic import BaseModel, ConfigDict
+
+from footprint_lab.agent.checkpoint import RunFileError, run_from_text
+from footprint_lab.agent.run import Run
+from footprint_lab.corpus._arrow import FAMILIES, arrow_schema, family_columns, to_pandas
+
+__all__ = [
+    "STORE_FORMAT",
+    "STORE_VERSION",
+    "CorpusError",
+    "Entry",
+    "EntryStatus",
+    "Store",
+    "Where",
+    "drop_parts",
+    "path_key",
+]
+
+STORE_FORMAT = "footprint-lab/corpus"
+"""The ``format`` of a store's ``corpus.json``."""
+STORE_VERSION = 1
+"""The store layout's version."""
+
+EntryStatus = Literal["imported", "error", "duplicate"]
+"""What became of a source file: its runs are in the store; it did not import (its error is
+in ``problems``); or its content is another file's, whose runs stand for it."""
+
+Where: TypeAlias = "ds.Expression | Sequence[Any] | Mapping[str, Any] | None"
+"""A row filter: a ``pyarrow.dataset`` expression, filters in pyarrow's list form
+(``[("model", "=", "gpt-4o"), ("calls", ">", 3)]``), or ``{column: value or [values]}``."""
+
+_MARKER = "corpus.json"
+_CHECKPOINT_SUFFIX = ".json.zst"
+_TEMP_PREFIX = ".tmp-"
+
+
+class CorpusError(ValueError):
+    """A corpus store cannot be used as asked: the message names the folder and what to do."""
+
+
+class Entry(BaseModel):
+    """One source file of a corpus, as the manifest records it."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    path: str
+    """The file (absolute)."""
+    content_hash: str | None
+    """SHA-256 of its bytes; None when it could not be read (it is tried again each build)."""
+    status: EntryStatus
+    """What became of it."""
+    part: str
+    """The name of its parts in each dataset (its content hash, or a key of its path when it
+    could not be read)."""
+    families: list[str]
+    """The families that have a part for it."""
+    runs: list[str]
+    """The ids of its runs, in file order."""
+    problems: int
+    """Rows it has in ``problems``."""
+    format: str | None = None
+    """The format it was read as (None when it did not import)."""
+    duplicate_of: str | None = None
+    """For a duplicate: the file whose runs stand for it."""
+
+
+def path_key(path: str) -> str:
+    """The manifest key of a source path: 32 hex digits of its SHA-256."""
+    return hashlib.sha256(path.encode("utf-8", "surrogateescape")).hexdigest()[:32]
+
+
+def _write_atomic(target: Path, write: Any) -> None:
+    """Call ``write(temp_path)`` for a temp file beside ``target``, then rename it over."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, temp = tempfile.mkstemp(prefix=_TEMP_PREFIX, dir=target.parent)
+    os.close(fd)
+    try:
+        write(Path(temp))
+        os.replace(temp, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temp)
+        raise
+
+
+def _expression(where: Where, schema: pa.Schema) -> ds.Expression | None:
+    """``where`` as a dataset expression (see :data:`Where`)."""
+    if where is None or isinstance(where, ds.Expression):
+        return where
+    if isinstance(where, Mapping):
+        unknown = sorted(set(where) - set(schema.names))
+        if unknown:
+            raise KeyError(f"where= names no column {unknown}; columns are {schema.names}")
+        parts = []
+        for name, value in where.items():
+            if isinstance(value, list | tuple | set | frozenset):
+                # Typed as the column, so an empty list is a set of no values, not of nulls.
+                values = pa.array(list(value), type=schema.field(name).type)
+                parts.append(pc.field(name).isin(values))
+            else:
+                parts.append(pc.field(name) == value)
+        out = parts[0]
+        for part in parts[1:]:
+            out = out & part
+        return out
+    expression: ds.Expression = pq.filters_to_expression(list(where))
+    return expression
+
+
+class Store:
+    """A corpus store's folder: read and write its manifest, parts, checkpoints and results."""
+
+    def __init__(self, root: str | os.PathLike[str]) -> None:
+        """A handle on the store at ``root`` (nothing is read; see :meth:`open`)."""
+        self.root = Path(root).absolute()
+
+    # -- the folder ---------------------------------------------------------------------------
+
+    @classmethod
+    def create(cls, root: str | os.PathLike[str]) -> Store:
+        """The store at ``root``, made if it is missing.
+
+        Raises:
+            CorpusError: ``root`` is a file, or a folder that holds other things and no store.
+        """
+        store = cls(root)
+        marker = store.root / _MARKER
+        if store.root.exists() and not store.root.is_dir():
+            raise CorpusError(f"{store.root}: a file, not a folder: give a folder for the store")
+        if store.root.is_dir() and not marker.is_file() and any(store.root.iterdir()):
+            raise CorpusError(
+                f"{store.root}: a folder that holds other files and no corpus store "
+                f"({_MARKER}): give an empty or new folder"
+            )
+        if not marker.is_file():
+            store.root.mkdir(parents=True, exist_ok=True)
+            payload = json.dumps({"format": STORE_FORMAT, "version": STORE_VERSION})
+            _write_atomic(marker, lambda p: p.write_text(payload + "\n", encoding="utf-8"))
+        return cls.open(store.root)
+
+    @classmethod
+    def open(cls, root: str | os.PathLike[str]) -> Store:
+        """The existing store at ``root``.
+
+        Raises:
+            CorpusError: no store is there, or one of another format or version.
+        """
+        store = cls(root)
+        marker = store.root / _MARKER
+        try:
+            data = json.loads(marker.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise CorpusError(
+                f"{store.root}: no corpus store here (no {_MARKER}); build one with "
+                "Corpus.build(paths, store) or footprint-lab corpus build PATHS -o STORE"
+            ) from None
+        except (OSError, ValueError) as exc:
+            raise CorpusError(f"{marker}: unreadable store marker: {exc}") from None
+        if not isinstance(data, dict) or data.get("format") != STORE_FORMAT:
+            raise CorpusError(f'{marker}: not a corpus store (expected "format": "{STORE_FORMAT}")')
+        if data.get("version") != STORE_VERSION:
+            raise CorpusError(
+                f"{marker}: store version {data.get('version')!r}; this footprint_lab reads "
+                f"version {STORE_VERSION}: build the corpus again"
+            )
+        return store
+
+    # -- the manifest -------------------------------------------------------------------------
+
+    def entries(self) -> dict[str, Entry]:
+        """Every entry of the manifest, by source path, in path order.
+
+        Raises:
+            CorpusError: an entry does not parse (naming its file).
+        """
+        found: dict[str, Entry] = {}
+        folder = self.root / "manifest"
+        if not folder.is_dir():
+            return found
+        for item in sorted(folder.glob("*.json")):
+            try:
+                entry = Entry.model_validate_json(item.read_bytes())
+            except (OSError, ValueError) as exc:
+                raise CorpusError(f"{item}: corrupt manifest entry: {exc}") from None
+            found[entry.path] = entry
+        return dict(sorted(found.items()))
+
+    def write_entry(self, entry: Entry) -> None:
+        """File ``entry`` (atomically replacing the path's previous one)."""
+        payload = entry.model_dump_json()
+        target = self.root / "manifest" / f"{path_key(entry.path)}.json"
+        _write_atomic(target, lambda p: p.write_text(payload, encoding="utf-8"))
+
+    # -- parts and checkpoints ----------------------------------------------------------------
+
+    def part_path(self, family: str, part: str) -> Path:
+        """Where the part ``part`` of ``family``'s dataset lies."""
+        return self.root / family / f"{part}.parquet"
+
+    def write_part(self, family: str, part: str, table: pa.Table) -> None:
+        """Write one part of a family's dataset, atomically."""
+        _write_atomic(self.part_path(family, part), lambda p: pq.write_table(table, p))
+
+    def checkpoint_path(self, run_id: str) -> Path:
+        """Where run ``run_id``'s compressed checkpoint lies."""
+        return self.root / "checkpoints" / f"{run_id}{_CHECKPOINT_SUFFIX}"
+
+    def write_checkpoint(self, run_id: str, text: str) -> int:
+        """Write a run's file text (``run_file_text``), compressed; return its bytes."""
+        data = zstandard.ZstdCompressor(level=3).compress(text.encode("utf-8"))
+        _write_atomic(self.checkpoint_path(run_id), lambda p: p.write_bytes(data))
+        return len(data)
+
+    def read_run(self, run_id: str) -> Run:
+        """Run ``run_id``, rebuilt from its checkpoint (checksum verified).
+
+        Raises:
+            CorpusError: the store has no such run, or its checkpoint is corrupt.
+        """
+        path = self.checkpoint_path(run_id)
+        try:
+            data = path.read_bytes()
+        except FileNotFoundError:
+            raise CorpusError(f"{self.root}: no run {run_id!r} in the corpus") from None
+        try:
+            text = zstandard.ZstdDecompressor().decompress(data).decode("utf-8")
+            return run_from_text(text, source=str(path))
+        except (zstandard.ZstdError, UnicodeDecodeError, RunFileError) as exc:
+            raise CorpusError(f"{path}: corrupt checkpoint: {exc}") from None
+
+    def remove_unnamed(self, entries: Mapping[str, Entry]) -> int:
+        """Delete every part, checkpoint and temp file no entry names (a replaced file's, a
+        killed build's); return how many."""
+        parts = {(f, e.part) for e in entries.values() for f in e.families}
+        runs = {r for e in entries.values() for r in e.runs}
+        removed = 0
+        for family in FAMILIES:
+            folder = self.root / family
+            for item in folder.iterdir() if folder.is_dir() else ():
+                live = item.suffix == ".parquet" and (family, item.stem) in parts
+                if not live:
+                    item.unlink(missing_ok=True)
+                    removed += 1
+        folder = self.root / "checkpoints"
+        for item in folder.iterdir() if folder.is_dir() else ():
+            name = item.name
+            live = name.endswith(_CHECKPOINT_SUFFIX) and name[: -len(_CHECKPOINT_SUFFIX)] in runs
+            if not live:
+                item.unlink(missing_ok=True)
+                removed += 1
+        for folder in (self.root / "manifest", self.root / "results"):
+            for item in folder.glob(f"{_TEMP_PREFIX}*") if folder.is_dir() else ():
+                item.unlink(missing_ok=True)
+                removed += 1
+        return removed
+
+    # -- reading ------------------------------------------------------------------------------
+
+    def part_files(self, family: str, entries: Mapping[str, Entry] | None = None) -> list[Path]:
+        """The parts of ``family``'s dataset the manifest names, in source-path order."""
+        family_columns(family)  # an unknown family is a KeyError naming the families
+        named = self.entries() if entries is None else entries
+        return [self.part_path(family, e.part) for e in named.values() if family in e.families]
+
+    def dataset(self, family: str, entries: Mapping[str, Entry] | None = None) -> ds.Dataset:
+        """``family``'s dataset: its live parts, with the family's schema."""
+        schema = arrow_schema(family_columns(family))
+        files = [str(p) for p in self.part_files(family, entries)]
+        if not files:
+            return ds.dataset(schema.empty_table())
+        return ds.dataset(files, schema=schema, format="parquet")
+
+    def table(
+        self,
+        family: str,
+        columns: Sequence[str] | None = None,
+        where: Where = None,
+        entries: Mapping[str, Entry] | None = None,
+    ) -> pa.Table:
+        """Rows of ``family`` as Arrow, the column choice and the filter pushed to the scan.
+
+        Raises:
+            KeyError: no such family, or a column it does not have.
+        """
+        dataset = self.dataset(family, entries)
+        names = dataset.schema.names
+        if columns is not None:
+            unknown = [c for c in columns if c not in names]
+            if unknown:
+                raise KeyError(f"corpus frame {family!r} has no column {unknown}; it has {names}")
+        table: pa.Table = dataset.to_table(
+            columns=None if columns is None else list(columns),
+            filter=_expression(where, dataset.schema),
+        )
+        return table
+
+    def frame(
+        self,
+        family: str,
+        columns: Sequence[str] | None = None,
+        where: Where = None,
+        entries: Mapping[str, Entry] | None = None,
+    ) -> pd.DataFrame:
+        """:meth:`table` as pandas, in the specs' dtypes."""
+        return to_pandas(self.table(family, columns, where, entries))
+
+    # -- results ------------------------------------------------------------------------------
+
+    def result_path(self, name: str) -> Path:
+        """Where the result table ``name`` lies."""
+        if not name or not all(ch.isalnum() or ch in "_-" for ch in name):
+            raise CorpusError(
+                f"result name {name!r}: use letters, digits, '_' and '-' (it names a file and "
+                "a SQL view)"
+            )
+        return self.root / "results" / f"{name}.parquet"
+
+    def write_result(self, name: str, frame: pd.DataFrame) -> Path:
+        """Write a grid's frame back as the table ``name`` (its dtypes kept); return its path."""
+        table = pa.Table.from_pandas(frame, preserve_index=False)
+        path = self.result_path(name)
+        _write_atomic(path, lambda p: pq.write_table(table, p))
+        return path
+
+    def results(self) -> list[str]:
+        """The names of the result tables written back, sorted."""
+        folder = self.root / "results"
+        return sorted(p.stem for p in folder.glob("*.parquet")) if folder.is_dir() else []
+
+    def read_result(self, name: str) -> pd.DataFrame:
+        """The result table ``name`` as it was written (pandas dtypes restored).
+
+        Raises:
+            CorpusError: there is no such table.
+        """
+        path = self.result_path(name)
+        if not path.is_file():
+            raise CorpusError(f"{self.root}: no result table {name!r}; there are {self.results()}")
+        frame: pd.DataFrame = pq.read_table(path).to_pandas()
+        return frame
+
+
+def drop_parts(store: Store, entry: Entry, keep: Iterable[Entry]) -> None:
+    """Delete ``entry``'s parts and checkpoints that none of ``keep`` names (the entry was
+    replaced: its file changed)."""
+    kept = list(keep)
+    parts = {(f, e.part) for e in kept for f in e.families}
+    runs = {r for e in kept for r in e.runs}
+    for family in entry.families:
+        if (family, entry.part) not in parts:
+            store.part_path(family, entry.part).unlink(missing_ok=True)
+    for run_id in entry.runs:
+        if run_id not in runs:
+            store.checkpoint_path(run_id).unlink(missing_ok=True)
