@@ -35,7 +35,13 @@ import plotly.io as pio
 from footprint_lab.agent.run import ImportProblem, Run
 from footprint_lab.lab import plots
 from footprint_lab.lab.frames import Frames, capture
-from footprint_lab.lab.render import boundary_css, boundary_script, render, table_context
+from footprint_lab.lab.render import (
+    boundary_css,
+    boundary_script,
+    page_theme_context,
+    render,
+    table_context,
+)
 from footprint_lab.lab.schema import build_frame, spec
 from footprint_lab.lab.summary import run_summary
 from footprint_lab.lab.views import (
@@ -149,6 +155,23 @@ def _summary_table(by_strategy: Mapping[str, Frames], sources: Mapping[str, RunL
         "report_summary", {key: [row[key] for row in rows] for key in SUMMARY_TABLE_COLUMNS}
     ).rename(columns=SUMMARY_TABLE_COLUMNS)
     return table_context(frame, inline=False, css_class="dataframe summary", empty="no runs")
+
+
+def _identical_runs(by_strategy: Mapping[str, Frames]) -> list[str]:
+    """A line for each set of runs that sent the same characters at every call (their lines
+    lie on one another in the compare chart, whose legend names them too)."""
+    groups: dict[tuple[Any, ...], list[str]] = {}
+    for label, frames in by_strategy.items():
+        calls = frames.calls
+        key = (tuple(calls["iteration"].tolist()), tuple(calls["chars"].tolist()))
+        if key[0]:
+            groups.setdefault(key, []).append(label)
+    return [
+        f"{', '.join(labels[:-1])} and {labels[-1]} sent the same characters at every call: "
+        "their lines lie on one another above (the later ones dotted, with markers)."
+        for labels in groups.values()
+        if len(labels) > 1
+    ]
 
 
 def _problems_context(
@@ -282,6 +305,7 @@ def _render(sections_in: Mapping[str, Mapping[str, Entry]], title: str) -> Repor
             "name": scenario,
             "requests": " / ".join(requests) if requests and requests[0] else "",
             "figure": figs.html(plots.compare(by_strategy)) if by_strategy else None,
+            "identical": _identical_runs(by_strategy),
             "summary": _summary_table(by_strategy, sources) if by_strategy else None,
         }
         section["runs"] = [
@@ -299,6 +323,7 @@ def _render(sections_in: Mapping[str, Mapping[str, Entry]], title: str) -> Repor
         boundaries=boundaries,
         boundary_css=boundary_css() if boundaries else "",
         boundary_js=boundary_script() if boundaries else "",
+        **page_theme_context(),
     )
     return Report(html=doc, figures=figs.count, sections=[str(s["name"]) for s in sections])
 
