@@ -13,7 +13,8 @@ there — a :class:`~footprint_lab.lab.views.BoundaryView` embedded as JSON, ren
 record table and each record in full (``record.html.j2``). A counterfactual run
 (``replay``) is labelled as such in its heading, the summary table and every figure title. The
 page is the template ``report.html.j2``, autoescaped. :func:`write_run_report` is the report
-of one run (``Inspector(run).to_html(path)``).
+of one run (``Inspector(run).to_html(path)``), :func:`write_captured_report` that of runs
+already captured (every widget's ``to_html(path)``).
 
 The output is deterministic: no timestamps, no random ids (figure divs are numbered), no
 wall-clock facts (``at_ms`` and ``survival_ms`` are left out), so the same runs write the same
@@ -57,6 +58,7 @@ from footprint_lab.lab.views import (
     part_badges,
     record_pairs,
     record_sentence,
+    records_view,
     run_notes,
     strategy_facts,
     truncation,
@@ -70,6 +72,7 @@ __all__ = [
     "import_problems_html",
     "part_badges",
     "render_report",
+    "write_captured_report",
     "write_report",
     "write_run_report",
 ]
@@ -201,7 +204,7 @@ def import_problems_html(
 def _records_context(frames: Frames, source: RunLike | None) -> dict[str, Any]:
     records = frames.records
     t = table_context(
-        records.loc[:, list(RECORD_TABLE_COLUMNS)],
+        records_view(frames),
         inline=False,
         css_class="dataframe records",
         max_rows=TABLE_MAX_ROWS,
@@ -366,6 +369,31 @@ def write_report(
     return _write(render_report(runs, title=title), path)
 
 
+def write_captured_report(
+    runs: Mapping[str, Mapping[str, tuple[Run, Frames]]],
+    path: str | os.PathLike[str],
+    *,
+    title: str,
+) -> Path:
+    """Write the report of ``{section: {label: (run, its capture)}}`` to ``path`` and return
+    the path: :func:`write_report` for runs already captured (a widget's), so nothing is
+    captured twice and every run keeps its Boundary view and visits in words. What a widget's
+    ``to_html(path)`` writes.
+
+    Raises:
+        ValueError: no runs.
+    """
+    if not any(runs.values()):
+        raise ValueError("a report needs at least one run")
+    entries = {
+        storable_text(section): {
+            storable_text(str(label)): entry for label, entry in by_label.items()
+        }
+        for section, by_label in runs.items()
+    }
+    return _write(_render(entries, storable_text(title)), path)
+
+
 def write_run_report(
     run: Run,
     path: str | os.PathLike[str],
@@ -389,6 +417,6 @@ def write_run_report(
     name = label or (frames.info.get("label") if frames is not None else None)
     name = str(name or run.strategy or "no strategy")
     captured = frames if frames is not None else capture(run, label=name)
-    scenario = storable_text(str(run.meta.get("scenario") or "run"))
-    heading = storable_text(title or f"Inspector — {describe(run, captured)}")
-    return _write(_render({scenario: {storable_text(name): (run, captured)}}, heading), path)
+    scenario = str(run.meta.get("scenario") or "run")
+    heading = title or f"Inspector — {describe(run, captured)}"
+    return write_captured_report({scenario: {name: (run, captured)}}, path, title=heading)

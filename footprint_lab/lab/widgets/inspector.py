@@ -9,14 +9,12 @@ filed there: the Boundary pane (:mod:`._boundary_pane`) is an anywidget over the
 Boundary view. It reads the run, never changes it. A new Inspector replaces the last one on
 the same run (or made by the same cell) and closes it, with all its parts (:mod:`._lifecycle`);
 :meth:`Inspector.snapshot` gives its charts as PNG images for a notebook's static outputs
-(:mod:`._snapshot`).
+(:mod:`._snapshot`), :meth:`~._share.HtmlShare.to_html` writes its report (:mod:`._share`).
 """
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
 
 import ipywidgets as widgets
@@ -26,7 +24,6 @@ from footprint_lab.agent.run import Run
 from footprint_lab.lab import plots
 from footprint_lab.lab.frames import capture
 from footprint_lab.lab.render import render, state_style, table_context
-from footprint_lab.lab.report import write_run_report
 from footprint_lab.lab.schema import LEFT_STATES
 from footprint_lab.lab.summary import key_numbers
 from footprint_lab.lab.views import (
@@ -52,6 +49,7 @@ from footprint_lab.lab.widgets._html import (
     table_html,
 )
 from footprint_lab.lab.widgets._lifecycle import LabWidget, subject_of
+from footprint_lab.lab.widgets._share import HtmlShare, SharedRuns
 from footprint_lab.lab.widgets._snapshot import Snapshot
 from footprint_lab.window.records import WindowRecord
 
@@ -71,7 +69,7 @@ SNAPSHOT_FIGURES: tuple[str, ...] = ("window_size", "window_map")
 """The charts :meth:`Inspector.snapshot` renders unless told others."""
 
 
-class Inspector(LabWidget):
+class Inspector(HtmlShare, LabWidget):
     """One run, in five tabs: Overview, Window map, Pins, Refusals and Boundary.
 
     Parts (for code and tests): ``run``, ``frames`` (its capture), ``numbers``
@@ -176,12 +174,11 @@ class Inspector(LabWidget):
             chosen,
         )
 
-    def to_html(self, path: str | os.PathLike[str]) -> Path:
-        """Write the Inspector's views as one standalone HTML file that opens offline, with no
-        kernel: the report of this run (:func:`~footprint_lab.lab.report.write_run_report`) —
-        its overview, window size, window map, pins, refusals, every removal in words and the
-        Boundary view with its iteration slider. Returns the path written."""
-        return write_run_report(self.run, path, frames=self.frames, title=self.title)
+    def _shared_runs(self) -> SharedRuns:
+        """``to_html(path)`` writes the report of this run (the same as
+        :func:`~footprint_lab.lab.report.write_run_report`)."""
+        label = str(self.frames.info.get("label") or self.run.strategy or "no strategy")
+        return {str(self.run.meta.get("scenario") or "run"): {label: (self.run, self.frames)}}
 
     def _tab_children(self) -> list[Any]:
         boundary = widgets.VBox(
@@ -352,11 +349,13 @@ class Inspector(LabWidget):
     def _pins_table(self) -> str:
         pins = self.frames.pins
         columns = ["iteration", "kind", "tool_name", "turn_index", "chars", "count", "stage_id"]
-        return table_html(pins.loc[:, columns], empty="No pins on any visit.")
+        return table_html(pins.loc[:, columns], empty="No pins on any visit.", csv="pins.csv")
 
     def _refusals_table(self) -> str:
         refusals = self.frames.refusals
         columns = ["iteration", "reason", "turn_index", "message_index", "turn_messages"]
         return table_html(
-            refusals.loc[:, [*columns, "stage_id"]], empty="No refusals on any visit."
+            refusals.loc[:, [*columns, "stage_id"]],
+            empty="No refusals on any visit.",
+            csv="refusals.csv",
         )
