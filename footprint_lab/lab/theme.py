@@ -120,6 +120,7 @@ DEEP_GOLD = "#8a6a2c"
 WINE = "#3d2222"
 ROSE_TEXT = "#f4b5b2"
 DARK_BRICK = "#a5423e"
+DEEP_BLUE = "#2f5b8a"
 
 # -- roles --------------------------------------------------------------------------------------
 
@@ -190,7 +191,8 @@ NOT_COMMITTED = WHITE
 """The colour scale of a window map with no cells."""
 
 MUTED = SLATE
-"""Secondary text: notes on empty figures, the Pareto front, muted widget text."""
+"""Secondary text: notes on empty figures (the light template's annotation colour), the Pareto
+front, muted widget text."""
 
 BORDER = PALE_BORDER
 """Table and panel borders (widgets, report)."""
@@ -224,6 +226,7 @@ PAGE_COLORS: dict[str, str] = {
     "problems-accent": AMBER,
     "error": RED,
     "surface": WHITE,
+    "link": DEEP_BLUE,
 }
 """The colours of the HTML around the figures (report page, widget tables), by role: the light
 theme's."""
@@ -248,6 +251,7 @@ PAGE_DARK_COLORS: dict[str, str] = {
     "problems-background": BRONZE,
     "problems-accent": AMBER,
     "error": PINK,
+    "link": SKY,
 }
 """The same roles in the dark theme (light text on dark surfaces)."""
 
@@ -288,6 +292,7 @@ _FIGURE_DARK: dict[str, str] = {
     "text": SMOKE,
     "grid": GRAPHITE,
     "line": FOG,
+    "muted": FOG,
 }
 """The dark template's surfaces, text and axis lines (the report's dark surface, so a chart
 sits on its page without a frame of another colour)."""
@@ -327,6 +332,7 @@ def build_template(theme: Theme = "light") -> go.layout.Template:
         title={"x": 0.01, "xanchor": "left", "yref": "container"},
         margin={"l": 60, "r": 30, "t": 64, "b": 50},
         legend=LEGEND,
+        annotationdefaults={"font": {"color": MUTED}},
     )
     if theme == "dark":
         axis = {
@@ -338,6 +344,7 @@ def build_template(theme: Theme = "light") -> go.layout.Template:
             paper_bgcolor=_FIGURE_DARK["paper"],
             plot_bgcolor=_FIGURE_DARK["plot"],
             font={"color": _FIGURE_DARK["text"]},
+            annotationdefaults={"font": {"color": _FIGURE_DARK["muted"]}},
             xaxis=axis,
             yaxis=axis,
         )

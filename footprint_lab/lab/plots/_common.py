@@ -22,7 +22,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from footprint_lab.lab.frames import Frames
-from footprint_lab.lab.theme import MUTED, TEMPLATE
+from footprint_lab.lab.theme import TEMPLATE
 from footprint_lab.lab.views import REFUSAL_MEANINGS, record_rule
 
 __all__ = [
@@ -193,7 +193,7 @@ def empty_note(fig: go.Figure, text: str) -> None:
         yref="paper",
         x=0.5,
         y=0.5,
-        font={"size": 14, "color": MUTED},
+        font={"size": 14},  # in the theme's muted colour (the template's annotationdefaults)
     )
     fig.update_xaxes(visible=False)
     fig.update_yaxes(visible=False)
