@@ -56,6 +56,7 @@ __all__ = [
     "STYLES",
     "TABLE_MAX_HEIGHT_PX",
     "TABLE_MAX_ROWS",
+    "TEXT_MIN_WIDTH_EM",
     "WRAP_MIN_CHARS",
     "boundary_css",
     "boundary_script",
@@ -78,6 +79,11 @@ PAGE_VARS: Mapping[str, str] = {role: f"var(--fl-{role})" for role in PAGE_COLOR
 stylesheet sets the variables from :data:`~footprint_lab.lab.theme.PAGE_THEMES` (light, or dark
 when the browser prefers it or the reader's switch says so) and its rules name only these."""
 
+TEXT_MIN_WIDTH_EM = 16
+"""A table column of long text (one that wraps anywhere) is never narrower than this many em:
+in a narrow box (JupyterLab with its file browser open) the table scrolls sideways in its own
+box instead of squeezing the text to a few characters a line."""
+
 TABLE_MAX_HEIGHT_PX = 480
 """A table taller than this scrolls inside its own box (its header row stays in view)."""
 
@@ -91,6 +97,7 @@ _CELL = (
     "vertical-align: top; line-height: 1.35;"
 )
 _WRAP = "overflow-wrap: anywhere; white-space: pre-wrap;"
+_TEXT = f"{_WRAP} min-width: {TEXT_MIN_WIDTH_EM}em;"
 
 STYLES: Mapping[str, str] = {
     "font": _FONT,
@@ -102,6 +109,8 @@ STYLES: Mapping[str, str] = {
     "wrap": _WRAP,
     "cell": _CELL,
     "cell_wrap": _CELL + " " + _WRAP,
+    "cell_text": _CELL + " " + _TEXT,
+    "text": _TEXT,
     "cell_nowrap": _CELL + " white-space: nowrap;",
     "head": (
         _CELL + f" white-space: nowrap; color: {THEMED['text']}; "
@@ -126,9 +135,10 @@ STYLES: Mapping[str, str] = {
 """Inline styles, by name (``styles.cell`` in a template): ``table``, ``head`` (a column
 header: it stays in view while the table scrolls), ``key`` (a row header of a key-value
 table), ``cell`` (wraps between words), ``cell_wrap`` (wraps anywhere, keeps line breaks),
-``cell_nowrap``, ``scroll`` (the box a table scrolls in), ``wrap``
-(text that wraps anywhere), ``font``, ``muted``, ``link``, ``error``, ``banner`` and
-``problems``."""
+``cell_nowrap``, ``cell_text`` (a column of long text: wraps anywhere, at least
+:data:`TEXT_MIN_WIDTH_EM` wide), ``scroll`` (the box a table scrolls in), ``wrap`` (text that
+wraps anywhere), ``text`` (``cell_text`` for the report's stylesheet-styled tables),
+``font``, ``muted``, ``link``, ``error``, ``banner`` and ``problems``."""
 
 
 TABLE_MAX_ROWS = 300
