@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import base64
 import html as html_lib
+import itertools
 import re
 
 import pandas as pd
@@ -53,7 +54,7 @@ def test_number_ranges_say_exactly_the_numbers(numbers: list[int]) -> None:
     assert _expand(said) == sorted(set(numbers))
     # no two spans touch: a range is as long as it can be
     spans = [_expand(s) for s in filter(None, said.split(", "))]
-    for left, right in zip(spans, spans[1:], strict=False):
+    for left, right in itertools.pairwise(spans):
         assert right[0] > left[-1] + 1
 
 
