@@ -50,7 +50,7 @@ def probe_script() -> str:
     return source.read_text(encoding="utf-8")
 
 
-class ThemeProbe(anywidget.AnyWidget):  # type: ignore[misc]
+class ThemeProbe(anywidget.AnyWidget):
     """An invisible widget that tells the kernel the front-end's theme (``theme``: ``"light"``
     or ``"dark"``), and tells it again whenever it changes."""
 
@@ -86,7 +86,7 @@ def follow_theme(widget: Any, figures: Callable[[], Iterable[Any]]) -> ThemeProb
         if theme not in THEMES:  # a page that says something else: keep what is drawn
             return
         for figure in figures():
-            retheme(figure, theme)  # type: ignore[arg-type]
+            retheme(figure, theme)
 
     probe.observe(on_theme, names="theme")
     widget.children = (*widget.children, probe)
