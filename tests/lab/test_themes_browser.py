@@ -21,13 +21,14 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
 import pytest
 
 from footprint_lab import Run
 from footprint_lab.lab import Compare, Inspector, Tuner
 from footprint_lab.lab.render import TEXT_MIN_WIDTH_EM
 from footprint_lab.lab.report import render_report
-from footprint_lab.lab.views import records_view
+from footprint_lab.lab.views import records_view, refusal_counts
 from footprint_lab.lab.widgets._theme import probe_script
 from footprint_lab.scenarios import SCENARIOS
 from tests.lab.conftest import pane_html
@@ -393,6 +394,12 @@ def test_widget_tables_download_as_csv(
     columns = ["iteration", "reason", "turn_index", "message_index", "turn_messages", "stage_id"]
     assert name == "refusals.csv"
     assert text == inspector.frames.refusals.loc[:, columns].to_csv(index=False)
+    name, text = _download(browser, inspector.overview_html.value, tmp_path)
+    counts = refusal_counts(inspector.frames)
+    assert name == "refusals-by-reason.csv"
+    assert text == pd.DataFrame({"reason": list(counts), "refusals": list(counts.values())}).to_csv(
+        index=False
+    )
     inspector.close()
 
     tuner = Tuner("deploy-audit", "sliding-window")

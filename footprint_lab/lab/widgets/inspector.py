@@ -49,7 +49,7 @@ from footprint_lab.lab.widgets._html import (
     table_html,
 )
 from footprint_lab.lab.widgets._lifecycle import LabWidget, subject_of
-from footprint_lab.lab.widgets._share import HtmlShare, SharedRuns
+from footprint_lab.lab.widgets._share import HtmlShare, SharedRuns, csv_download
 from footprint_lab.lab.widgets._snapshot import Snapshot
 from footprint_lab.window.records import WindowRecord
 
@@ -344,6 +344,8 @@ class Inspector(HtmlShare, LabWidget):
             pairs=self._key_pairs(),
             reasons=table_context(reasons, empty="no refusals"),
             pins=table_context(pin_frame, empty="no pins"),
+            reasons_csv=csv_download(reasons, "refusals-by-reason.csv"),
+            pins_csv=csv_download(pin_frame, "pins-by-tool.csv"),
         )
 
     def _pins_table(self) -> str:
