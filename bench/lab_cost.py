@@ -1,4 +1,4 @@
-"""Lab cost: capture a long run into frames and build every chart."""
+"""Lab cost: capture a long run into frames, build every chart and the records table."""
 
 from __future__ import annotations
 
@@ -9,6 +9,8 @@ from typing import Any
 from bench._common import Section, verdict
 from footprint_lab import Agent, Reply, ScriptedProvider, bulk_work, sliding_window, tool
 from footprint_lab.lab import capture, plots
+from footprint_lab.lab.views import records_view
+from footprint_lab.lab.widgets._html import records_html
 
 
 @tool
@@ -59,6 +61,8 @@ def run(iterations: int, repeat: int) -> Section:
         "plots.pins_timeline": lambda: plots.pins_timeline(frames),
         "plots.refusals_by_reason": lambda: plots.refusals_by_reason(frames),
         "plots.compare": lambda: plots.compare({"a": frames, "b": frames}),
+        "records_view (lists said briefly)": lambda: records_view(frames),
+        "records_html (table + CSV download)": lambda: records_html(frames),
     }
     for label, fn in steps.items():
         seconds = _time(fn, repeat)
@@ -66,5 +70,10 @@ def run(iterations: int, repeat: int) -> Section:
     section.notes.append(
         f"membership form used: {frames.membership_mode}; "
         f"{len(frames.membership):,} membership rows."
+    )
+    bare, shared = len(records_html(frames, csv=None)), len(records_html(frames))
+    section.notes.append(
+        f"records table HTML: {bare:,} characters, {shared:,} with its CSV download "
+        f"({len(frames.records):,} records in the CSV; the table shows the first rows)."
     )
     return section

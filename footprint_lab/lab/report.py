@@ -13,7 +13,8 @@ there — a :class:`~footprint_lab.lab.views.BoundaryView` embedded as JSON, ren
 record table and each record in full (``record.html.j2``). A counterfactual run
 (``replay``) is labelled as such in its heading, the summary table and every figure title. The
 page is the template ``report.html.j2``, autoescaped. :func:`write_run_report` is the report
-of one run (``Inspector(run).to_html(path)``).
+of one run (``Inspector(run).to_html(path)``), :func:`write_captured_report` that of runs
+already captured (every widget's ``to_html(path)``).
 
 The output is deterministic: no timestamps, no random ids (figure divs are numbered), no
 wall-clock facts (``at_ms`` and ``survival_ms`` are left out), so the same runs write the same
@@ -35,7 +36,13 @@ import plotly.io as pio
 from footprint_lab.agent.run import ImportProblem, Run
 from footprint_lab.lab import plots
 from footprint_lab.lab.frames import Frames, capture
-from footprint_lab.lab.render import boundary_css, boundary_script, render, table_context
+from footprint_lab.lab.render import (
+    boundary_css,
+    boundary_script,
+    page_theme_context,
+    render,
+    table_context,
+)
 from footprint_lab.lab.schema import build_frame, spec
 from footprint_lab.lab.summary import run_summary
 from footprint_lab.lab.views import (
@@ -51,6 +58,7 @@ from footprint_lab.lab.views import (
     part_badges,
     record_pairs,
     record_sentence,
+    records_view,
     run_notes,
     strategy_facts,
     truncation,
@@ -64,6 +72,7 @@ __all__ = [
     "import_problems_html",
     "part_badges",
     "render_report",
+    "write_captured_report",
     "write_report",
     "write_run_report",
 ]
@@ -151,6 +160,23 @@ def _summary_table(by_strategy: Mapping[str, Frames], sources: Mapping[str, RunL
     return table_context(frame, inline=False, css_class="dataframe summary", empty="no runs")
 
 
+def _identical_runs(by_strategy: Mapping[str, Frames]) -> list[str]:
+    """A line for each set of runs that sent the same characters at every call (their lines
+    lie on one another in the compare chart, whose legend names them too)."""
+    groups: dict[tuple[Any, ...], list[str]] = {}
+    for label, frames in by_strategy.items():
+        calls = frames.calls
+        key = (tuple(calls["iteration"].tolist()), tuple(calls["chars"].tolist()))
+        if key[0]:
+            groups.setdefault(key, []).append(label)
+    return [
+        f"{', '.join(labels[:-1])} and {labels[-1]} sent the same characters at every call: "
+        "their lines lie on one another above (the later ones dotted, with markers)."
+        for labels in groups.values()
+        if len(labels) > 1
+    ]
+
+
 def _problems_context(
     problems: Sequence[ImportProblem], limit: int = IMPORT_PROBLEMS_SHOWN
 ) -> dict[str, Any] | None:
@@ -178,7 +204,7 @@ def import_problems_html(
 def _records_context(frames: Frames, source: RunLike | None) -> dict[str, Any]:
     records = frames.records
     t = table_context(
-        records.loc[:, list(RECORD_TABLE_COLUMNS)],
+        records_view(frames),
         inline=False,
         css_class="dataframe records",
         max_rows=TABLE_MAX_ROWS,
@@ -282,6 +308,7 @@ def _render(sections_in: Mapping[str, Mapping[str, Entry]], title: str) -> Repor
             "name": scenario,
             "requests": " / ".join(requests) if requests and requests[0] else "",
             "figure": figs.html(plots.compare(by_strategy)) if by_strategy else None,
+            "identical": _identical_runs(by_strategy),
             "summary": _summary_table(by_strategy, sources) if by_strategy else None,
         }
         section["runs"] = [
@@ -299,6 +326,7 @@ def _render(sections_in: Mapping[str, Mapping[str, Entry]], title: str) -> Repor
         boundaries=boundaries,
         boundary_css=boundary_css() if boundaries else "",
         boundary_js=boundary_script() if boundaries else "",
+        **page_theme_context(),
     )
     return Report(html=doc, figures=figs.count, sections=[str(s["name"]) for s in sections])
 
@@ -341,6 +369,31 @@ def write_report(
     return _write(render_report(runs, title=title), path)
 
 
+def write_captured_report(
+    runs: Mapping[str, Mapping[str, tuple[Run, Frames]]],
+    path: str | os.PathLike[str],
+    *,
+    title: str,
+) -> Path:
+    """Write the report of ``{section: {label: (run, its capture)}}`` to ``path`` and return
+    the path: :func:`write_report` for runs already captured (a widget's), so nothing is
+    captured twice and every run keeps its Boundary view and visits in words. What a widget's
+    ``to_html(path)`` writes.
+
+    Raises:
+        ValueError: no runs.
+    """
+    if not any(runs.values()):
+        raise ValueError("a report needs at least one run")
+    entries = {
+        storable_text(section): {
+            storable_text(str(label)): entry for label, entry in by_label.items()
+        }
+        for section, by_label in runs.items()
+    }
+    return _write(_render(entries, storable_text(title)), path)
+
+
 def write_run_report(
     run: Run,
     path: str | os.PathLike[str],
@@ -364,6 +417,6 @@ def write_run_report(
     name = label or (frames.info.get("label") if frames is not None else None)
     name = str(name or run.strategy or "no strategy")
     captured = frames if frames is not None else capture(run, label=name)
-    scenario = storable_text(str(run.meta.get("scenario") or "run"))
-    heading = storable_text(title or f"Inspector — {describe(run, captured)}")
-    return _write(_render({scenario: {storable_text(name): (run, captured)}}, heading), path)
+    scenario = str(run.meta.get("scenario") or "run")
+    heading = title or f"Inspector — {describe(run, captured)}"
+    return write_captured_report({scenario: {name: (run, captured)}}, path, title=heading)

@@ -10,6 +10,12 @@ The template's legend sits below the plot area, in the figure's bottom margin (c
 coordinates), and the title sits in the top margin: a legend never covers a title, and the
 window map's colour bar keeps the right-hand side to itself.
 
+There are two themes, ``"light"`` and ``"dark"`` (:data:`THEMES`): each has a registered plotly
+template (:data:`TEMPLATES`; the light one is :data:`TEMPLATE`, the one figures are built with)
+and the colours of the HTML around the figures (:data:`PAGE_THEMES`). A figure changes theme by
+swapping its template (:func:`template_for`): the widgets do it when JupyterLab's theme changes,
+the report when its reader flips its switch or the browser prefers dark.
+
 HTML shown in a notebook takes its colours from JupyterLab's theme (:data:`THEMED`: CSS
 variables such as ``--jp-ui-font-color1``, each with this palette's colour as the fallback),
 so a table is as readable in the dark theme as in the light one and outside JupyterLab.
@@ -17,7 +23,7 @@ so a table is as readable in the dark theme as in the light one and outside Jupy
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 import plotly.graph_objects as go
 import plotly.io as pio
@@ -37,6 +43,8 @@ __all__ = [
     "NOT_COMMITTED",
     "OUTLINE",
     "PAGE_COLORS",
+    "PAGE_DARK_COLORS",
+    "PAGE_THEMES",
     "PAUSE_COLOR",
     "REASON_COLORS",
     "RUN_COLORS",
@@ -44,10 +52,14 @@ __all__ = [
     "STATE_COLORS",
     "STRATEGY_COLORS",
     "TEMPLATE",
+    "TEMPLATES",
     "THEMED",
+    "THEMES",
     "VIOLATION_COLOR",
     "YIELDED",
+    "Theme",
     "build_template",
+    "template_for",
 ]
 
 # -- named colours (the only hex literals of the lab) -----------------------------------------
@@ -95,6 +107,20 @@ MAROON = "#8a1f1b"
 SALMON = "#e8a09d"
 BUTTER = "#fff8e6"
 AMBER = "#e0a100"
+NIGHT = "#15181c"
+DUSK = "#1e2228"
+SMOKE = "#e6e9ee"
+FOG = "#aab4c0"
+GRAPHITE = "#3a414b"
+NIGHT_BLUE = "#253042"
+SKY = "#7fa7d6"
+BRONZE = "#3b2f1a"
+HONEY = "#f3d49b"
+DEEP_GOLD = "#8a6a2c"
+WINE = "#3d2222"
+ROSE_TEXT = "#f4b5b2"
+DARK_BRICK = "#a5423e"
+DEEP_BLUE = "#2f5b8a"
 
 # -- roles --------------------------------------------------------------------------------------
 
@@ -165,7 +191,8 @@ NOT_COMMITTED = WHITE
 """The colour scale of a window map with no cells."""
 
 MUTED = SLATE
-"""Secondary text: notes on empty figures, the Pareto front, muted widget text."""
+"""Secondary text: notes on empty figures (the light template's annotation colour), the Pareto
+front, muted widget text."""
 
 BORDER = PALE_BORDER
 """Table and panel borders (widgets, report)."""
@@ -198,8 +225,35 @@ PAGE_COLORS: dict[str, str] = {
     "problems-background": BUTTER,
     "problems-accent": AMBER,
     "error": RED,
+    "surface": WHITE,
+    "link": DEEP_BLUE,
 }
-"""The colours of the HTML around the figures (report page, widget tables), by role."""
+"""The colours of the HTML around the figures (report page, widget tables), by role: the light
+theme's."""
+
+PAGE_DARK_COLORS: dict[str, str] = {
+    "text": SMOKE,
+    "background": NIGHT,
+    "surface": DUSK,
+    "rule": SKY,
+    "muted": FOG,
+    "border": GRAPHITE,
+    "header": NIGHT_BLUE,
+    "badge-background": BRONZE,
+    "badge-text": HONEY,
+    "badge-border": DEEP_GOLD,
+    "note-background": BRONZE,
+    "note-accent": GOLD,
+    "truncated-background": WINE,
+    "truncated-accent": BRICK,
+    "truncated-text": ROSE_TEXT,
+    "truncated-border": DARK_BRICK,
+    "problems-background": BRONZE,
+    "problems-accent": AMBER,
+    "error": PINK,
+    "link": SKY,
+}
+"""The same roles in the dark theme (light text on dark surfaces)."""
 
 THEMED: dict[str, str] = {
     "text": f"var(--jp-ui-font-color1, {CHARCOAL})",
@@ -207,16 +261,41 @@ THEMED: dict[str, str] = {
     "background": f"var(--jp-layout-color1, {WHITE})",
     "header": f"var(--jp-layout-color2, {PALE_BLUE})",
     "border": f"var(--jp-border-color2, {PALE_BORDER})",
+    "link": f"var(--jp-content-link-color, {BLUE})",
 }
 """CSS colour values for HTML shown inside JupyterLab (widget panes, tables, reprs), by role:
 the theme's variable, falling back to this palette outside JupyterLab (or in a theme that does
 not set it). Text and background always come in pairs from here, so the dark theme's light
 text never lands on a light header."""
 
-# -- template -----------------------------------------------------------------------------------
+# -- themes and templates -----------------------------------------------------------------------
+
+Theme = Literal["light", "dark"]
+"""A theme's name."""
+
+THEMES: tuple[Theme, ...] = ("light", "dark")
+"""The lab's themes."""
+
+PAGE_THEMES: dict[Theme, dict[str, str]] = {"light": PAGE_COLORS, "dark": PAGE_DARK_COLORS}
+"""Each theme's page colours, by role (the same roles in both)."""
 
 TEMPLATE = "footprint_lab"
-"""The name of the registered template every figure uses (``pio.templates[TEMPLATE]``)."""
+"""The name of the registered template every figure is built with (``pio.templates[TEMPLATE]``,
+the light theme)."""
+
+TEMPLATES: dict[Theme, str] = {"light": TEMPLATE, "dark": "footprint_lab_dark"}
+"""Each theme's registered plotly template, by name."""
+
+_FIGURE_DARK: dict[str, str] = {
+    "paper": DUSK,
+    "plot": DUSK,
+    "text": SMOKE,
+    "grid": GRAPHITE,
+    "line": FOG,
+    "muted": FOG,
+}
+"""The dark template's surfaces, text and axis lines (the report's dark surface, so a chart
+sits on its page without a frame of another colour)."""
 
 FONT: dict[str, Any] = {"family": "system-ui, -apple-system, Segoe UI, sans-serif", "size": 12}
 """The lab's figure font."""
@@ -234,22 +313,55 @@ LEGEND: dict[str, Any] = {
 never covers the axes, the colour bar or the title."""
 
 
-def build_template() -> go.layout.Template:
-    """Build the lab's template: ``"plotly_white"`` with the lab's font, colourway, margins,
-    title and legend placement.
+def build_template(theme: Theme = "light") -> go.layout.Template:
+    """Build one of the lab's templates: ``"plotly_white"`` (light) or ``"plotly_dark"`` (dark,
+    on the dark page's surface) with the lab's font, colourway, margins, title and legend
+    placement — the same in both, so a figure keeps its layout when its theme changes.
+
+    Args:
+        theme: ``"light"`` or ``"dark"``.
 
     Returns:
-        A new template (the registered one is built once, when this module is imported).
+        A new template (the registered ones are built once, when this module is imported).
     """
-    template = go.layout.Template(pio.templates["plotly_white"])
+    base = "plotly_dark" if theme == "dark" else "plotly_white"
+    template = go.layout.Template(pio.templates[base])
     template.layout.update(
         font=FONT,
         colorway=list(RUN_COLORS),
         title={"x": 0.01, "xanchor": "left", "yref": "container"},
         margin={"l": 60, "r": 30, "t": 64, "b": 50},
         legend=LEGEND,
+        annotationdefaults={"font": {"color": MUTED}},
     )
+    if theme == "dark":
+        axis = {
+            "gridcolor": _FIGURE_DARK["grid"],
+            "linecolor": _FIGURE_DARK["line"],
+            "zerolinecolor": _FIGURE_DARK["grid"],
+        }
+        template.layout.update(
+            paper_bgcolor=_FIGURE_DARK["paper"],
+            plot_bgcolor=_FIGURE_DARK["plot"],
+            font={"color": _FIGURE_DARK["text"]},
+            annotationdefaults={"font": {"color": _FIGURE_DARK["muted"]}},
+            xaxis=axis,
+            yaxis=axis,
+        )
     return template
 
 
-pio.templates[TEMPLATE] = build_template()
+def template_for(theme: Theme) -> go.layout.Template:
+    """The registered template of ``theme`` (what a figure's ``layout.template`` becomes when
+    it changes theme).
+
+    Raises:
+        ValueError: ``theme`` is not one of :data:`THEMES`.
+    """
+    if theme not in TEMPLATES:
+        raise ValueError(f"no theme {theme!r}; themes: {', '.join(THEMES)}")
+    return pio.templates[TEMPLATES[theme]]
+
+
+for _theme in THEMES:
+    pio.templates[TEMPLATES[_theme]] = build_template(_theme)

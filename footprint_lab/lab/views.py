@@ -56,6 +56,7 @@ from footprint_lab.lab._boundary_views import (
     message_view,
     window_at,
 )
+from footprint_lab.lab._compact import compact_records
 from footprint_lab.lab._inspect_views import (
     LATENCY_NOTE,
     SEARCH_LIMIT,
@@ -171,8 +172,15 @@ RECORD_TABLE_COLUMNS: tuple[str, ...] = (
 # -- records ----------------------------------------------------------------------------------
 
 
-def records_view(frames: Frames) -> pd.DataFrame:
-    """The records frame cut to :data:`RECORD_TABLE_COLUMNS` (those it has)."""
+def records_view(frames: Frames, *, compact: bool = True) -> pd.DataFrame:
+    """The records frame cut to :data:`RECORD_TABLE_COLUMNS` (those it has): what a records
+    table shows, the widgets' and the report's. With ``compact`` (the default) its list cells
+    are said briefly — a repeated reason once with its count and turns as ranges, a long id
+    list as its first ids and how many more (:func:`~footprint_lab.lab._compact.
+    compact_records`; each shortened cell keeps the whole list as its tooltip); without, the
+    cells are the frame's own (what a table's CSV download holds)."""
+    if compact:
+        return compact_records(frames.records, frames.refusals, RECORD_TABLE_COLUMNS)
     columns = [c for c in RECORD_TABLE_COLUMNS if c in frames.records.columns]
     return frames.records.loc[:, columns]
 

@@ -208,7 +208,7 @@ def test_identical_series_stay_distinguishable(by_label: dict[str, Frames]) -> N
     fig = plots.compare({"sliding": frames, "same": frames, "again": frames})
     first, second, third = fig.data
     assert list(first.y) == list(second.y) == list(third.y)
-    assert first.name == "sliding"
+    assert first.name == "sliding (also same, again)"  # the line that stands for three
     assert second.name == "same (identical to sliding)"
     assert third.name == "again (identical to sliding)"
     dashes = [t.line.dash or "solid" for t in fig.data]

@@ -22,7 +22,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from footprint_lab.lab.frames import Frames
-from footprint_lab.lab.theme import MUTED, TEMPLATE
+from footprint_lab.lab.theme import TEMPLATE
 from footprint_lab.lab.views import REFUSAL_MEANINGS, record_rule
 
 __all__ = [
@@ -96,8 +96,9 @@ def distinguish_identical(fig: go.Figure) -> go.Figure:
     """Keep identical lines apart: a line trace whose x and y equal an earlier one's (two
     strategies that behaved the same, say) would be drawn exactly over it and hide it. Each
     later one gets its own dash (:data:`IDENTICAL_DASHES`) and marker symbol
-    (:data:`IDENTICAL_SYMBOLS`), and its name says ``"… (identical to <first>)"``, in the
-    legend and the hover.
+    (:data:`IDENTICAL_SYMBOLS`), and its name says ``"… (identical to <first>)"``; the first
+    one's name says which it stands for too, ``"<first> (also <later>, …)"`` — in the legend
+    and the hover.
 
     Args:
         fig: The figure, changed in place.
@@ -106,27 +107,33 @@ def distinguish_identical(fig: go.Figure) -> go.Figure:
         ``fig``.
     """
     first: dict[tuple[Any, ...], Any] = {}
+    first_names: dict[tuple[Any, ...], str] = {}
     repeats: Counter[tuple[Any, ...]] = Counter()
+    also: dict[tuple[Any, ...], list[str]] = {}
     for trace in fig.data:
         key = _series_key(trace)
         if key is None:
             continue
         if key not in first:
             first[key] = trace
+            first_names[key] = str(trace.name)
             continue
         k = repeats[key]
         repeats[key] += 1
         original = first[key]
+        also.setdefault(key, []).append(str(trace.name))
         taken = {original.line.dash or "solid"}
         dashes = [d for d in IDENTICAL_DASHES if d not in taken]
         marker = {"symbol": IDENTICAL_SYMBOLS[k % len(IDENTICAL_SYMBOLS)], "size": 8}
         trace.update(
-            name=f"{trace.name} (identical to {original.name})",
+            name=f"{trace.name} (identical to {first_names[key]})",
             line={"dash": dashes[k % len(dashes)]},
             marker=marker,
         )
         if trace.type == "scatter" or len(trace.y) <= 2000:
             trace.update(mode=trace.mode if "markers" in trace.mode else trace.mode + "+markers")
+    for key, names in also.items():
+        first[key].update(name=f"{first_names[key]} (also {', '.join(names)})")
     return fig
 
 
@@ -186,7 +193,7 @@ def empty_note(fig: go.Figure, text: str) -> None:
         yref="paper",
         x=0.5,
         y=0.5,
-        font={"size": 14, "color": MUTED},
+        font={"size": 14},  # in the theme's muted colour (the template's annotationdefaults)
     )
     fig.update_xaxes(visible=False)
     fig.update_yaxes(visible=False)

@@ -3,7 +3,8 @@
 Layer: lab. A pure builder: frames (or a stacked calls frame) in, ``plotly.graph_objects.Figure``
 out. Counterfactual replays are drawn dashed and say so. Two runs that sent exactly the same
 (two strategies that behaved the same) stay apart: the later line is dotted, with its own
-markers, and named ``"<label> (identical to <first>)"``. The y axis ticks at round numbers.
+markers, and named ``"<label> (identical to <first>)"``, and the first one's legend entry says
+which lines it stands for, ``"<first> (also <label>)"``. The y axis ticks at round numbers.
 """
 
 from __future__ import annotations
@@ -83,7 +84,8 @@ def compare(source: Source, *, metric: str = "chars") -> go.Figure:
 
     Returns:
         The figure (one trace per run, named by its label; a run identical to an earlier one
-        is named ``"<label> (identical to <earlier>)"`` and drawn dotted with markers).
+        is named ``"<label> (identical to <earlier>)"`` and drawn dotted with markers, and the
+        earlier one ``"<earlier> (also <label>)"``).
     """
     by_run = _calls_by_run(source)
     points = sum(len(c) for c in by_run.values())

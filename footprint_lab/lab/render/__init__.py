@@ -44,21 +44,27 @@ from footprint_lab.lab.theme import (
     ERROR_TEXT,
     FALLBACK,
     PAGE_COLORS,
+    PAGE_THEMES,
     STATE_COLORS,
     THEMED,
+    THEMES,
+    template_for,
 )
 from footprint_lab.window.words import call_label
 
 __all__ = [
     "BOUNDARY_SCRIPT",
     "ENV",
+    "PAGE_VARS",
     "STYLES",
     "TABLE_MAX_HEIGHT_PX",
     "TABLE_MAX_ROWS",
+    "TEXT_MIN_WIDTH_EM",
     "WRAP_MIN_CHARS",
     "boundary_css",
     "boundary_script",
     "cell",
+    "page_theme_context",
     "render",
     "state_style",
     "table_context",
@@ -70,6 +76,16 @@ templates)."""
 
 _SCRIPT_END = re.compile(r"<\s*/\s*script", re.IGNORECASE)
 """What would end an inline script early."""
+
+PAGE_VARS: Mapping[str, str] = {role: f"var(--fl-{role})" for role in PAGE_COLORS}
+"""Each page colour role as the report's CSS variable (``--fl-<role>``): the report's
+stylesheet sets the variables from :data:`~footprint_lab.lab.theme.PAGE_THEMES` (light, or dark
+when the browser prefers it or the reader's switch says so) and its rules name only these."""
+
+TEXT_MIN_WIDTH_EM = 16
+"""A table column of long text (one that wraps anywhere) is never narrower than this many em:
+in a narrow box (JupyterLab with its file browser open) the table scrolls sideways in its own
+box instead of squeezing the text to a few characters a line."""
 
 TABLE_MAX_HEIGHT_PX = 480
 """A table taller than this scrolls inside its own box (its header row stays in view)."""
@@ -84,6 +100,7 @@ _CELL = (
     "vertical-align: top; line-height: 1.35;"
 )
 _WRAP = "overflow-wrap: anywhere; white-space: pre-wrap;"
+_TEXT = f"{_WRAP} min-width: {TEXT_MIN_WIDTH_EM}em;"
 
 STYLES: Mapping[str, str] = {
     "font": _FONT,
@@ -95,6 +112,8 @@ STYLES: Mapping[str, str] = {
     "wrap": _WRAP,
     "cell": _CELL,
     "cell_wrap": _CELL + " " + _WRAP,
+    "cell_text": _CELL + " " + _TEXT,
+    "text": _TEXT,
     "cell_nowrap": _CELL + " white-space: nowrap;",
     "head": (
         _CELL + f" white-space: nowrap; color: {THEMED['text']}; "
@@ -104,6 +123,7 @@ STYLES: Mapping[str, str] = {
         _CELL + f" white-space: nowrap; color: {THEMED['text']}; background: {THEMED['header']};"
     ),
     "muted": f"color: {THEMED['muted']};",
+    "link": f"color: {THEMED['link']}; text-decoration: underline;",
     "error": f"color: {ERROR_TEXT};",
     "banner": (
         f"background: {COUNTERFACTUAL_ACCENT}22; border-left: 4px solid {COUNTERFACTUAL_ACCENT}; "
@@ -118,8 +138,10 @@ STYLES: Mapping[str, str] = {
 """Inline styles, by name (``styles.cell`` in a template): ``table``, ``head`` (a column
 header: it stays in view while the table scrolls), ``key`` (a row header of a key-value
 table), ``cell`` (wraps between words), ``cell_wrap`` (wraps anywhere, keeps line breaks),
-``cell_nowrap``, ``scroll`` (the box a table scrolls in), ``wrap``
-(text that wraps anywhere), ``font``, ``muted``, ``error``, ``banner`` and ``problems``."""
+``cell_nowrap``, ``cell_text`` (a column of long text: wraps anywhere, at least
+:data:`TEXT_MIN_WIDTH_EM` wide), ``scroll`` (the box a table scrolls in), ``wrap`` (text that
+wraps anywhere), ``text`` (``cell_text`` for the report's stylesheet-styled tables),
+``font``, ``muted``, ``link``, ``error``, ``banner`` and ``problems``."""
 
 
 TABLE_MAX_ROWS = 300
@@ -229,11 +251,28 @@ def boundary_script() -> str:
     return text
 
 
+def page_theme_context() -> dict[str, Any]:
+    """What a themed page's templates take (the report's ``report.html.j2`` and
+    ``theme_script.html.j2``): ``colors`` (:data:`PAGE_VARS`), ``themes`` (each theme's colours
+    by role) and ``plot_templates`` (each theme's plotly template as JSON, for the switch)."""
+    return {
+        "colors": PAGE_VARS,
+        "themes": PAGE_THEMES,
+        "plot_templates": {theme: template_for(theme).to_plotly_json() for theme in THEMES},
+    }
+
+
 def boundary_css(where: Literal["report", "jupyterlab"] = "report") -> str:
-    """The Boundary view's stylesheet (``boundary.css.j2``): in the report's colours, or for
-    the Inspector's pane in JupyterLab's theme variables (readable in the dark theme too)."""
+    """The Boundary view's stylesheet (``boundary.css.j2``): in the report's colour variables
+    (light or dark, :data:`PAGE_VARS`), or for the Inspector's pane in JupyterLab's theme
+    variables (readable in the dark theme too)."""
     if where == "report":
-        return render("boundary.css.j2", surface="white", membership_states=MEMBERSHIP_STATES)
+        return render(
+            "boundary.css.j2",
+            colors=PAGE_VARS,
+            surface=PAGE_VARS["surface"],
+            membership_states=MEMBERSHIP_STATES,
+        )
     themed = {**PAGE_COLORS, **THEMED}
     return render(
         "boundary.css.j2",

@@ -1,7 +1,9 @@
 """The widgets' HTML panes, each from a template of :mod:`footprint_lab.lab.render`.
 
 Layer: lab. Small helpers that pass a view to its template: a table from a DataFrame, the
-records table, a line of text, a bold label, a heading. No markup is written here.
+records table, a line of text, a bold label, a heading. Every table comes with a download of
+its frame as CSV (:func:`~._share.csv_download`) unless told ``csv=None``. No markup is written
+here.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import pandas as pd
 from footprint_lab.lab.frames import Frames
 from footprint_lab.lab.render import TABLE_MAX_ROWS, render, table_context
 from footprint_lab.lab.views import Banner, records_view
+from footprint_lab.lab.widgets._share import csv_download
 
 __all__ = ["heading_html", "label_html", "note_html", "records_html", "table_html"]
 
@@ -27,18 +30,29 @@ def table_html(
     max_rows: int = TABLE_MAX_ROWS,
     empty: str = "nothing to show",
     human: bool = False,
+    csv: str | None = "table.csv",
 ) -> str:
-    """``frame`` as an inline-styled table (its first ``max_rows`` rows); ``human`` heads the
+    """``frame`` as an inline-styled table (its first ``max_rows`` rows), under a link that
+    downloads all of ``frame`` as the CSV file ``csv`` (None: no link); ``human`` heads the
     columns with their human headers (``COLUMN_HEADERS``)."""
     t = table_context(frame, row_styles=row_styles, max_rows=max_rows, empty=empty)
-    return render("table.html.j2", t=t, human=human)
+    download = None if csv is None else csv_download(frame, csv)
+    return render("table.html.j2", t=t, human=human, csv=download)
 
 
-def records_html(frames: Frames) -> str:
-    """The records table of a capture (``records_table.html.j2``, inline-styled)."""
+def records_html(frames: Frames, *, csv: str | None = "records.csv") -> str:
+    """The records table of a capture (``records_table.html.j2``, inline-styled; its list
+    cells said briefly, :func:`~footprint_lab.lab.views.records_view`), under a link that
+    downloads the records' cells in full as the CSV file ``csv`` (None: no link)."""
     t = table_context(records_view(frames), empty=NO_RECORDS, unit="records")
+    download = None if csv is None else csv_download(records_view(frames, compact=False), csv)
     return render(
-        "records_table.html.j2", t=t, collapsible=False, count=len(frames.records), cards=[]
+        "records_table.html.j2",
+        t=t,
+        collapsible=False,
+        count=len(frames.records),
+        cards=[],
+        csv=download,
     )
 
 

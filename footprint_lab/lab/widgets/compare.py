@@ -9,7 +9,8 @@ each run's window map in a tab. A banner shared by several counterfactual runs (
 run) is shown once.
 A new Compare replaces the last one on the same runs (or made by the same cell) and closes it,
 with all its parts (:mod:`._lifecycle`); :meth:`Compare.snapshot` gives its charts as PNG
-images for a notebook's static outputs (:mod:`._snapshot`).
+images for a notebook's static outputs (:mod:`._snapshot`) and :meth:`~._share.HtmlShare.to_html`
+writes the report of its runs (:mod:`._share`).
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from footprint_lab.lab.views import counterfactual_banner
 from footprint_lab.lab.widgets._figures import figure_widget, update_figure
 from footprint_lab.lab.widgets._html import heading_html, table_html
 from footprint_lab.lab.widgets._lifecycle import LabWidget, subject_of
+from footprint_lab.lab.widgets._share import HtmlShare, SharedRuns
 from footprint_lab.lab.widgets._snapshot import Snapshot
 from footprint_lab.scenarios import SCENARIOS, Scenario
 from footprint_lab.window.strategies import WindowStrategy
@@ -61,7 +63,7 @@ def _label_runs(runs: Mapping[str, Run] | Sequence[Run]) -> dict[str, Run]:
     return labelled
 
 
-class Compare(LabWidget):
+class Compare(HtmlShare, LabWidget):
     """Several runs side by side — usually one scenario under each strategy: the compare chart
     (characters sent or reported input tokens per iteration, one line per run), a summary
     table (:data:`~footprint_lab.lab.summary.KEY_NUMBER_COLUMNS`, one row per run) and each
@@ -107,7 +109,7 @@ class Compare(LabWidget):
         }
         self.summary = key_numbers_frame(self.runs)
         self.summary_html = widgets.HTML(
-            table_html(self.summary.reset_index(), empty="no runs"),
+            table_html(self.summary.reset_index(), empty="no runs", csv="summary.csv"),
             layout=widgets.Layout(overflow="auto"),
         )
         self.metric = widgets.ToggleButtons(
@@ -160,6 +162,12 @@ class Compare(LabWidget):
             self.header.value + self.parting_html.value + self.summary_html.value,
             chosen or {name: self.figures[name] for name in SNAPSHOT_FIGURES},
         )
+
+    def _shared_runs(self) -> SharedRuns:
+        """``to_html(path)`` writes one section of every run: the compare chart, the summary
+        table, then each run in full."""
+        section = self.title.removeprefix("Compare — ") if " — " in self.title else "runs"
+        return {section: {label: (run, self.frames[label]) for label, run in self.runs.items()}}
 
     def _on_metric(self, change: Mapping[str, Any]) -> None:
         update_figure(self.figures["compare"], plots.compare(self.frames, metric=change["new"]))

@@ -11,14 +11,13 @@ same script as the report's Boundary view; the calls table, the window diff and 
 are in :mod:`._inspector_panes`. It reads the run, never changes it. A new Inspector replaces
 the last one on the same run (or made by the same cell) and closes it, with all its parts
 (:mod:`._lifecycle`); :meth:`Inspector.snapshot` gives its charts as PNG images for a
-notebook's static outputs (:mod:`._snapshot`).
+notebook's static outputs (:mod:`._snapshot`), :meth:`~._share.HtmlShare.to_html` writes its
+report (:mod:`._share`).
 """
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
 
 import ipywidgets as widgets
@@ -28,7 +27,6 @@ from footprint_lab.agent.run import Run
 from footprint_lab.lab import plots
 from footprint_lab.lab.frames import capture
 from footprint_lab.lab.render import render, state_style, table_context
-from footprint_lab.lab.report import write_run_report
 from footprint_lab.lab.schema import LEFT_STATES
 from footprint_lab.lab.summary import key_numbers
 from footprint_lab.lab.views import (
@@ -60,6 +58,7 @@ from footprint_lab.lab.widgets._inspector_panes import (
     call_line,
 )
 from footprint_lab.lab.widgets._lifecycle import LabWidget, subject_of
+from footprint_lab.lab.widgets._share import HtmlShare, SharedRuns, csv_download
 from footprint_lab.lab.widgets._snapshot import Snapshot
 from footprint_lab.pricing import Pricing
 from footprint_lab.window.records import WindowRecord
@@ -88,7 +87,7 @@ SNAPSHOT_FIGURES: tuple[str, ...] = ("window_size", "window_map")
 """The charts :meth:`Inspector.snapshot` renders unless told others."""
 
 
-class Inspector(LabWidget):
+class Inspector(HtmlShare, LabWidget):
     """One run, in seven tabs: Overview, Window map, Pins, Refusals, Boundary, Calls, Search.
 
     Parts (for code and tests): ``run``, ``frames`` (its capture), ``numbers``
@@ -212,12 +211,11 @@ class Inspector(LabWidget):
             chosen,
         )
 
-    def to_html(self, path: str | os.PathLike[str]) -> Path:
-        """Write the Inspector's views as one standalone HTML file that opens offline, with no
-        kernel: the report of this run (:func:`~footprint_lab.lab.report.write_run_report`) —
-        its overview, window size, window map, pins, refusals, every removal in words and the
-        Boundary view with its iteration slider. Returns the path written."""
-        return write_run_report(self.run, path, frames=self.frames, title=self.title)
+    def _shared_runs(self) -> SharedRuns:
+        """``to_html(path)`` writes the report of this run (the same as
+        :func:`~footprint_lab.lab.report.write_run_report`)."""
+        label = str(self.frames.info.get("label") or self.run.strategy or "no strategy")
+        return {str(self.run.meta.get("scenario") or "run"): {label: (self.run, self.frames)}}
 
     def search(self, query: str) -> pd.DataFrame:
         """Find ``query`` — a stage id or any text — across the run's messages, as typing it in
@@ -401,16 +399,20 @@ class Inspector(LabWidget):
             pairs=self._key_pairs(),
             reasons=table_context(reasons, empty="no refusals"),
             pins=table_context(pin_frame, empty="no pins"),
+            reasons_csv=csv_download(reasons, "refusals-by-reason.csv"),
+            pins_csv=csv_download(pin_frame, "pins-by-tool.csv"),
         )
 
     def _pins_table(self) -> str:
         pins = self.frames.pins
         columns = ["iteration", "kind", "tool_name", "turn_index", "chars", "count", "stage_id"]
-        return table_html(pins.loc[:, columns], empty="No pins on any visit.")
+        return table_html(pins.loc[:, columns], empty="No pins on any visit.", csv="pins.csv")
 
     def _refusals_table(self) -> str:
         refusals = self.frames.refusals
         columns = ["iteration", "reason", "turn_index", "message_index", "turn_messages"]
         return table_html(
-            refusals.loc[:, [*columns, "stage_id"]], empty="No refusals on any visit."
+            refusals.loc[:, [*columns, "stage_id"]],
+            empty="No refusals on any visit.",
+            csv="refusals.csv",
         )

@@ -8,7 +8,8 @@ progress bar through :mod:`footprint_lab.lab.progress`, silent when
 ``FOOTPRINT_LAB_QUIET=1`` or when stderr is not a terminal outside a notebook. A new Tuner
 replaces the last one on the same scenario and strategy (or made by the same cell) and closes
 it, with all its parts (:mod:`._lifecycle`); :meth:`Tuner.snapshot` gives its charts as PNG
-images for a notebook's static outputs (:mod:`._snapshot`).
+images for a notebook's static outputs (:mod:`._snapshot`) and :meth:`~._share.HtmlShare.to_html`
+writes the report of its last run (:mod:`._share`).
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from footprint_lab.lab.summary import key_numbers
 from footprint_lab.lab.widgets._figures import figure_widget, update_figure
 from footprint_lab.lab.widgets._html import heading_html, label_html, note_html, records_html
 from footprint_lab.lab.widgets._lifecycle import LabWidget, subject_of
+from footprint_lab.lab.widgets._share import HtmlShare, SharedRuns
 from footprint_lab.lab.widgets._snapshot import Snapshot
 from footprint_lab.scenarios import SCENARIOS, Scenario
 from footprint_lab.window.errors import WindowConfigError
@@ -143,7 +145,7 @@ def _format_config(config: Mapping[str, Any], short: bool = False) -> str:
     )
 
 
-class Tuner(LabWidget):
+class Tuner(HtmlShare, LabWidget):
     """A scripted scenario under one strategy, with a slider per knob.
 
     Every slider change re-runs the scenario (``scenario.run(strategy.with_knobs(...),
@@ -284,6 +286,11 @@ class Tuner(LabWidget):
             self.header.value + self.summary_html.value,
             chosen,
         )
+
+    def _shared_runs(self) -> SharedRuns:
+        """``to_html(path)`` writes the report of the last run, labelled by its knobs."""
+        label = str(self.frames.info.get("label") or _format_config(self.config, True))
+        return {self.scenario.name: {label: (self.run, self.frames)}}
 
     def set(self, **values: Any) -> Tuner:
         """Move several sliders at once and re-run once. Returns the tuner."""

@@ -1,0 +1,225 @@
+"""In a real JupyterLab, in headless Chromium: the lab's charts follow JupyterLab's theme, and
+the Boundary view stays readable with the file browser open at 1,400 px.
+
+JupyterLab runs as in ``test_jupyterlab_browser.py`` (127.0.0.1, temporary Jupyter
+directories, no request may leave the machine) over a small notebook written for this test: an
+Inspector of deploy-audit under sliding-window. After Run All it checks, in the page:
+
+* in JupyterLab Light the Inspector's chart is light; switching to JupyterLab Dark (the
+  ``apputils:change-theme`` command, as the Settings menu does) turns it dark — the kernel,
+  told by the widget's theme probe, re-templates it — with every chart text at a WCAG contrast
+  of at least 4.5 against the chart's computed background, and every table cell of the
+  Inspector legible too; switching back turns it light again;
+* with the file browser open, at a 1,400 px window, each column of the Boundary tables is at
+  least a readable width (the text column 240 px) and a table wider than its box scrolls there.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.lab.test_jupyterlab_browser import (
+    RUN_TIMEOUT_MS,
+    UI_TIMEOUT_MS,
+    Console,
+    Lab,
+    _screenshot_on_failure,
+    _wait_until_all_ran,
+    jupyterlab,
+)
+from tests.lab.test_report_browser import CHROMIUM, LAUNCH_ARGS, _sync_playwright
+from tests.lab.test_themes_browser import (
+    BOUNDARY_COLUMNS_JS,
+    CHARTS_JS,
+    DARK_LUMINANCE,
+    LIGHT_LUMINANCE,
+    PAGE_JS,
+    WCAG_AA,
+    _assert_readable_columns,
+)
+
+NOTEBOOK = "themes.ipynb"
+CELLS = [
+    "from footprint_lab.lab import Inspector\n"
+    "from footprint_lab.scenarios import SCENARIOS\n"
+    "scenario = SCENARIOS['deploy-audit']()\n"
+    "run = scenario.run(scenario.strategies()['sliding-window'])",
+    "inspector = Inspector(run)\ninspector",
+]
+"""The notebook's code cells."""
+
+THEME_COMMAND = "apputils:change-theme"
+"""The JupyterLab command the Settings > Theme menu runs."""
+
+
+def _write_notebook(root: Path) -> None:
+    cells = [
+        {
+            "cell_type": "code",
+            "metadata": {},
+            "source": source,
+            "outputs": [],
+            "execution_count": None,
+        }
+        for source in CELLS
+    ]
+    notebook = {
+        "cells": cells,
+        "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3 (ipykernel)"}},
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    }
+    (root / NOTEBOOK).write_text(json.dumps(notebook), encoding="utf-8")
+
+
+def _open(context: Any, lab: Lab, console: Console) -> Any:
+    page = context.new_page()
+    console.listen(page)
+    page.goto(
+        f"{lab.url}/lab/tree/{NOTEBOOK}?token={lab.token}",
+        wait_until="domcontentloaded",
+        timeout=UI_TIMEOUT_MS,
+    )
+    page.wait_for_function(
+        """n => {
+            const panel = window.jupyterapp && window.jupyterapp.shell.currentWidget;
+            const session = panel && panel.sessionContext;
+            const kernel = session && session.session && session.session.kernel;
+            return Boolean(panel && panel.content && panel.context && panel.context.isReady
+                && panel.content.widgets.length === n && session.isReady && kernel
+                && kernel.connectionStatus === 'connected' && kernel.status === 'idle');
+        }""",
+        arg=len(CELLS),
+        timeout=RUN_TIMEOUT_MS,
+        polling=250,
+    )
+    return page
+
+
+def _theme(page: Any, name: str, light: bool) -> None:
+    """Switch JupyterLab to theme ``name`` and wait until the page says so."""
+    page.evaluate(
+        "([command, theme]) => window.jupyterapp.commands.execute(command, {theme})",
+        [THEME_COMMAND, name],
+    )
+    page.wait_for_function(
+        "light => document.body.dataset.jpThemeLight === String(light)",
+        arg=light,
+        timeout=UI_TIMEOUT_MS,
+    )
+
+
+SHOWN_CHARTS = """() => Array.from(
+    document.querySelectorAll('.footprint-inspector .js-plotly-plot')
+).map(d => d.getClientRects().length > 0)"""
+"""Which of the page's charts are shown (the others sit in hidden tabs)."""
+
+CHART_LUMINANCE = """dark => {
+    const shown = Array.from(document.querySelectorAll('.footprint-inspector .js-plotly-plot'))
+        .filter(d => d.getClientRects().length > 0);
+    const lum = (c) => {
+        const p = c.match(/\\d+(\\.\\d+)?/g).slice(0, 3).map(Number).map(v => {
+            v = v / 255;
+            return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4);
+        });
+        return 0.2126 * p[0] + 0.7152 * p[1] + 0.0722 * p[2];
+    };
+    return shown.length > 0 && shown.every(d => {
+        const l = lum(getComputedStyle(d.querySelector('.main-svg')).backgroundColor);
+        return dark ? l < 0.05 : l > 0.8;
+    });
+}"""
+"""True once every shown chart of the Inspector has a dark (or light) background."""
+
+
+def _shown_charts(page: Any) -> list[dict[str, Any]]:
+    charts: list[dict[str, Any]] = page.evaluate(CHARTS_JS)
+    shown: list[bool] = page.evaluate(SHOWN_CHARTS)
+    # CHARTS_JS measures every chart of the page: the Inspector's are all of them here
+    assert len(charts) == len(shown)
+    return [chart for chart, visible in zip(charts, shown, strict=True) if visible]
+
+
+def _assert_charts(page: Any, dark: bool) -> None:
+    page.wait_for_function(CHART_LUMINANCE, arg=dark, timeout=UI_TIMEOUT_MS)
+    charts = _shown_charts(page)
+    assert charts
+    for chart in charts:
+        if dark:
+            assert chart["paper"] < DARK_LUMINANCE, chart["paper"]
+        else:
+            assert chart["paper"] > LIGHT_LUMINANCE, chart["paper"]
+        assert len(chart["texts"]) >= 2
+        poor = [t for t in chart["texts"] if t["ratio"] < WCAG_AA]
+        assert poor == [], poor[:5]
+
+
+def test_charts_follow_jupyterlab_dark_and_the_boundary_fits_beside_the_file_browser(
+    tmp_path: Path,
+) -> None:
+    if not CHROMIUM.exists():
+        pytest.fail(
+            f"{CHROMIUM} is missing: install Debian's chromium (`apt-get install -y chromium`)"
+        )
+    sync_playwright = _sync_playwright()
+    console = Console()
+    with jupyterlab(tmp_path) as lab, sync_playwright() as p:  # type: ignore[operator]
+        _write_notebook(lab.root)
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=LAUNCH_ARGS)
+        try:
+            context = browser.new_context(viewport={"width": 1400, "height": 1000})
+            page = _open(context, lab, console)
+            with _screenshot_on_failure(page, tmp_path / "failure.png", console):
+                page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
+                _wait_until_all_ran(page, len(CELLS))
+                inspector = page.locator(".footprint-inspector").first
+                inspector.wait_for(state="visible", timeout=UI_TIMEOUT_MS)
+                inspector.locator(".js-plotly-plot .main-svg").first.wait_for(timeout=UI_TIMEOUT_MS)
+                assert page.evaluate("() => document.body.dataset.jpThemeLight") == "true"
+                _assert_charts(page, dark=False)
+
+                _theme(page, "JupyterLab Dark", light=False)
+                _assert_charts(page, dark=True)
+                assert lab.kernel_says(NOTEBOOK, "print(inspector.theme_probe.theme)").strip() == (
+                    "dark"
+                )
+                cells = page.evaluate(PAGE_JS, ".footprint-inspector td, .footprint-inspector th")
+                assert len(cells["texts"]) > 20
+                poor = [t for t in cells["texts"] if t["ratio"] < WCAG_AA]
+                assert poor == [], poor[:5]
+                page.screenshot(path=str(tmp_path / "dark.png"))
+
+                # the Boundary tab, with the file browser open beside the notebook
+                files = page.locator("#filebrowser")
+                if not files.is_visible():
+                    page.evaluate(
+                        "() => window.jupyterapp.commands.execute('filebrowser:activate')"
+                    )
+                files.wait_for(state="visible", timeout=UI_TIMEOUT_MS)
+                assert files.bounding_box()["width"] >= 200
+                tabs = inspector.locator(".footprint-inspector-tabs .lm-TabBar-tab")
+                tabs.filter(has_text="Boundary").first.click()
+                pane = inspector.locator(".footprint-boundary-table")
+                pane.locator("table.boundary-left tbody tr").first.wait_for(
+                    state="attached", timeout=UI_TIMEOUT_MS
+                )
+                tables = page.evaluate(
+                    BOUNDARY_COLUMNS_JS.replace("#pane", ".footprint-boundary-table")
+                )
+                page.screenshot(path=str(tmp_path / "boundary-dark.png"))
+                _assert_readable_columns(tables)
+                cells = page.evaluate(PAGE_JS, ".footprint-boundary-table td")
+                poor = [t for t in cells["texts"] if t["ratio"] < WCAG_AA]
+                assert cells["texts"] and poor == [], poor[:5]
+
+                tabs.filter(has_text="Overview").first.click()
+                _theme(page, "JupyterLab Light", light=True)
+                _assert_charts(page, dark=False)
+            context.close()
+        finally:
+            browser.close()
+    assert console.widget_errors() == [], "\n".join(console.messages)
