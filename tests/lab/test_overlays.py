@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 import pytest
@@ -263,7 +264,7 @@ def test_window_map_marks_violations_and_lost_evidence(transcript: Run) -> None:
     # the heatmap is the same as without overlays
     bare = plots.window_map(capture(replayed))
     assert len(bare.data) == 2  # heatmap + violations; no losses without evidence=True
-    assert bare.data[0].z == fig.data[0].z
+    assert np.array_equal(bare.data[0].z, fig.data[0].z, equal_nan=True)
 
 
 def test_capture_many_stacks_the_overlay_frames(transcript: Run) -> None:
