@@ -95,13 +95,14 @@ def fit_title(title: str, width: int | None = None) -> list[str]:
     limit = TITLE_LINE_CHARS if width is None else width
     lines: list[str] = []
     for given in title.split(TITLE_BREAK):
-        line = ""
-        for word in given.split(" "):
-            if line and len(line) + 1 + len(word) > limit:
-                lines.append(line)
+        first, *words = given.split(" ")
+        line = first
+        for word in words:
+            if line.strip() and len(line) + 1 + len(word) > limit:
+                lines.append(line)  # the space between them is where the line breaks
                 line = word
             else:
-                line = f"{line} {word}" if line else word
+                line = f"{line} {word}"
         lines.append(line)
     return lines
 

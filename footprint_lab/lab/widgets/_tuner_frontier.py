@@ -11,6 +11,7 @@ marker on the current setting.
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -42,7 +43,7 @@ def grid_values(low: Any, high: Any, step: Any, count: int) -> list[Any]:
     the slider's steps; fewer when the range holds fewer steps."""
     if count <= 1 or high <= low:
         return [low]
-    steps = round((high - low) / step)
+    steps = math.floor((high - low) / step + 1e-9)  # whole steps that stay within the range
     picks = sorted({round(i * steps / (count - 1)) for i in range(count)})
     whole = all(isinstance(v, int) for v in (low, high, step))
     return [int(low + k * step) if whole else round(low + k * step, 10) for k in picks]
