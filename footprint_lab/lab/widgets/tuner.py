@@ -130,6 +130,7 @@ class Tuner(LabWidget):
         **ranges: Any,
     ) -> None:
         super().__init__()
+        self.add_class("footprint-tuner")
         subject = subject_of(source, strategy)
         rule = check_cache(cache)
         if rule not in ("prefix", "none"):
@@ -154,7 +155,7 @@ class Tuner(LabWidget):
         self.frontier_values = frontier_values
         self._hold = False
         self._dependencies = Dependencies()
-        self.summary_html = widgets.HTML()
+        self.summary_html = widgets.HTML().add_class("footprint-tuner-summary")
         self.readouts_html = widgets.HTML()
         self.latency_html = widgets.HTML().add_class("footprint-tuner-latency")
         self.records_html = widgets.HTML(layout=widgets.Layout(overflow="auto"))
@@ -240,7 +241,7 @@ class Tuner(LabWidget):
                 continuous_update=False,
                 style={"description_width": "180px"},
                 layout=widgets.Layout(width="560px"),
-            )
+            ).add_class(f"footprint-knob-{name}")
         return sliders
 
     def snapshot(self, *names: str) -> Snapshot:
