@@ -18,7 +18,7 @@ from footprint_lab.evidence import calls_of, dependencies, losses
 from footprint_lab.importers import load, load_tau_bench
 from footprint_lab.lab import Tuner, capture, evidence_frame, plots
 from footprint_lab.lab.costs import Pricing, cost_frame
-from footprint_lab.lab.plots._common import TITLE_BREAK, TITLE_LINE_CHARS, fit_title
+from footprint_lab.lab.plots import TITLE_BREAK, TITLE_LINE_CHARS, fit_title
 from footprint_lab.lab.schema import spec
 from footprint_lab.lab.views import record_sentence
 from footprint_lab.lab.widgets._tuner_frontier import CURRENT, grid_values

@@ -25,7 +25,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-from footprint_lab.lab.plots._common import TITLE_BREAK
+from footprint_lab.lab.plots import TITLE_BREAK
 from footprint_lab.lab.widgets._html import note_html
 
 __all__ = ["SNAPSHOT_HEIGHT", "SNAPSHOT_WIDTH", "Snapshot", "SnapshotUnavailable", "render_png"]

@@ -141,7 +141,7 @@ class Tuner(LabWidget):
             raise TypeError(f"pricing must be a Pricing or None, got {type(pricing).__name__}")
         self.cache: CacheRule = rule
         self.pricing: Pricing = RELATIVE_PRICING if pricing is None else pricing
-        self.source = source_of(source, provider_options)  # type: ignore[arg-type]
+        self.source = source_of(source, provider_options)
         self.scenario: Scenario | None = self.source.scenario
         self.provider_options = self.source.provider_options
         self.base: WindowStrategy = resolve_strategy(strategy, self.source)
