@@ -316,3 +316,10 @@ def test_the_summary_is_the_tuner_frame(imported: Run) -> None:
     assert [c for c in summary.columns if c not in knobs] == list(spec("tuner").columns)
     assert summary["strategy"].tolist() == ["token-budget"]
     assert summary["cost_ratio"].iloc[0] == pytest.approx(tuner.readouts.cost_ratio)
+
+
+def test_fit_title_keeps_a_parenthesis_whole() -> None:
+    title = "Evidence trade-off — 6 configurations × 1 runs" + plots.COUNTERFACTUAL_SUFFIX
+    lines = fit_title(title, width=50)
+    assert lines == ["Evidence trade-off — 6 configurations × 1 runs", "(counterfactual replay)"]
+    assert " ".join(lines).endswith(plots.COUNTERFACTUAL_SUFFIX)

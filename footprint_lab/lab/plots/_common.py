@@ -79,11 +79,28 @@ IDENTICAL_SYMBOLS: tuple[str, ...] = ("x", "diamond", "square", "triangle-up", "
 """The marker symbols of a line drawn exactly over an earlier one, in order."""
 
 
+def _units(text: str) -> list[str]:
+    """The words of a title, a parenthesis counted as one (``(counterfactual replay)`` is never
+    broken, so a title still ends with :data:`COUNTERFACTUAL_SUFFIX`)."""
+    units: list[str] = []
+    inside = False
+    for word in text.split(" "):
+        if inside:
+            units[-1] += " " + word
+        else:
+            units.append(word)
+        if word.startswith("("):
+            inside = True
+        if word.endswith(")"):
+            inside = False
+    return units
+
+
 def fit_title(title: str, width: int | None = None) -> list[str]:
     """The lines a title is drawn on: broken between words so that no line is longer than
-    ``width`` characters (a single longer word keeps a line of its own). Plotly draws a title
-    on one line however long, and a line wider than the figure is cut at its edge — the
-    window map of a long setting in a narrow notebook was.
+    ``width`` characters (a single longer word, or parenthesis, keeps a line of its own).
+    Plotly draws a title on one line however long, and a line wider than the figure is cut at
+    its edge — the window map of a long setting in a narrow notebook was.
 
     Args:
         title: The title text (``<br>`` in it starts a new line).
@@ -95,7 +112,7 @@ def fit_title(title: str, width: int | None = None) -> list[str]:
     limit = TITLE_LINE_CHARS if width is None else width
     lines: list[str] = []
     for given in title.split(TITLE_BREAK):
-        first, *words = given.split(" ")
+        first, *words = _units(given)
         line = first
         for word in words:
             if line.strip() and len(line) + 1 + len(word) > limit:
