@@ -425,6 +425,7 @@ class Tuner(LabWidget):
     def _summary(self) -> str:
         n = self.numbers
         parts = [
+            "",  # the line starts "· status ...", after the setting in bold
             f"status {n['status']}",
             f"{n['iterations']} iterations",
             f"{n['removals']} removal(s), {n['removed_messages']} message(s) removed",
@@ -433,4 +434,4 @@ class Tuner(LabWidget):
             f"peak {n['peak_window_chars']} chars",
             f"last {n['final_window_chars']} chars sent",
         ]
-        return note_html(" · ".join(parts), strong=format_config(self.config))
+        return note_html(" · ".join(parts).strip(), strong=format_config(self.config))
