@@ -28,6 +28,7 @@ from footprint_lab.lab._evidence_rows import RELATIVE_PRICING
 from footprint_lab.lab.frames import Frames, capture
 from footprint_lab.lab.progress import progress
 from footprint_lab.lab.summary import key_numbers
+from footprint_lab.lab.views import counterfactual_banner
 from footprint_lab.lab.widgets._figures import figure_widget, update_figure
 from footprint_lab.lab.widgets._html import (
     heading_html,
@@ -182,7 +183,13 @@ class Tuner(LabWidget):
             "frontier": figure_widget(plots.policy_frontier(pd.DataFrame(columns=["lost_share"]))),
         }
         self.title = f"Tuner — {self.source.name} · {getattr(self.base, 'name', '?')}"
-        self.header = widgets.HTML(heading_html(self.title, lead=self.source.lead))
+        # a replay says so, as the Inspector's heading does: its replies are the original's
+        banner = counterfactual_banner(self.run.meta)
+        self.header = widgets.HTML(
+            heading_html(
+                self.title, banners=[banner] if banner is not None else [], lead=self.source.lead
+            )
+        )
         self.children = [
             self.header,
             widgets.VBox(list(self.sliders.values())),
