@@ -23,6 +23,7 @@ from bench import (
     peers,
     policy_costs,
     scale,
+    tuner,
 )
 
 HERE = Path(__file__).resolve().parent
@@ -86,6 +87,7 @@ def main(argv: list[str] | None = None) -> int:
                 1 if tiny else 2,
             ),
         ),
+        ("tuner", lambda: tuner.run(200, 3 if tiny else 7)),
     ]
     for name, step in steps:
         print(f"bench: {name} ...", file=sys.stderr, flush=True)

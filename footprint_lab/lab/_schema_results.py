@@ -1,6 +1,6 @@
 """The specs of the frames the lab builds beyond a capture: the evidence grid and its summary,
-the priced calls, a run's summary numbers and the sweep of them, the boundary views, and where
-compared runs part.
+the priced calls, a run's summary numbers and the sweep of them, the boundary views, where
+compared runs part, and the Tuner's readouts.
 
 Layer: lab (private; :mod:`footprint_lab.lab.schema` is the public face). Each frame is built
 against its spec here (:func:`footprint_lab.lab.schema.build_frame`); a frame whose columns
@@ -181,6 +181,29 @@ _SWEEP = FrameSpec(
     {**_RUN_SUMMARY.columns, **_SWEEP_COSTS},
     "sweep",
     knobs_after="",
+)
+
+_TUNER = FrameSpec(
+    "``Tuner.summary``: the readouts of the Tuner's current setting, one row per run it "
+    "re-runs or replays. Knob columns sit between ``strategy`` and ``keep_last_tool_results``.",
+    columns_of(
+        run=(TEXT, "The run's label (the scenario's name for a scenario)."),
+        strategy=(TEXT, "The strategy's name."),
+        keep_last_tool_results=(INT, "The pin limit of the setting."),
+        calls=(INT, "LLM calls made (a scenario) or replayed (a run)."),
+        records=(INT, "Window records filed."),
+        removed_messages=(INT, "Messages the records removed."),
+        input_cost=(FLOAT, "Estimated input cost of every call, under the cache rule."),
+        baseline_input_cost=(FLOAT, "The same with no window management."),
+        cost_ratio=(FLOAT, "input_cost / baseline_input_cost (NaN when that costs nothing)."),
+        request_chars=(INT, "Characters of every request, system prompt included."),
+        prefix_chars=(INT, "Their common prefixes with the previous request."),
+        cache_share=(FLOAT, "prefix_chars / request_chars: what a prefix cache could reuse."),
+        dependent_calls=(INT, "Tool calls that took an argument from earlier tool evidence."),
+        lost_calls=(INT, "Dependent calls produced from a window without that evidence."),
+    ),
+    "tuner",
+    knobs_after="strategy",
 )
 
 _KEY_NUMBERS = _RUN_SUMMARY.cut(
@@ -384,6 +407,7 @@ RESULT_SPECS: dict[str, FrameSpec] = {
         _SEARCH,
         _WINDOW_DIFF,
         _CALL_COSTS,
+        _TUNER,
     )
 }
 """The lab's frames beyond a capture, by name."""

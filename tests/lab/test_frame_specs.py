@@ -96,6 +96,7 @@ def test_every_spec_is_named_documented_and_headed() -> None:
         "search",
         "window_diff",
         "call_costs",
+        "tuner",
     }
     for name, frame_spec in SPECS.items():
         assert frame_spec.name == name and frame_spec.doc.strip(), name

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 import pytest
@@ -40,6 +41,11 @@ from tests.lab.invariants import (
 )
 
 DATA = Path(__file__).parents[2] / "data" / "tau-bench"
+
+
+def _title(fig: Any) -> str:
+    """A figure's title as one line (a long one is drawn broken into lines)."""
+    return str(fig.layout.title.text).replace(plots.TITLE_BREAK, " ")
 
 
 def _trace(fig: go.Figure, name: str) -> Any:
@@ -263,7 +269,7 @@ def test_window_map_marks_violations_and_lost_evidence(transcript: Run) -> None:
     # the heatmap is the same as without overlays
     bare = plots.window_map(capture(replayed))
     assert len(bare.data) == 2  # heatmap + violations; no losses without evidence=True
-    assert bare.data[0].z == fig.data[0].z
+    assert np.array_equal(bare.data[0].z, fig.data[0].z, equal_nan=True)
 
 
 def test_capture_many_stacks_the_overlay_frames(transcript: Run) -> None:
@@ -287,7 +293,7 @@ def test_counterfactual_runs_are_labelled_in_every_figure(transcript: Run) -> No
     assert agent_run.info["counterfactual"] is False
     builders = (plots.window_size, plots.window_map, plots.pins_timeline, plots.refusals_by_reason)
     for build in builders:
-        assert build(replayed).layout.title.text.endswith(plots.COUNTERFACTUAL_SUFFIX)
+        assert _title(build(replayed)).endswith(plots.COUNTERFACTUAL_SUFFIX)
         assert "counterfactual" not in build(agent_run).layout.title.text
     both = plots.compare({"replay": replayed, "agent": agent_run})
     assert "counterfactual" in both.layout.title.text
@@ -295,7 +301,7 @@ def test_counterfactual_runs_are_labelled_in_every_figure(transcript: Run) -> No
     assert _trace(both, "agent").line.dash == "solid"
     assert "counterfactual replay" in _trace(both, "replay").hovertemplate
     only = plots.compare(capture_many({"r": replayed}))
-    assert only.layout.title.text.endswith(plots.COUNTERFACTUAL_SUFFIX)
+    assert _title(only).endswith(plots.COUNTERFACTUAL_SUFFIX)
 
 
 def test_report_labels_counterfactual_runs(transcript: Run) -> None:

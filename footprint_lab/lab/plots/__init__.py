@@ -33,7 +33,10 @@ from __future__ import annotations
 
 from footprint_lab.lab.plots._common import (
     COUNTERFACTUAL_SUFFIX,
+    TITLE_BREAK,
+    TITLE_LINE_CHARS,
     WEBGL_THRESHOLD,
+    fit_title,
     is_counterfactual,
     removal_summary,
 )
@@ -73,6 +76,8 @@ __all__ = [
     "REASON_COLORS",
     "STAND_DOWN_ROW",
     "STATE_COLORS",
+    "TITLE_BREAK",
+    "TITLE_LINE_CHARS",
     "VIOLATION_COLOR",
     "WEBGL_THRESHOLD",
     "YIELDED_ROW",
@@ -80,6 +85,7 @@ __all__ = [
     "compare",
     "cost_per_call",
     "evidence_tradeoff",
+    "fit_title",
     "is_counterfactual",
     "pins_timeline",
     "policy_frontier",

@@ -20,6 +20,7 @@ from typing import Any
 
 import pandas as pd
 import plotly.graph_objects as go
+import plotly.io as pio
 
 from footprint_lab.lab.frames import Frames
 from footprint_lab.lab.theme import TEMPLATE
@@ -29,9 +30,12 @@ __all__ = [
     "COUNTERFACTUAL_SUFFIX",
     "IDENTICAL_DASHES",
     "IDENTICAL_SYMBOLS",
+    "TITLE_BREAK",
+    "TITLE_LINE_CHARS",
     "WEBGL_THRESHOLD",
     "distinguish_identical",
     "empty_note",
+    "fit_title",
     "is_counterfactual",
     "layout",
     "nice_step",
@@ -56,6 +60,17 @@ COUNTERFACTUAL_SUFFIX = " (counterfactual replay)"
 the original run's, not what a model would have said to that window."""
 
 
+TITLE_LINE_CHARS = 64
+"""The longest line of a chart's title, in characters: about 560 px at the title's size, so a
+title fits a chart in a notebook beside JupyterLab's file browser."""
+
+TITLE_LINE_PX = 22
+"""What each further title line adds to the top margin."""
+
+TITLE_BREAK = "<br>"
+"""What starts a new line in a chart's title (plotly's line break)."""
+
+
 IDENTICAL_DASHES: tuple[str, ...] = ("dot", "dashdot", "longdashdot", "longdash")
 """The dashes of a line drawn exactly over an earlier one ("dash" is left to counterfactual
 replays), in order."""
@@ -64,9 +79,56 @@ IDENTICAL_SYMBOLS: tuple[str, ...] = ("x", "diamond", "square", "triangle-up", "
 """The marker symbols of a line drawn exactly over an earlier one, in order."""
 
 
+def _units(text: str) -> list[str]:
+    """The words of a title, a parenthesis counted as one (``(counterfactual replay)`` is never
+    broken, so a title still ends with :data:`COUNTERFACTUAL_SUFFIX`)."""
+    units: list[str] = []
+    inside = False
+    for word in text.split(" "):
+        if inside:
+            units[-1] += " " + word
+        else:
+            units.append(word)
+        if word.startswith("("):
+            inside = True
+        if word.endswith(")"):
+            inside = False
+    return units
+
+
+def fit_title(title: str, width: int | None = None) -> list[str]:
+    """The lines a title is drawn on: broken between words so that no line is longer than
+    ``width`` characters (a single longer word, or parenthesis, keeps a line of its own).
+    Plotly draws a title on one line however long, and a line wider than the figure is cut at
+    its edge — the window map of a long setting in a narrow notebook was.
+
+    Args:
+        title: The title text (``<br>`` in it starts a new line).
+        width: The longest line, in characters (default :data:`TITLE_LINE_CHARS`).
+
+    Returns:
+        The lines, at least one.
+    """
+    limit = TITLE_LINE_CHARS if width is None else width
+    lines: list[str] = []
+    for given in title.split(TITLE_BREAK):
+        first, *words = _units(given)
+        line = first
+        for word in words:
+            if line.strip() and len(line) + 1 + len(word) > limit:
+                lines.append(line)  # the space between them is where the line breaks
+                line = word
+            else:
+                line = f"{line} {word}"
+        lines.append(line)
+    return lines
+
+
 def layout(fig: go.Figure, title: str, **extra: Any) -> go.Figure:
     """Give ``fig`` its title and the lab template (font, margins, legend placement), and tell
-    identical lines apart (:func:`distinguish_identical`).
+    identical lines apart (:func:`distinguish_identical`). A title longer than
+    :data:`TITLE_LINE_CHARS` is broken between words (:func:`fit_title`) and the top margin
+    grows by :data:`TITLE_LINE_PX` for each further line, so no title is cut at the edge.
 
     Args:
         fig: The figure to lay out, in place.
@@ -76,7 +138,13 @@ def layout(fig: go.Figure, title: str, **extra: Any) -> go.Figure:
     Returns:
         ``fig``.
     """
-    fig.update_layout(title={"text": title}, template=TEMPLATE, **extra)
+    lines = fit_title(title)
+    if len(lines) > 1:
+        margin = dict(extra.pop("margin", None) or {})
+        top = pio.templates[TEMPLATE].layout.margin.t or 0  # the template's: one line
+        margin.setdefault("t", top + TITLE_LINE_PX * (len(lines) - 1))
+        extra["margin"] = margin
+    fig.update_layout(title={"text": TITLE_BREAK.join(lines)}, template=TEMPLATE, **extra)
     distinguish_identical(fig)
     return fig
 

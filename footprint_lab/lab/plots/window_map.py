@@ -246,7 +246,9 @@ def _heatmap(
     return go.Heatmap(
         x=xs,
         y=ys,
-        z=[[None if np.isnan(v) else int(v) for v in row] for row in z],
+        # an array, not nested lists: plotly validates and copies lists cell by cell (most of
+        # the map's cost on a long run); NaN cells (not committed yet) are gaps, as null is
+        z=z,
         zmin=-0.5,
         zmax=n_states - 0.5,
         colorscale=_stepped_colorscale(colors),
@@ -269,7 +271,8 @@ def window_map(
     """A heatmap of every message's life: x = iteration, y = ledger message in commit order
     (labelled by stage id and role/tool), colour = its membership state at that iteration.
 
-    ``z`` holds indices into the states present (the colour bar names them, in the order of
+    ``z`` (a float array; NaN where the message did not exist yet) holds indices into the states
+    present (the colour bar names them, in the order of
     :data:`~footprint_lab.lab.schema.MEMBERSHIP_STATES`); ``fig.layout.meta`` holds
     ``states``, ``row_stride`` and ``col_stride`` (1 unless the run was grouped in blocks, see
     the module docstring). Empty cells: the message did not exist yet. Overlay traces

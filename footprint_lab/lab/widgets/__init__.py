@@ -10,8 +10,9 @@ change them.
   window map, pins, refusals, and the *boundary* view: drag the iteration slider and see the
   exact messages sent at that call, which of them were pinned or refused, which left, and the
   :class:`~footprint_lab.WindowRecord` filed there.
-* :class:`Tuner` (:mod:`.tuner`) — a scripted scenario under one strategy, with a slider per
-  knob; every change re-runs the scenario and redraws the charts *in place*.
+* :class:`Tuner` (:mod:`.tuner`) — a scripted scenario, or your own runs, under one strategy,
+  with a slider per knob; every change re-runs the scenario (replays the runs) and redraws the
+  charts *in place*, with the setting's readouts and a frontier pane of the sliders' grid.
 * :class:`Compare` (:mod:`.compare`) — several runs of one scenario side by side: the compare
   chart, a summary table and each run's window map.
 * :func:`update_figure` (:mod:`._figures`) — the in-place figure differ they share.

@@ -18,7 +18,15 @@ from footprint_lab.lab.render import TABLE_MAX_ROWS, render, table_context
 from footprint_lab.lab.views import Banner, records_view
 from footprint_lab.lab.widgets._share import csv_download
 
-__all__ = ["heading_html", "label_html", "note_html", "records_html", "table_html"]
+__all__ = [
+    "heading_html",
+    "label_html",
+    "note_html",
+    "pairs_html",
+    "records_html",
+    "sentences_html",
+    "table_html",
+]
 
 NO_RECORDS = "No window records: the strategy never engaged on this run."
 
@@ -69,3 +77,13 @@ def label_html(text: str) -> str:
 def heading_html(title: str, *, banners: Sequence[Banner] = (), lead: str | None = None) -> Any:
     """A widget's heading, its counterfactual banners and a lead line."""
     return render("heading.html.j2", title=title, banners=list(banners), lead=lead)
+
+
+def pairs_html(pairs: Sequence[tuple[str, Any]]) -> str:
+    """``(label, value)`` pairs as a key-value table (``kv_table.html.j2``)."""
+    return render("kv_table.html.j2", pairs=list(pairs))
+
+
+def sentences_html(sentences: Sequence[str], *, empty: str = NO_RECORDS) -> str:
+    """Sentences as a scrolling numbered list (``sentences.html.j2``), ``empty`` when none."""
+    return render("sentences.html.j2", sentences=list(sentences), empty=empty)

@@ -25,6 +25,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
+from footprint_lab.lab.plots import TITLE_BREAK
 from footprint_lab.lab.widgets._html import note_html
 
 __all__ = ["SNAPSHOT_HEIGHT", "SNAPSHOT_WIDTH", "Snapshot", "SnapshotUnavailable", "render_png"]
@@ -110,7 +111,8 @@ def render_png(figures: Mapping[str, Any]) -> dict[str, bytes]:
 
 def _title_of(figure: Any, name: str) -> str:
     text = getattr(getattr(figure.layout, "title", None), "text", None)
-    return str(text) if text else name
+    # a long title is drawn on several lines; its plain-text stand-in is one
+    return str(text).replace(TITLE_BREAK, " ") if text else name
 
 
 @dataclass(frozen=True)

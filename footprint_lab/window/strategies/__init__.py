@@ -14,6 +14,7 @@ from footprint_lab.window.strategies.clear_tool_results import (
     ClearToolResults,
     clear_tool_results,
 )
+from footprint_lab.window.strategies.names import SHIPPED_STRATEGIES, strategy_key
 from footprint_lab.window.strategies.sliding_window import SlidingWindow, sliding_window
 from footprint_lab.window.strategies.splice import RemovalFacts
 from footprint_lab.window.strategies.summarize_oldest import (
@@ -25,6 +26,7 @@ from footprint_lab.window.strategies.summarize_oldest import (
 from footprint_lab.window.strategies.token_budget import TokenBudget, token_budget
 
 __all__ = [
+    "SHIPPED_STRATEGIES",
     "ClearToolResults",
     "RemovalFacts",
     "SlidingWindow",
@@ -37,6 +39,7 @@ __all__ = [
     "WindowStrategy",
     "clear_tool_results",
     "sliding_window",
+    "strategy_key",
     "summarize_oldest",
     "token_budget",
 ]
