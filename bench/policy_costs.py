@@ -34,14 +34,14 @@ def configurations(keeps: tuple[int, ...]) -> list[Any]:
         for k in keeps:
             configs.append(
                 {
-                    "label": f"sliding-window k={k} pins={pins}",
+                    "label": f"sliding-window k={k} keep_last_tool_results={pins}",
                     "strategy": sliding_window(k),
                     "keep_last_tool_results": pins,
                 }
             )
         configs.append(
             {
-                "label": f"sliding-window k={keeps[-1]} slack=4 pins={pins}",
+                "label": f"sliding-window k={keeps[-1]} slack=4 keep_last_tool_results={pins}",
                 "strategy": sliding_window(keeps[-1], slack_turns=4),
                 "keep_last_tool_results": pins,
             }
@@ -49,7 +49,7 @@ def configurations(keeps: tuple[int, ...]) -> list[Any]:
         for inputs in (False, True):
             configs.append(
                 {
-                    "label": f"clear-tool-results k=1 keep=1 inputs={inputs} pins={pins}",
+                    "label": f"clear-tool-results k=1 keep=1 inputs={inputs} keep_last_tool_results={pins}",
                     "strategy": clear_tool_results(
                         keep_recent_turns=1, keep_results=1, clear_tool_inputs=inputs
                     ),
@@ -58,7 +58,7 @@ def configurations(keeps: tuple[int, ...]) -> list[Any]:
             )
         configs.append(
             {
-                "label": f"clear-tool-results k=2 keep=3 at-least=4000 pins={pins}",
+                "label": f"clear-tool-results k=2 keep=3 at-least=4000 keep_last_tool_results={pins}",
                 "strategy": clear_tool_results(
                     keep_recent_turns=2, keep_results=3, clear_at_least_chars=4000
                 ),

@@ -95,7 +95,8 @@ def no_policy(label: str = NO_POLICY) -> EvidenceConfig:
 
 
 def _short(key: str) -> str:
-    return {"keep_recent_turns": "k", PIN_KEY: "pins"}.get(key, key)
+    # The pin knob has one name everywhere (#26): no "pins=" shorthand beside the knob's name.
+    return {"keep_recent_turns": "k"}.get(key, key)
 
 
 def _knob_text(value: Any) -> str:
@@ -117,7 +118,7 @@ def evidence_grid(
         grid: ``{"keep_recent_turns": range(1, 9), "keep_last_tool_results": [0, 2]}``;
             ``keep_last_tool_results`` goes to the replay, the other keys to ``factory``.
         label: ``label(strategy_name, config) -> str``; default
-            ``"sliding-window k=2 pins=0"``.
+            ``"sliding-window k=2 keep_last_tool_results=0"``.
     """
     keys = list(grid)
     values = [list(grid[k]) for k in keys]

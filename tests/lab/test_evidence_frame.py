@@ -194,10 +194,10 @@ def _values(series: pd.Series) -> list[Any]:
 def test_evidence_grid_is_the_cartesian_product_in_order() -> None:
     configs = evidence_grid(sliding_window, {"keep_recent_turns": [1, 2], PIN: [0, 2]})
     assert [c.label for c in configs] == [
-        "sliding-window k=1 pins=0",
-        "sliding-window k=1 pins=2",
-        "sliding-window k=2 pins=0",
-        "sliding-window k=2 pins=2",
+        "sliding-window k=1 keep_last_tool_results=0",
+        "sliding-window k=1 keep_last_tool_results=2",
+        "sliding-window k=2 keep_last_tool_results=0",
+        "sliding-window k=2 keep_last_tool_results=2",
     ]
     assert [dict(c.knobs) for c in configs] == [{"keep_recent_turns": k} for k in (1, 1, 2, 2)]
     assert [c.keep_last_tool_results for c in configs] == [0, 2, 0, 2]
