@@ -60,6 +60,7 @@ from footprint_lab.messages import storable_text
 __all__ = [
     "RECORD_TABLE_COLUMNS",
     "VISITS_LISTED",
+    "FigureDivs",
     "Report",
     "import_problems_html",
     "part_badges",
@@ -109,18 +110,21 @@ def _slug(text: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-") or "section"
 
 
-class _Figures:
-    """Numbers figure divs and embeds plotly.js with the first one only."""
+class FigureDivs:
+    """Numbers figure divs and gives plotly.js with the first one only: inlined (``plotlyjs``
+    True, the single-file report) or as a ``<script src>`` of that path (a ``.js`` path
+    relative to the page: the pages of a corpus report share one copy)."""
 
-    def __init__(self) -> None:
+    def __init__(self, plotlyjs: bool | str = True) -> None:
         self.count = 0
+        self.plotlyjs = plotlyjs
 
     def html(self, fig: go.Figure) -> str:
         self.count += 1
         height = fig.layout.height or _DEFAULT_FIGURE_HEIGHT
         div: str = pio.to_html(
             fig,
-            include_plotlyjs=self.count == 1,
+            include_plotlyjs=self.plotlyjs if self.count == 1 else False,
             full_html=False,
             div_id=f"footprint-figure-{self.count}",
             config=_PLOTLY_CONFIG,
@@ -233,7 +237,7 @@ def _boundary_context(run_id: str, frames: Frames, source: RunLike | None) -> di
 
 
 def _run_context(
-    sid: str, label: str, frames: Frames, source: RunLike | None, figs: _Figures
+    sid: str, label: str, frames: Frames, source: RunLike | None, figs: FigureDivs
 ) -> Any:
     cut = truncation(frames)
     figures = [
@@ -269,8 +273,10 @@ Entry = tuple[RunLike, Frames]
 """What a run of the report is drawn from: what was given (a run or frames) and its frames."""
 
 
-def _render(sections_in: Mapping[str, Mapping[str, Entry]], title: str) -> Report:
-    figs = _Figures()
+def _render(
+    sections_in: Mapping[str, Mapping[str, Entry]], title: str, plotlyjs: bool | str = True
+) -> Report:
+    figs = FigureDivs(plotlyjs)
     sections: list[dict[str, Any]] = []
     for scenario, entries in sections_in.items():
         sid = _slug(scenario)
@@ -348,6 +354,7 @@ def write_run_report(
     label: str | None = None,
     frames: Frames | None = None,
     title: str | None = None,
+    plotlyjs: bool | str = True,
 ) -> Path:
     """Write the report of one run to ``path`` and return the path: what
     ``Inspector(run).to_html(path)`` writes — the overview (summary table, window size,
@@ -360,10 +367,13 @@ def write_run_report(
         label: Its name in the report (default: the frames' label, else its strategy).
         frames: Its capture, when there is one already (the Inspector's); else captured here.
         title: The page title (default: ``Inspector — <scenario · label · status>``).
+        plotlyjs: True to inline plotly.js (one self-contained file), or the path of a copy
+            of it relative to the page (``"plotly.min.js"``), for pages that share one.
     """
     name = label or (frames.info.get("label") if frames is not None else None)
     name = str(name or run.strategy or "no strategy")
     captured = frames if frames is not None else capture(run, label=name)
     scenario = storable_text(str(run.meta.get("scenario") or "run"))
     heading = storable_text(title or f"Inspector — {describe(run, captured)}")
-    return _write(_render({scenario: {storable_text(name): (run, captured)}}, heading), path)
+    page = _render({scenario: {storable_text(name): (run, captured)}}, heading, plotlyjs)
+    return _write(page, path)
