@@ -23,7 +23,7 @@ from typing import Any, Protocol
 import pandas as pd
 
 from footprint_lab.agent.run import Run
-from footprint_lab.lab.schema import spec
+from footprint_lab.lab.schema import column, spec
 
 __all__ = [
     "EVIDENCE_COLUMNS",
@@ -152,9 +152,9 @@ def overview_frames(corpus: CorpusLike, grid: str | None = None) -> OverviewFram
     runs.insert(
         len(RUN_COLUMNS),
         "outcome",
-        pd.array(
+        column(
             [outcome_of(s, r) for s, r in zip(runs["status"], runs["reward"], strict=True)],
-            dtype="string",
+            "string",
         ),
     )
     formats = list(dict.fromkeys(runs["format"].astype(str).tolist()))
@@ -168,9 +168,9 @@ def overview_frames(corpus: CorpusLike, grid: str | None = None) -> OverviewFram
     counts = runs.groupby("format", sort=False, observed=True).size()
     table = pd.DataFrame({"format": formats})
     table["runs"] = [int(counts.get(f, 0)) for f in formats]
-    for column in ("observed_runs", "records", "removed_messages", "chars_removed"):
-        got = observed[column] if column in observed.columns else pd.Series(dtype="Int64")
-        table[column] = pd.array([int(got.get(f, 0) or 0) for f in formats], dtype="Int64")
+    for name in ("observed_runs", "records", "removed_messages", "chars_removed"):
+        got = observed[name] if name in observed.columns else pd.Series(dtype="Int64")
+        table[name] = column([int(got.get(f, 0) or 0) for f in formats], "Int64")
     rows = []
     for fmt, part in runs.groupby("format", sort=False, observed=True):
         for kind in kinds:
@@ -179,9 +179,9 @@ def overview_frames(corpus: CorpusLike, grid: str | None = None) -> OverviewFram
                 rows.append((str(fmt), kind.removeprefix(VIOLATION_PREFIX), total))
     violations = pd.DataFrame(
         {
-            "format": pd.array([r[0] for r in rows], dtype="string"),
-            "kind": pd.array([r[1] for r in rows], dtype="string"),
-            "violations": pd.array([r[2] for r in rows], dtype="Int64"),
+            "format": column([r[0] for r in rows], "string"),
+            "kind": column([r[1] for r in rows], "string"),
+            "violations": column([r[2] for r in rows], "Int64"),
         }
     )
     grids = grid_tables(corpus)
@@ -190,17 +190,16 @@ def overview_frames(corpus: CorpusLike, grid: str | None = None) -> OverviewFram
             f"{corpus.path}: no evidence grid {grid!r} in the store; its evidence grids are "
             f"{grids} (corpus.evidence_frame(configs, name=...) writes one)"
         )
-    name = grid if grid is not None else (grids[0] if grids else None)
+    chosen = grid if grid is not None else (grids[0] if grids else None)
     frame = None
-    if name is not None:
-        frame = corpus.frame(name)
-        frame = frame.loc[:, [c for c in frame.columns if c != "source_path"]]
+    if chosen is not None:
+        frame = corpus.frame(chosen)
     return OverviewFrames(
         runs=runs.reset_index(drop=True),
         observed=table,
         violations=violations,
         grid=frame,
-        grid_name=name,
+        grid_name=chosen,
     )
 
 
