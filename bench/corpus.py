@@ -20,6 +20,8 @@ import argparse
 import logging
 import os
 import shutil
+import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterator
@@ -106,6 +108,28 @@ def _warm(executor: Executor) -> None:
         future.result()
 
 
+_PEAK = """
+import resource, sys
+from footprint_lab.corpus import Corpus
+corpus = Corpus.build(sys.argv[1], sys.argv[2], executor="inline", progress=False)
+print(len(corpus), resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+"""
+
+
+def peak_rss(sources: Path, store: Path) -> tuple[int, float]:
+    """Runs built and the peak resident memory (MB) of a fresh process building ``sources``
+    inline into ``store``."""
+    done = subprocess.run(
+        [sys.executable, "-c", _PEAK, str(sources), str(store)],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=ROOT,
+    )
+    runs, kilobytes = done.stdout.split()
+    return int(runs), int(kilobytes) / 1024
+
+
 def _size_mb(folder: Path) -> float:
     return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file()) / 1e6
 
@@ -161,6 +185,11 @@ def run(copies: int = 4, rounds: int = 2) -> Section:
                 f"{int(total['calls'].iloc[0]):,} calls in {_fmt(time.perf_counter() - start)} s",
             ]
         )
+        # Memory: a fresh process building one copy, and every copy, inline.
+        small_sources = make_sources(base / "rss-one", 1)
+        for label, folder in (("one copy", small_sources), (f"{copies} copies", sources)):
+            n, mb = peak_rss(folder, base / f"rss-store-{label[:3]}")
+            section.rows.append([f"peak RSS, inline build of {label}", f"{mb:.0f} MB ({n} runs)"])
         # Transport: what each job carries, for this corpus and for one copy of the files.
         one = Corpus.build(
             make_sources(base / "one", 1), base / "store-one", executor="inline", progress=False

@@ -15,6 +15,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+import pandas as pd
 import pyarrow as pa
 
 from footprint_lab.agent.checkpoint import run_file_text
@@ -105,13 +107,20 @@ class FileOutcome:
     checkpoint_bytes: int = 0
 
 
-def _with_keys(frame: Any, run_id: str, source_path: str) -> Any:
-    """A captured frame with the corpus keys in front."""
-    out = frame.copy()
-    n = len(out)
-    out.insert(0, "source_path", column([source_path] * n, CORPUS_KEYS["source_path"].dtype))
-    out.insert(0, "run_id", column([run_id] * n, CORPUS_KEYS["run_id"].dtype))
-    return out
+def _keyed_table(
+    family: str, frames: Sequence[pd.DataFrame], run_ids: Sequence[str], source_path: str
+) -> pa.Table:
+    """The captured frames of one file's runs (one per run, in run order) as one table of the
+    family, each row keyed by its run's id and the file."""
+    schema = arrow_schema(family_columns(family))
+    sizes = [len(f) for f in frames]
+    if not sum(sizes):
+        return schema.empty_table()
+    stacked = pd.concat([f for f in frames if len(f)], ignore_index=True)
+    ids = np.repeat(np.asarray(run_ids, dtype=object), sizes)
+    stacked.insert(0, "source_path", column([source_path] * len(stacked), "string"))
+    stacked.insert(0, "run_id", column(ids, CORPUS_KEYS["run_id"].dtype))
+    return from_frame(stacked, schema)
 
 
 def _text_or_none(value: Any) -> str | None:
@@ -219,8 +228,8 @@ def import_file(task: FileTask) -> FileOutcome:
             problems=0 if task.strict else 1,
             failure=failure,
         )
-    tables: dict[str, list[pa.Table]] = {name: [] for name in ("runs", *CAPTURED)}
-    schemas = {name: arrow_schema(family_columns(name)) for name in tables}
+    captured: dict[str, list[pd.DataFrame]] = {name: [] for name in CAPTURED}
+    run_rows: list[dict[str, Any]] = []
     problem_rows: list[dict[str, Any]] = []
     run_ids: list[str] = []
     total_bytes = 0
@@ -233,17 +242,20 @@ def import_file(task: FileTask) -> FileOutcome:
         formats.add(str(run.meta.get("format")))
         frames = capture(run, membership="window", label=run_id)
         for name in CAPTURED:
-            table = from_frame(_with_keys(frames[name], run_id, task.path), schemas[name])
-            tables[name].append(table)
-        row = _runs_row(run, run_id, task, index, size)
-        runs_frame = build_frame("corpus_runs", {c: [row[c]] for c in family_columns("runs")})
-        tables["runs"].append(from_frame(runs_frame, schemas["runs"]))
+            captured[name].append(frames[name])
+        run_rows.append(_runs_row(run, run_id, task, index, size))
         problem_rows.extend(
             _problem_row(p, task.path, task.content_hash, run_id) for p in run.import_problems
         )
     families: list[str] = []
-    for name, parts in tables.items():
-        table = pa.concat_tables(parts) if parts else schemas[name].empty_table()
+    if run_rows:
+        columns = family_columns("runs")
+        frame = build_frame("corpus_runs", {c: [row[c] for row in run_rows] for c in columns})
+        store.write_part("runs", task.content_hash, from_frame(frame, arrow_schema(columns)))
+        families.append("runs")
+    for name, parts in captured.items():
+        # One conversion per family and file: per run, Arrow's per-column cost dominates.
+        table = _keyed_table(name, parts, run_ids, task.path)
         if table.num_rows:
             store.write_part(name, task.content_hash, table)
             families.append(name)

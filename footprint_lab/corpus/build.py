@@ -116,9 +116,11 @@ def source_files(paths: Paths) -> list[Path]:
     (documentation and hidden entries left out), a glob's matches (``**`` recursive).
 
     Raises:
-        CorpusError: a path that does not exist and matches nothing (naming it).
+        CorpusError: no path is given, or one does not exist and matches nothing (naming it).
     """
     items = [paths] if isinstance(paths, str | os.PathLike) else list(paths)
+    if not items:
+        raise CorpusError("no paths given: name a folder, a file or a glob of transcripts")
     found: list[Path] = []
     seen: set[Path] = set()
     for item in items:

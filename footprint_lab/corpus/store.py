@@ -132,7 +132,9 @@ def _expression(where: Where, schema: pa.Schema) -> ds.Expression | None:
         parts = []
         for name, value in where.items():
             if isinstance(value, list | tuple | set | frozenset):
-                parts.append(pc.field(name).isin(list(value)))
+                # Typed as the column, so an empty list is a set of no values, not of nulls.
+                values = pa.array(list(value), type=schema.field(name).type)
+                parts.append(pc.field(name).isin(values))
             else:
                 parts.append(pc.field(name) == value)
         out = parts[0]

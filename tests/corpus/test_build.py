@@ -154,6 +154,8 @@ def test_a_path_that_names_nothing_fails_at_build_time(tmp_path: Path) -> None:
         Corpus.build(tmp_path / "missing", tmp_path / "store", executor="inline")
     with pytest.raises(CorpusError, match="matches no file"):
         Corpus.build(str(tmp_path / "*.traj"), tmp_path / "store", executor="inline")
+    with pytest.raises(CorpusError, match="no paths given"):
+        Corpus.build([], tmp_path / "store", executor="inline")
 
 
 def test_a_folder_that_is_not_a_store_is_refused(tmp_path: Path) -> None:

@@ -132,6 +132,17 @@ def test_each_job_carries_the_store_path_and_run_ids_never_a_run(
     assert min(map(len, shipping.payloads)) > 100 * max(map(len, payloads))
 
 
+def test_a_filter_that_keeps_no_run_gives_empty_frames_of_their_specs(real_corpus: Corpus) -> None:
+    none = {"format": "no such format"}
+    assert real_corpus.run_ids(none) == [] and real_corpus.run_ids({"run_id": []}) == []
+    costs = real_corpus.cost_frame(PRICE, where=none, name="no_cost")
+    evidence = real_corpus.evidence_frame(CONFIGS, where=none, name="no_evidence")
+    swept = real_corpus.sweep(sliding_window, {"keep_recent_turns": [2]}, where=none)
+    assert len(costs) == len(evidence) == len(swept) == 0
+    assert list(costs.columns) == list(cost_frame([], PRICE).columns)
+    assert list(evidence.columns) == list(evidence_frame([], CONFIGS).columns)
+
+
 def test_a_bad_chunk_or_result_name_is_a_clear_error(real_corpus: Corpus) -> None:
     with pytest.raises(ValueError, match="chunk must be at least 1"):
         real_corpus.evidence_frame(CONFIGS, chunk=0)
