@@ -37,6 +37,7 @@ from footprint_lab.lab.corpus_view import (
     listed_runs,
     overview_frames,
 )
+from footprint_lab.lab.plots.corpus_frontier import worst_runs
 from footprint_lab.lab.render import render
 from footprint_lab.lab.report import FigureDivs, write_run_report
 from footprint_lab.messages import storable_text
@@ -184,9 +185,8 @@ def write_corpus_report(
     data = overview_frames(corpus, grid)
     listed = listed_runs(data.runs, max_runs)
     wanted = [str(r) for r in listed["run_id"].tolist()]
-    if data.grid is not None and len(data.grid):
-        worst = plots.corpus_frontier(data.grid).layout.meta["worst_run"]
-        wanted += [r for r in dict(worst).values() if r and r not in wanted]
+    if data.grid is not None:
+        wanted += [r for r in worst_runs(data.grid).values() if r and r not in wanted]
     folder = runs_folder(out)
     folder.mkdir(parents=True, exist_ok=True)
     if wanted:

@@ -222,3 +222,22 @@ def test_the_cli_writes_the_page_and_a_page_per_run(
     assert "no evidence grid 'sweep'" in capsys.readouterr().err
     assert main(["corpus", "report", str(tmp_path / "none"), "-o", str(out)]) == 2
     assert "no corpus store here" in capsys.readouterr().err
+
+
+def test_a_corpus_with_no_runs_says_so(tmp_path: Path) -> None:
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "bad.json").write_text("[1, 2", encoding="utf-8")
+    empty = Corpus.build(tmp_path / "in", tmp_path / "store", executor="inline", progress=False)
+    assert len(empty) == 0
+    data = overview_frames(empty)
+    assert data.runs.empty and data.grid is None
+    for fig in (plots.runs_by(data.runs), plots.run_distributions(data.runs)):
+        assert "no runs in the corpus" in [a.text for a in fig.layout.annotations]
+    report = write_corpus_report(empty, tmp_path / "corpus.html")
+    html = report.path.read_text(encoding="utf-8")
+    assert report.pages == {} and "No runs listed." in html and 'class="no-grid"' in html
+    overview = CorpusOverview(empty)
+    try:
+        assert overview.picker.options == ()
+    finally:
+        overview.close()
