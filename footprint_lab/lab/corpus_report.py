@@ -7,8 +7,8 @@ corpus layer's CLI, ``footprint-lab corpus report STORE -o FILE``, calls it).
 distributions of peak window size and calls per run; what each source's own policy removed
 and the violations it committed; the cost/evidence frontier of the store's evidence grid, or
 words saying no grid was run and how to run one), a table of the grid's configurations, and a
-table of runs, each a link to its own page in ``<stem>_runs/<run id>.html`` — the report of
-one run, with its Boundary view (:func:`~footprint_lab.lab.report.write_run_report`, what
+table of runs, each a link to its own page in ``<stem>_runs/<run id>.html``, opened at its
+Boundary view — the report of one run (:func:`~footprint_lab.lab.report.write_run_report`, what
 ``Inspector(run).to_html`` writes). The page is single-file, plotly.js inlined; the run pages
 share one copy of plotly.js in their folder (``plotly.min.js``) instead of 4 MB each. Every
 link is relative, so the folder opens offline, wherever it is moved.
@@ -39,7 +39,7 @@ from footprint_lab.lab.corpus_view import (
 )
 from footprint_lab.lab.plots.corpus_frontier import worst_runs
 from footprint_lab.lab.render import render
-from footprint_lab.lab.report import FigureDivs, write_run_report
+from footprint_lab.lab.report import FigureDivs, boundary_anchor, write_run_report
 from footprint_lab.messages import storable_text
 
 __all__ = [
@@ -192,11 +192,12 @@ def write_corpus_report(
     if wanted:
         (folder / PLOTLY_JS).write_text(plotly.offline.get_plotlyjs(), encoding="utf-8")
     pages: dict[str, Path] = {}
+    links: dict[str, str] = {}
     for run_id in wanted:
         # One run read at a time, by its id (a scan of the runs table pushed down to one row).
         run = next(corpus.runs(where={"run_id": run_id}))
         pages[run_id] = write_run_report(run, folder / f"{run_id}.html", plotlyjs=PLOTLY_JS)
-    links = {run_id: f"{folder.name}/{run_id}.html" for run_id in pages}
+        links[run_id] = f"{folder.name}/{run_id}.html#{boundary_anchor(run)}"
     heading = storable_text(title or f"Corpus overview — {corpus.path}")
     html, count = render_corpus_report(corpus, data, listed, links, title=heading)
     out.write_text(html, encoding="utf-8")

@@ -62,6 +62,7 @@ __all__ = [
     "VISITS_LISTED",
     "FigureDivs",
     "Report",
+    "boundary_anchor",
     "import_problems_html",
     "part_badges",
     "render_report",
@@ -347,6 +348,20 @@ def write_report(
     return _write(render_report(runs, title=title), path)
 
 
+def _run_names(run: Run, label: str | None, frames: Frames | None) -> tuple[str, str]:
+    """The scenario and the label a run's own report files it under."""
+    name = label or (frames.info.get("label") if frames is not None else None)
+    name = storable_text(str(name or run.strategy or "no strategy"))
+    return storable_text(str(run.meta.get("scenario") or "run")), name
+
+
+def boundary_anchor(run: Run, *, label: str | None = None, frames: Frames | None = None) -> str:
+    """The id of the Boundary view in the page :func:`write_run_report` writes for ``run``
+    (with the same ``label`` and ``frames``): ``page.html#<id>`` opens the page at it."""
+    scenario, name = _run_names(run, label, frames)
+    return f"{_slug(scenario)}--{_slug(name)}--boundary"
+
+
 def write_run_report(
     run: Run,
     path: str | os.PathLike[str],
@@ -370,10 +385,8 @@ def write_run_report(
         plotlyjs: True to inline plotly.js (one self-contained file), or the path of a copy
             of it relative to the page (``"plotly.min.js"``), for pages that share one.
     """
-    name = label or (frames.info.get("label") if frames is not None else None)
-    name = str(name or run.strategy or "no strategy")
+    scenario, name = _run_names(run, label, frames)
     captured = frames if frames is not None else capture(run, label=name)
-    scenario = storable_text(str(run.meta.get("scenario") or "run"))
     heading = storable_text(title or f"Inspector — {describe(run, captured)}")
-    page = _render({scenario: {storable_text(name): (run, captured)}}, heading, plotlyjs)
+    page = _render({scenario: {name: (run, captured)}}, heading, plotlyjs)
     return _write(page, path)

@@ -209,7 +209,15 @@ def test_the_cli_writes_the_page_and_a_page_per_run(
     assert f"wrote {out} (85 runs, 5 charts)" in said
     html = out.read_text(encoding="utf-8")
     pages = sorted((tmp_path / "site" / "corpus_runs").glob("*.html"))
-    links = sorted(set(re.findall(r'href="(corpus_runs/[^"]+)"', html)))
+    hrefs = set(re.findall(r'href="(corpus_runs/[^"]+)"', html))
+    # each link opens its page at its Boundary view
+    assert all(
+        re.fullmatch(r"corpus_runs/[0-9a-f]{16}-\d+\.html#[a-z0-9-]+--boundary", h) for h in hrefs
+    )
+    links = sorted({h.split("#")[0] for h in hrefs})
+    for href in hrefs:
+        page, anchor = href.split("#")
+        assert f'<div class="boundary" id="{anchor}"' in (out.parent / page).read_text("utf-8")
     assert links and [str(out.parent / link) for link in links] == [str(p) for p in pages]
     # five runs listed, one per source format (each format's first), and each configuration's
     # worst run, which the frontier's table links to

@@ -53,16 +53,22 @@ def _open_offline(path: Path, charts: int, check_run_page: bool) -> None:
             if check_run_page:
                 link = page.locator("table.runs a.run-link").first
                 run_id = link.text_content()
+                anchor = link.get_attribute("href").split("#")[1]
                 link.click()
-                page.wait_for_url(f"**/corpus_runs/{run_id}.html")
+                page.wait_for_url(f"**/corpus_runs/{run_id}.html#{anchor}")
                 page.wait_for_function(
                     "() => document.querySelectorAll('.js-plotly-plot .main-svg').length >= 4 "
                     "&& document.querySelector('div.boundary') "
                     "&& document.querySelector('div.boundary').dataset.iteration !== undefined",
                     timeout=60_000,
                 )
-                boundary = page.locator("div.boundary").first
+                boundary = page.locator(f"div.boundary#{anchor}")
                 assert boundary.locator("table.boundary-sent tbody tr").count() >= 1
+                # the link opened the page at its Boundary view: it is on screen
+                top = page.evaluate(
+                    "id => document.getElementById(id).getBoundingClientRect().top", anchor
+                )
+                assert -2 <= top < 900, top  # at the top of the screen (sub-pixel)
                 assert page.locator("h1").first.text_content().startswith("Inspector")
         finally:
             browser.close()
