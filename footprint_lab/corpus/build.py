@@ -275,7 +275,7 @@ def build_store(
         if old is not None and old.content_hash == digest and old.status != "duplicate":
             unchanged += 1
             continue
-        changed += old is not None and old.content_hash is not None
+        changed += old is not None and old.content_hash not in (None, digest)
         tasks.append(FileTask(str(target.root), path, digest, strict=strict, tool_loop=tool_loop))
     for path, error in unreadable.items():
         entries[path] = _unreadable(target, path, error)
