@@ -49,7 +49,10 @@ def configurations(keeps: tuple[int, ...]) -> list[Any]:
         for inputs in (False, True):
             configs.append(
                 {
-                    "label": f"clear-tool-results k=1 keep=1 inputs={inputs} keep_last_tool_results={pins}",
+                    "label": (
+                        f"clear-tool-results k=1 keep=1 inputs={inputs} "
+                        f"keep_last_tool_results={pins}"
+                    ),
                     "strategy": clear_tool_results(
                         keep_recent_turns=1, keep_results=1, clear_tool_inputs=inputs
                     ),
@@ -58,7 +61,9 @@ def configurations(keeps: tuple[int, ...]) -> list[Any]:
             )
         configs.append(
             {
-                "label": f"clear-tool-results k=2 keep=3 at-least=4000 keep_last_tool_results={pins}",
+                "label": (
+                    f"clear-tool-results k=2 keep=3 at-least=4000 keep_last_tool_results={pins}"
+                ),
                 "strategy": clear_tool_results(
                     keep_recent_turns=2, keep_results=3, clear_at_least_chars=4000
                 ),

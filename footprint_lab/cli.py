@@ -330,6 +330,8 @@ See how an agent's context window is trimmed, and why.
   footprint-lab corpus build PATHS -o STORE
                          imports many transcripts into a corpus store (Parquet datasets
                          and checkpoints) to query with pandas and SQL.
+  footprint-lab corpus report STORE -o FILE
+                         writes a store's overview page (and a page per run) to open offline.
 
 The report works offline. For each run it shows the window's size call by call, which
 messages were in the window at each call, every removal with its reasons in words, and a

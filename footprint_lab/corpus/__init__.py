@@ -12,6 +12,8 @@ Layer: corpus (above the lab and the importers; only the CLI sits above it). Nee
 * ``corpus.evidence_frame(configs, executor=None)``, ``corpus.cost_frame(pricing)`` and
   ``corpus.sweep(factory, grid)``: grids whose jobs carry the store's path and run ids, never
   the runs; results are written back into the store.
+* :class:`CorpusOverview` ``(corpus)`` (a widget) and :func:`write_corpus_report` ``(corpus,
+  path)`` (an offline page, a page per run beside it): the lab's overview of a corpus.
 
 Every name here is loaded on first use, so the CLI's ``corpus`` commands (and ``import
 footprint_lab.corpus``) load no pyarrow or DuckDB until a corpus is built or opened.
@@ -31,8 +33,20 @@ if TYPE_CHECKING:
     from footprint_lab.corpus.corpus import Corpus as Corpus
     from footprint_lab.corpus.store import CorpusError as CorpusError
     from footprint_lab.corpus.store import Entry as Entry
+    from footprint_lab.lab.corpus_report import write_corpus_report as write_corpus_report
+    from footprint_lab.lab.widgets.corpus_overview import CorpusOverview as CorpusOverview
 
-__all__ = ["FRAMES", "STORE_CLOCK", "BuildReport", "Corpus", "CorpusError", "Entry", "source_files"]
+__all__ = [
+    "FRAMES",
+    "STORE_CLOCK",
+    "BuildReport",
+    "Corpus",
+    "CorpusError",
+    "CorpusOverview",
+    "Entry",
+    "source_files",
+    "write_corpus_report",
+]
 
 _LAZY: dict[str, str] = {
     "FRAMES": "footprint_lab.corpus.corpus",
@@ -42,6 +56,8 @@ _LAZY: dict[str, str] = {
     "CorpusError": "footprint_lab.corpus.store",
     "Entry": "footprint_lab.corpus.store",
     "source_files": "footprint_lab.corpus.build",
+    "CorpusOverview": "footprint_lab.lab.widgets.corpus_overview",
+    "write_corpus_report": "footprint_lab.lab.corpus_report",
 }
 """Every name the corpus exports, and the module it comes from."""
 

@@ -1,4 +1,5 @@
-"""The ``footprint-lab corpus`` commands: ``corpus build PATHS -o STORE``.
+"""The ``footprint-lab corpus`` commands: ``corpus build PATHS -o STORE`` and ``corpus report
+STORE -o FILE``.
 
 Layer: corpus (the CLI, :mod:`footprint_lab.cli`, registers these on its parser; they live
 here so the CLI module stays one screenful per command).
@@ -13,7 +14,7 @@ from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
 
-__all__ = ["BUILD_DESCRIPTION", "add_corpus_commands", "run_corpus_command"]
+__all__ = ["BUILD_DESCRIPTION", "REPORT_DESCRIPTION", "add_corpus_commands", "run_corpus_command"]
 
 BUILD_DESCRIPTION = """\
 Import every transcript file of the paths given into a corpus store: a folder of Parquet
@@ -27,6 +28,16 @@ Query the store with footprint_lab.corpus.Corpus.open(STORE).
 """
 """The ``--help`` text of ``footprint-lab corpus build``."""
 
+REPORT_DESCRIPTION = """\
+Write a corpus store's overview as an offline HTML page: runs by source format, model and
+outcome; the distributions of peak window size and calls per run; what each source's own
+policy removed (observed records) and the violations it committed; the cost/evidence frontier
+of the store's evidence grid (corpus.evidence_frame writes one; without one the page says how
+to run it). Each listed run links to its own page (its charts and Boundary view), written
+beside FILE in FILE's stem + '_runs/'. Everything opens offline.
+"""
+"""The ``--help`` text of ``footprint-lab corpus report``."""
+
 
 def add_corpus_commands(sub: Any) -> None:
     """Add ``corpus`` and its subcommands to the CLI's subparsers ``sub``."""
@@ -37,7 +48,9 @@ def add_corpus_commands(sub: Any) -> None:
         description="Corpus stores: many runs from every stack, in Parquet, queryable.",
         formatter_class=plain,
     )
-    commands = p_corpus.add_subparsers(dest="corpus_command", required=True, metavar="{build}")
+    commands = p_corpus.add_subparsers(
+        dest="corpus_command", required=True, metavar="{build,report}"
+    )
     p_build = commands.add_parser(
         "build",
         help="import transcript files into a corpus store",
@@ -63,10 +76,68 @@ def add_corpus_commands(sub: Any) -> None:
         action="store_true",
         help="stop at the first file that does not import, or imports with a problem",
     )
+    p_report = commands.add_parser(
+        "report",
+        help="write a corpus store's overview as an offline HTML page",
+        description=REPORT_DESCRIPTION,
+        formatter_class=plain,
+    )
+    p_report.add_argument("store", type=Path, metavar="STORE", help="the store's folder")
+    p_report.add_argument(
+        "-o",
+        "--output",
+        type=Path,
+        default=Path("corpus.html"),
+        metavar="FILE",
+        help="the page to write (default: corpus.html)",
+    )
+    p_report.add_argument(
+        "--grid",
+        default=None,
+        metavar="NAME",
+        help="the evidence grid (result table) whose frontier to draw (default: 'evidence')",
+    )
+    p_report.add_argument(
+        "--max-runs",
+        type=int,
+        default=None,
+        metavar="N",
+        help="list at most N runs, each with its page (default: 200)",
+    )
 
 
 def run_corpus_command(args: argparse.Namespace) -> int:
     """Run the ``corpus`` subcommand ``args`` names; its exit code."""
+    if args.corpus_command == "report":
+        return _report(args)
+    return _build(args)
+
+
+def _report(args: argparse.Namespace) -> int:
+    """``corpus report STORE -o FILE``."""
+    from footprint_lab.corpus import Corpus, CorpusError
+    from footprint_lab.lab.corpus_report import write_corpus_report
+    from footprint_lab.lab.corpus_view import RUNS_LISTED
+
+    max_runs = RUNS_LISTED if args.max_runs is None else args.max_runs
+    if max_runs < 0:
+        print("footprint-lab corpus report: --max-runs must be 0 or more", file=sys.stderr)
+        return 2
+    try:
+        corpus = Corpus.open(args.store)
+        report = write_corpus_report(corpus, args.output, grid=args.grid, max_runs=max_runs)
+    except (CorpusError, ValueError) as exc:
+        print(f"footprint-lab corpus report: {exc}", file=sys.stderr)
+        return 2
+    print(
+        f"wrote {report.path} ({len(corpus)} runs, {report.figures} charts) and "
+        f"{len(report.pages)} run page(s) in {report.path.parent / (report.path.stem + '_runs')}"
+    )
+    return 0
+
+
+def _build(args: argparse.Namespace) -> int:
+    """``corpus build PATHS -o STORE``."""
     from footprint_lab.corpus import Corpus, CorpusError
     from footprint_lab.importers import TranscriptError
 

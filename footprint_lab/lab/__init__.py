@@ -15,7 +15,9 @@ only here: ``footprint_lab/window/`` must never import them (the core stays pure
   configurations and measure the tool evidence each lost (:mod:`footprint_lab.lab.evidence`).
 * :class:`Inspector`, :class:`Tuner` and :class:`Compare` (:mod:`footprint_lab.lab.widgets`)
   arrange those figures as ipywidgets dashboards for Jupyter; :func:`parting_frame` says where
-  compared runs part (a fork and the run it forked from), as ``Compare`` shows it.
+  compared runs part (a fork and the run it forked from), as ``Compare`` shows it;
+  :class:`CorpusOverview` shows a corpus store at a glance and :func:`write_corpus_report`
+  writes its offline page (:mod:`footprint_lab.lab.corpus_report`).
 
 Every name here is loaded on first use (as the root's are): importing one room of the lab
 (``footprint_lab.lab.sweeps``, ``footprint_lab.lab.costs``, ``footprint_lab.lab.frames``) loads
@@ -30,6 +32,7 @@ from footprint_lab._lazy import lazy_names
 
 if TYPE_CHECKING:
     from footprint_lab.lab import plots as plots
+    from footprint_lab.lab.corpus_report import write_corpus_report as write_corpus_report
     from footprint_lab.lab.evidence import EvidenceConfig as EvidenceConfig
     from footprint_lab.lab.evidence import evidence_frame as evidence_frame
     from footprint_lab.lab.evidence import evidence_grid as evidence_grid
@@ -45,6 +48,7 @@ if TYPE_CHECKING:
     from footprint_lab.lab.schema import SCHEMAS as SCHEMAS
     from footprint_lab.lab.summary import run_summary as run_summary
     from footprint_lab.lab.widgets import Compare as Compare
+    from footprint_lab.lab.widgets import CorpusOverview as CorpusOverview
     from footprint_lab.lab.widgets import Inspector as Inspector
     from footprint_lab.lab.widgets import Tuner as Tuner
     from footprint_lab.lab.widgets import key_numbers as key_numbers
@@ -54,6 +58,7 @@ __all__ = [
     "MEMBERSHIP_STATES",
     "SCHEMAS",
     "Compare",
+    "CorpusOverview",
     "EvidenceConfig",
     "Frames",
     "Inspector",
@@ -68,6 +73,7 @@ __all__ = [
     "parting_frame",
     "plots",
     "run_summary",
+    "write_corpus_report",
     "write_report",
 ]
 
@@ -88,10 +94,12 @@ _LAZY: dict[str, str] = {
     "capture_many": _FRAMES,
     "parting_frame": "footprint_lab.lab.parting",
     "write_report": "footprint_lab.lab.report",
+    "write_corpus_report": "footprint_lab.lab.corpus_report",
     "MEMBERSHIP_STATES": "footprint_lab.lab.schema",
     "SCHEMAS": "footprint_lab.lab.schema",
     "run_summary": "footprint_lab.lab.summary",
     "Compare": _WIDGETS,
+    "CorpusOverview": _WIDGETS,
     "Inspector": _WIDGETS,
     "Tuner": _WIDGETS,
     "key_numbers": _WIDGETS,

@@ -68,7 +68,9 @@ from footprint_lab.messages import storable_text
 __all__ = [
     "RECORD_TABLE_COLUMNS",
     "VISITS_LISTED",
+    "FigureDivs",
     "Report",
+    "boundary_anchor",
     "import_problems_html",
     "part_badges",
     "render_report",
@@ -118,18 +120,21 @@ def _slug(text: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-") or "section"
 
 
-class _Figures:
-    """Numbers figure divs and embeds plotly.js with the first one only."""
+class FigureDivs:
+    """Numbers figure divs and gives plotly.js with the first one only: inlined (``plotlyjs``
+    True, the single-file report) or as a ``<script src>`` of that path (a ``.js`` path
+    relative to the page: the pages of a corpus report share one copy)."""
 
-    def __init__(self) -> None:
+    def __init__(self, plotlyjs: bool | str = True) -> None:
         self.count = 0
+        self.plotlyjs = plotlyjs
 
     def html(self, fig: go.Figure) -> str:
         self.count += 1
         height = fig.layout.height or _DEFAULT_FIGURE_HEIGHT
         div: str = pio.to_html(
             fig,
-            include_plotlyjs=self.count == 1,
+            include_plotlyjs=self.plotlyjs if self.count == 1 else False,
             full_html=False,
             div_id=f"footprint-figure-{self.count}",
             config=_PLOTLY_CONFIG,
@@ -259,7 +264,7 @@ def _boundary_context(run_id: str, frames: Frames, source: RunLike | None) -> di
 
 
 def _run_context(
-    sid: str, label: str, frames: Frames, source: RunLike | None, figs: _Figures
+    sid: str, label: str, frames: Frames, source: RunLike | None, figs: FigureDivs
 ) -> Any:
     cut = truncation(frames)
     figures = [
@@ -295,8 +300,10 @@ Entry = tuple[RunLike, Frames]
 """What a run of the report is drawn from: what was given (a run or frames) and its frames."""
 
 
-def _render(sections_in: Mapping[str, Mapping[str, Entry]], title: str) -> Report:
-    figs = _Figures()
+def _render(
+    sections_in: Mapping[str, Mapping[str, Entry]], title: str, plotlyjs: bool | str = True
+) -> Report:
+    figs = FigureDivs(plotlyjs)
     sections: list[dict[str, Any]] = []
     for scenario, entries in sections_in.items():
         sid = _slug(scenario)
@@ -374,11 +381,12 @@ def write_captured_report(
     path: str | os.PathLike[str],
     *,
     title: str,
+    plotlyjs: bool | str = True,
 ) -> Path:
     """Write the report of ``{section: {label: (run, its capture)}}`` to ``path`` and return
     the path: :func:`write_report` for runs already captured (a widget's), so nothing is
     captured twice and every run keeps its Boundary view and visits in words. What a widget's
-    ``to_html(path)`` writes.
+    ``to_html(path)`` writes. ``plotlyjs`` as :func:`write_run_report` takes it.
 
     Raises:
         ValueError: no runs.
@@ -391,7 +399,21 @@ def write_captured_report(
         }
         for section, by_label in runs.items()
     }
-    return _write(_render(entries, storable_text(title)), path)
+    return _write(_render(entries, storable_text(title), plotlyjs), path)
+
+
+def _run_names(run: Run, label: str | None, frames: Frames | None) -> tuple[str, str]:
+    """The scenario and the label a run's own report files it under."""
+    name = label or (frames.info.get("label") if frames is not None else None)
+    name = storable_text(str(name or run.strategy or "no strategy"))
+    return storable_text(str(run.meta.get("scenario") or "run")), name
+
+
+def boundary_anchor(run: Run, *, label: str | None = None, frames: Frames | None = None) -> str:
+    """The id of the Boundary view in the page :func:`write_run_report` writes for ``run``
+    (with the same ``label`` and ``frames``): ``page.html#<id>`` opens the page at it."""
+    scenario, name = _run_names(run, label, frames)
+    return f"{_slug(scenario)}--{_slug(name)}--boundary"
 
 
 def write_run_report(
@@ -401,6 +423,7 @@ def write_run_report(
     label: str | None = None,
     frames: Frames | None = None,
     title: str | None = None,
+    plotlyjs: bool | str = True,
 ) -> Path:
     """Write the report of one run to ``path`` and return the path: what
     ``Inspector(run).to_html(path)`` writes — the overview (summary table, window size,
@@ -413,10 +436,12 @@ def write_run_report(
         label: Its name in the report (default: the frames' label, else its strategy).
         frames: Its capture, when there is one already (the Inspector's); else captured here.
         title: The page title (default: ``Inspector — <scenario · label · status>``).
+        plotlyjs: True to inline plotly.js (one self-contained file), or the path of a copy
+            of it relative to the page (``"plotly.min.js"``), for pages that share one.
     """
-    name = label or (frames.info.get("label") if frames is not None else None)
-    name = str(name or run.strategy or "no strategy")
+    scenario, name = _run_names(run, label, frames)
     captured = frames if frames is not None else capture(run, label=name)
-    scenario = str(run.meta.get("scenario") or "run")
     heading = title or f"Inspector — {describe(run, captured)}"
-    return write_captured_report({scenario: {name: (run, captured)}}, path, title=heading)
+    return write_captured_report(
+        {scenario: {name: (run, captured)}}, path, title=heading, plotlyjs=plotlyjs
+    )

@@ -41,6 +41,7 @@ __all__ = [
     "LOSS_COLOR",
     "MUTED",
     "NOT_COMMITTED",
+    "OUTCOME_COLORS",
     "OUTLINE",
     "PAGE_COLORS",
     "PAGE_DARK_COLORS",
@@ -168,6 +169,20 @@ RUN_COLORS: tuple[str, ...] = (BLUE, ORANGE, GREEN, RED, TEAL, PURPLE, YELLOW, B
 
 STRATEGY_COLORS: tuple[str, ...] = (BLUE, ORANGE, GREEN, RED, TEAL, PURPLE, BROWN, YELLOW)
 """The marker colours of strategies in the evidence trade-off, in order."""
+
+OUTCOME_COLORS: dict[str, str] = {
+    "passed": GREEN,
+    "failed": RED,
+    "done": BLUE,
+    "incomplete": APRICOT,
+    "max-iterations": ORANGE,
+    "paused": PURPLE,
+    "error": CRIMSON,
+    "cancelled": STONE,
+    "unknown": FALLBACK,
+}
+"""One fixed colour per run outcome of a corpus overview (a recorded reward's verdict, else
+the run's status); an outcome not named here is drawn in :data:`FALLBACK`."""
 
 PAUSE_COLOR = GRAPE
 """Pauses (window size and window map)."""

@@ -13,7 +13,11 @@ the same figure — which is what the HTML report and the widgets build on. One 
 * :mod:`.evidence_tradeoff` — characters saved against evidence lost, with the Pareto front;
 * :mod:`.policy_frontier` — estimated cost against evidence lost, with the Pareto front;
 * :mod:`.cache_prefix` — each request's cacheable prefix and what a removal rewrote;
-* :mod:`.costs` — each call's price, cached and uncached input apart.
+* :mod:`.costs` — each call's price, cached and uncached input apart;
+* :mod:`.corpus_runs` — a corpus's runs by source format or model, stacked by outcome;
+* :mod:`.corpus_distributions` — each run's peak window size and calls, by format;
+* :mod:`.source_policies` — what each source's own policy removed, and its violations;
+* :mod:`.corpus_frontier` — the frontier of a grid over a corpus, the runs behind it.
 
 Shared: :mod:`._common` (titles, empty notes, the WebGL switch, run selection) and
 :mod:`._theme` (the palette, and the ``"footprint_lab"`` plotly template every figure uses).
@@ -48,11 +52,15 @@ from footprint_lab.lab.plots._overlays import (
 )
 from footprint_lab.lab.plots.cache_prefix import cache_prefix
 from footprint_lab.lab.plots.compare import compare
+from footprint_lab.lab.plots.corpus_distributions import run_distributions
+from footprint_lab.lab.plots.corpus_frontier import RUNS_TRACE, corpus_frontier
+from footprint_lab.lab.plots.corpus_runs import runs_by
 from footprint_lab.lab.plots.costs import cost_per_call
 from footprint_lab.lab.plots.evidence_tradeoff import evidence_tradeoff
 from footprint_lab.lab.plots.pins_timeline import STAND_DOWN_ROW, YIELDED_ROW, pins_timeline
 from footprint_lab.lab.plots.policy_frontier import policy_frontier
 from footprint_lab.lab.plots.refusals import BAR_MAX_BINS, refusals_by_reason
+from footprint_lab.lab.plots.source_policies import source_policies
 from footprint_lab.lab.plots.window_map import (
     MAP_HOVER_MAX_CELLS,
     MAP_MAX_COLS,
@@ -74,6 +82,7 @@ __all__ = [
     "PAUSE_COLOR",
     "PAUSE_OFFSET",
     "REASON_COLORS",
+    "RUNS_TRACE",
     "STAND_DOWN_ROW",
     "STATE_COLORS",
     "TITLE_BREAK",
@@ -83,6 +92,7 @@ __all__ = [
     "YIELDED_ROW",
     "cache_prefix",
     "compare",
+    "corpus_frontier",
     "cost_per_call",
     "evidence_tradeoff",
     "fit_title",
@@ -91,6 +101,9 @@ __all__ = [
     "policy_frontier",
     "refusals_by_reason",
     "removal_summary",
+    "run_distributions",
+    "runs_by",
+    "source_policies",
     "window_map",
     "window_size",
 ]

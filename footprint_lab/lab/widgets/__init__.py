@@ -15,6 +15,9 @@ change them.
   charts *in place*, with the setting's readouts and a frontier pane of the sliders' grid.
 * :class:`Compare` (:mod:`.compare`) — several runs of one scenario side by side: the compare
   chart, a summary table and each run's window map.
+* :class:`CorpusOverview` (:mod:`.corpus_overview`) — a corpus store at a glance (runs by
+  format, model and outcome; window sizes and calls; the sources' own policies; the frontier of
+  a grid), a click opening one run's Inspector.
 * :func:`update_figure` (:mod:`._figures`) — the in-place figure differ they share.
 * :class:`LabWidget` (:mod:`._lifecycle`) — their base: ``close()`` closes a widget with every
   widget it is made of, and a new widget closes the one it *replaces* — in a notebook, the ones
@@ -48,6 +51,7 @@ from footprint_lab.lab.widgets._figures import figure_widget, update_figure
 from footprint_lab.lab.widgets._lifecycle import LabWidget
 from footprint_lab.lab.widgets._snapshot import Snapshot
 from footprint_lab.lab.widgets.compare import Compare
+from footprint_lab.lab.widgets.corpus_overview import OVERVIEW_TABS, CorpusOverview
 from footprint_lab.lab.widgets.inspector import BOUNDARY_MAX_ROWS, INSPECTOR_TABS, Inspector
 from footprint_lab.lab.widgets.tuner import PIN_KNOB, Tuner, default_range
 
@@ -57,11 +61,13 @@ __all__ = [
     "INSPECTOR_TABS",
     "KEY_NUMBER_COLUMNS",
     "LEFT_COLUMNS",
+    "OVERVIEW_TABS",
     "PIN_KNOB",
     "PREVIEW_CHARS",
     "SUMMARY_COLUMNS",
     "TABLE_MAX_ROWS",
     "Compare",
+    "CorpusOverview",
     "Inspector",
     "LabWidget",
     "Snapshot",
