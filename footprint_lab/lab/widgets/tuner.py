@@ -264,11 +264,12 @@ class Tuner(HtmlShare, LabWidget):
 
     def _shared_runs(self) -> SharedRuns:
         """``to_html(path)`` writes the report of the current setting: every run the Tuner
-        shows (the scenario's run, or each source run replayed), labelled as its dropdown."""
-        section = f"{self.source.name} · {format_config(self.config)}"
+        shows (the scenario's run, or each source run replayed), labelled as its charts are."""
+        frames = self.setting_frames
         return {
-            section: {
-                label: (run, self.setting_frames[label]) for label, run in self.setting_runs.items()
+            self.source.name: {
+                str(frames[label].info.get("label") or label): (run, frames[label])
+                for label, run in self.setting_runs.items()
             }
         }
 
