@@ -14,9 +14,14 @@ from collections.abc import Iterable, Sequence
 from pydantic import BaseModel
 
 from footprint_lab.agent.run import Run
-from footprint_lab.agent.transcript import transcript
 from footprint_lab.evidence._text_index import TextIndex
-from footprint_lab.evidence.dependencies import DEFAULT_MIN_CHARS, Dependency, dependencies
+from footprint_lab.evidence.dependencies import (
+    DEFAULT_MIN_CHARS,
+    Dependency,
+    named,
+    transcript_facts,
+)
+from footprint_lab.evidence.facts import TranscriptFacts
 from footprint_lab.evidence.windows import SentWindows
 from footprint_lab.ledger import Ledger
 from footprint_lab.messages import Message, is_observation
@@ -48,26 +53,13 @@ class Loss(BaseModel):
     """True when a compaction frame in that window still states the value."""
 
 
-def _reply_calls(run: Run) -> dict[int, int]:
-    """For each transcript index of an assistant reply, the index of the LLM call that made it.
-
-    Keyed by position, not call id: real transcripts reuse call ids within one run.
-    """
-    out: dict[int, int] = {}
-    ordinal = 0
-    for index, message in enumerate(transcript(run)):
-        if message.role == "assistant":
-            out[index] = ordinal
-            ordinal += 1
-    return out
-
-
 def losses(
     replayed: Run,
     deps: Sequence[Dependency] | None = None,
     min_chars: int = DEFAULT_MIN_CHARS,
     *,
     windows: SentWindows | None = None,
+    facts: TranscriptFacts | None = None,
 ) -> list[Loss]:
     """Every dependent value whose evidence was not in the window its call came from.
 
@@ -79,11 +71,17 @@ def losses(
         deps: Its dependencies (computed when None).
         min_chars: The shortest argument value that counts, when computing them.
         windows: ``SentWindows(replayed)``, when the caller already built it.
+        facts: Facts whose replies are ``replayed``'s (its transcript's, or its source's
+            when :func:`~footprint_lab.evidence.dependencies.transcript_facts` found the
+            replay aligned with it), when the caller already read them.
     """
-    deps = dependencies(replayed, min_chars) if deps is None else deps
+    if deps is None or facts is None:
+        facts, stage_ids = transcript_facts(replayed, facts)
+        deps = named(facts, min_chars, stage_ids) if deps is None else deps
     if not deps:
         return []
-    made_by = _reply_calls(replayed)
+    # By position, not call id: real transcripts reuse call ids within one run.
+    made_by = facts.reply_calls()
     sent = SentWindows(replayed) if windows is None else windows
     store = sent.messages
     ledger = replayed.ledger
