@@ -167,6 +167,10 @@ def test_copies_measure_what_a_validated_message_measures(
     twin = Message(**{**_fields(original), "stage_id": stage or "seed#9"})
     stamped = original.with_stage(stage or "seed#9")
     assert stamped == twin and (stamped.chars, stamped.shape) == (twin.chars, twin.shape)
+    # Unstamped (what a replay commits afresh): the copy with no stage id.
+    unstamped, twin = original.with_stage(None), original.model_copy(update={"stage_id": None})
+    assert unstamped == twin and (unstamped.chars, unstamped.shape) == (twin.chars, twin.shape)
+    assert unstamped.model_fields_set == twin.model_fields_set
     value = {"content": "changed text", "stage_id": "window#7", "authored": "injection"}[field]
     copied = original.model_copy(update={field: value})
     twin = Message(**{**_fields(original), field: value})

@@ -185,7 +185,8 @@ def measure(
     transcript is the run's committed again, so its dependencies are the run's links named by
     the replay's stage ids (checked; a replay that differs is read afresh).
     """
-    replayed = replay(run, strategy, keep_last_tool_results=keep_last_tool_results)
+    # No events: a row reads the replay's windows, calls and records, never its events.
+    replayed = replay(run, strategy, keep_last_tool_results=keep_last_tool_results, events=False)
     own, stage_ids = transcript_facts(replayed, _transcript(run, facts))
     deps = named(own, min_chars, stage_ids)
     # One position-level view of every sent window, walked once: materialising each window

@@ -79,6 +79,10 @@ def test_a_replay_s_evidence_from_its_source_s_facts_is_the_replay_read_afresh(
 ) -> None:
     run = from_openai(_random_transcript(rng))
     replayed = replay(run, STRATEGIES[which], keep_last_tool_results=pins)
+    # The replay evidence_frame measures records no events, and is otherwise the same run.
+    quiet = replay(run, STRATEGIES[which], keep_last_tool_results=pins, events=False)
+    assert quiet.events == [] and (replayed.events or not replayed.calls)
+    assert _same_run(quiet, replayed)
     # The fast path is handed its source's facts, or (foreign) another run's: those must be
     # refused as not the replay's transcript, and the replay read afresh.
     source = from_openai(_random_transcript(rng)) if foreign else run
@@ -97,6 +101,21 @@ def test_a_replay_s_evidence_from_its_source_s_facts_is_the_replay_read_afresh(
     assert baseline_input_cost(run, facts=facts if not foreign else None) == (
         baseline_input_cost(run)
     )
+
+
+def _same_run(a: Any, b: Any) -> bool:
+    def facts(run: Any) -> Any:
+        return (
+            [m.model_dump() for m in run.ledger.messages],
+            [r.model_dump() for r in run.records],
+            [c.model_dump() for c in run.calls],
+            [m.model_dump() for m in run.window],
+            [[m.model_dump() for m in run.window_sent(i)] for i in range(len(run.calls))],
+            run.meta,
+            [f.model_dump() for f in run.folded],
+        )
+
+    return bool(facts(a) == facts(b))
 
 
 def _same_transcript(a: Any, b: Any) -> bool:
