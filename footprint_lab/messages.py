@@ -397,11 +397,10 @@ class Message(BaseModel):
             _measure_again(copied, not _SIZE_FIELDS.isdisjoint(update))
         return copied
 
-    def with_stage(self, stage_id: str | None) -> Message:
+    def with_stage(self, stage_id: str) -> Message:
         """This message stamped with the stage that commits it (a copy: the ledger stamps
         every message it commits, so this is the cheapest copy there is — the fields as they
-        are, no second validation of what was validated when the message was built); None
-        gives the unstamped copy a replay commits afresh."""
+        are, no second validation of what was validated when the message was built)."""
         copied = copy_trusted(self, stage_id=stage_id)
         _measure_again(copied, False)
         return copied

@@ -8,8 +8,10 @@ The twins already held elsewhere: ``tests/window/test_shape.py`` (a ``Window``'s
 reuse of a shared prefix, the engine's turn walk, the pins, clearing, the halving prefix),
 ``tests/window/test_law.py`` (the law from the window's facts against the message walk),
 ``tests/evidence/test_linear.py`` (baseline characters against a replay; losses against
-materialised windows) and ``tests/test_provenance.py`` (a message's shape code against the
-provenance predicates).
+materialised windows), ``tests/evidence/test_facts.py`` (dependencies from a transcript's flat
+facts against the definition; a replay's evidence from its source's facts, and a replay with
+no events, against the replay read afresh) and ``tests/test_provenance.py`` (a message's
+shape code against the provenance predicates).
 """
 
 from __future__ import annotations
@@ -134,6 +136,24 @@ def test_a_trusted_span_and_request_are_the_validated_ones(
     )
 
 
+@settings(max_examples=1000, deadline=None)
+@given(TEXT, TEXT, TEXT, st.lists(TEXT, max_size=4), st.integers(0, 10**6))
+def test_a_trusted_dependency_is_the_validated_dependency(
+    call_id: str, tool: str, value: str, stages: list[str], index: int
+) -> None:
+    from footprint_lab.evidence import Dependency
+    from footprint_lab.messages import construct_trusted
+
+    values = {
+        "call_id": call_id,
+        "tool_name": tool,
+        "value": value,
+        "source_stage_ids": stages,
+        "message_index": index,
+    }
+    _same_model(construct_trusted(Dependency, **values), Dependency(**values))
+
+
 # -- copies: copy_trusted, update_trusted, the refreshed size and shape ----------------------
 
 
@@ -167,10 +187,6 @@ def test_copies_measure_what_a_validated_message_measures(
     twin = Message(**{**_fields(original), "stage_id": stage or "seed#9"})
     stamped = original.with_stage(stage or "seed#9")
     assert stamped == twin and (stamped.chars, stamped.shape) == (twin.chars, twin.shape)
-    # Unstamped (what a replay commits afresh): the copy with no stage id.
-    unstamped, twin = original.with_stage(None), original.model_copy(update={"stage_id": None})
-    assert unstamped == twin and (unstamped.chars, unstamped.shape) == (twin.chars, twin.shape)
-    assert unstamped.model_fields_set == twin.model_fields_set
     value = {"content": "changed text", "stage_id": "window#7", "authored": "injection"}[field]
     copied = original.model_copy(update={field: value})
     twin = Message(**{**_fields(original), field: value})

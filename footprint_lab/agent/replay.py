@@ -378,7 +378,7 @@ def _replay(
                     recorder.emit(LlmEnd(iteration=iteration, stage_id=stage, usage=usage))
                 last_usage, last_from = usage, tokens_from or "reported"
             source_stage.setdefault(stage, message.stage_id)
-            sent_chars += writer.reply(stage, _unstamped(message), usage).chars
+            sent_chars += writer.reply(stage, _fresh(message, stage), usage).chars
             i += 1
             continue
         # Consecutive tool results form one tool-calls stage; a user message is a new request,
@@ -394,8 +394,8 @@ def _replay(
         )
         while j < len(messages) and messages[j].role == message.role and message.role == "tool":
             j += 1
-        batch = [_unstamped(m) for m in messages[i : max(j, i + 1)]]
         stage = writer.stage(kind)
+        batch = [_fresh(m, stage) for m in messages[i : max(j, i + 1)]]
         source_stage.setdefault(stage, message.stage_id)
         # As the agent's opening `seed` stage does: the commits line up with the source's.
         system = source.system if not run.requests else None
@@ -432,9 +432,11 @@ def _replay(
     return run
 
 
-def _unstamped(message: Message) -> Message:
-    """A copy of a source message to commit afresh (its stage id is the replay's to give)."""
-    return message.with_stage(None)
+def _fresh(message: Message, stage: str) -> Message:
+    """A copy of a source message stamped with the replay's stage that commits it: always a
+    new object (the replay's ledger never holds the source's), stamped once (the ledger keeps
+    a message that already carries its stage)."""
+    return message.with_stage(stage)
 
 
 def _window_stage(

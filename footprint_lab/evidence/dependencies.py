@@ -19,7 +19,7 @@ from footprint_lab.agent.transcript import in_call_order as in_call_order
 from footprint_lab.agent.transcript import transcript as transcript
 from footprint_lab.evidence.facts import TranscriptFacts
 from footprint_lab.evidence.facts import argument_leaves as argument_leaves
-from footprint_lab.messages import Message
+from footprint_lab.messages import Message, construct_trusted
 
 DEFAULT_MIN_CHARS = 5
 
@@ -60,8 +60,10 @@ def named(
     """The dependencies of ``facts``' links, their carriers named by ``stage_ids`` (default
     the transcript's own; a replay's, for the replay of the transcript)."""
     ids = facts.stage_ids if stage_ids is None else stage_ids
+    # Trusted: every value was read from validated messages (a long run has one per call).
     return [
-        Dependency(
+        construct_trusted(
+            Dependency,
             call_id=link.call_id,
             tool_name=link.tool_name,
             value=link.value,
