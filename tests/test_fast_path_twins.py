@@ -137,6 +137,21 @@ def test_a_trusted_span_and_request_are_the_validated_ones(
 
 
 @settings(max_examples=1000, deadline=None)
+@given(st.booleans(), st.booleans(), st.integers(0, 10**6), st.integers(-1, 10**6))
+def test_a_record_the_writer_files_is_the_record_copied(
+    forced: bool, was_forced: bool, commit: int, given: int
+) -> None:
+    from footprint_lab.messages import copy_trusted
+
+    record = WindowRecord(strategy="sliding-window", iteration=3, forced=was_forced)
+    changes = {"forced": forced or record.forced, "commit": commit, "given_commit": given}
+    trusted = copy_trusted(record, **changes)
+    copied = record.model_copy(update=changes)
+    assert trusted == copied and trusted.model_dump() == copied.model_dump()
+    assert trusted.model_fields_set == copied.model_fields_set
+
+
+@settings(max_examples=1000, deadline=None)
 @given(TEXT, TEXT, TEXT, st.lists(TEXT, max_size=4), st.integers(0, 10**6))
 def test_a_trusted_dependency_is_the_validated_dependency(
     call_id: str, tool: str, value: str, stages: list[str], index: int
