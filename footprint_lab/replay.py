@@ -60,6 +60,7 @@ def replay(
     provider: object | None = None,
     estimate: bool = True,
     context_window: int | None = None,
+    events: bool = True,
 ) -> Run:
     """Re-apply ``strategy`` over a run's or a transcript's recorded history; calls no model.
 
@@ -80,6 +81,7 @@ def replay(
         provider=provider,
         estimate=estimate,
         context_window=context_window,
+        events=events,
     )
 
 
@@ -92,6 +94,7 @@ async def areplay(
     provider: object | None = None,
     estimate: bool = True,
     context_window: int | None = None,
+    events: bool = True,
 ) -> Run:
     """The async form of :func:`replay`."""
     from footprint_lab.agent.replay import areplay as areplay_run
@@ -104,6 +107,7 @@ async def areplay(
         provider=provider,
         estimate=estimate,
         context_window=context_window,
+        events=events,
     )
 
 

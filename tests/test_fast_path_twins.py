@@ -8,8 +8,10 @@ The twins already held elsewhere: ``tests/window/test_shape.py`` (a ``Window``'s
 reuse of a shared prefix, the engine's turn walk, the pins, clearing, the halving prefix),
 ``tests/window/test_law.py`` (the law from the window's facts against the message walk),
 ``tests/evidence/test_linear.py`` (baseline characters against a replay; losses against
-materialised windows) and ``tests/test_provenance.py`` (a message's shape code against the
-provenance predicates).
+materialised windows), ``tests/evidence/test_facts.py`` (dependencies from a transcript's flat
+facts against the definition; a replay's evidence from its source's facts, and a replay with
+no events, against the replay read afresh) and ``tests/test_provenance.py`` (a message's
+shape code against the provenance predicates).
 """
 
 from __future__ import annotations
@@ -132,6 +134,39 @@ def test_a_trusted_span_and_request_are_the_validated_ones(
             model="m", system=system, messages=originals, tools=tools, max_output_tokens=cap
         ),
     )
+
+
+@settings(max_examples=1000, deadline=None)
+@given(st.booleans(), st.booleans(), st.integers(0, 10**6), st.integers(-1, 10**6))
+def test_a_record_the_writer_files_is_the_record_copied(
+    forced: bool, was_forced: bool, commit: int, given: int
+) -> None:
+    from footprint_lab.messages import copy_trusted
+
+    record = WindowRecord(strategy="sliding-window", iteration=3, forced=was_forced)
+    changes = {"forced": forced or record.forced, "commit": commit, "given_commit": given}
+    trusted = copy_trusted(record, **changes)
+    copied = record.model_copy(update=changes)
+    assert trusted == copied and trusted.model_dump() == copied.model_dump()
+    assert trusted.model_fields_set == copied.model_fields_set
+
+
+@settings(max_examples=1000, deadline=None)
+@given(TEXT, TEXT, TEXT, st.lists(TEXT, max_size=4), st.integers(0, 10**6))
+def test_a_trusted_dependency_is_the_validated_dependency(
+    call_id: str, tool: str, value: str, stages: list[str], index: int
+) -> None:
+    from footprint_lab.evidence import Dependency
+    from footprint_lab.messages import construct_trusted
+
+    values = {
+        "call_id": call_id,
+        "tool_name": tool,
+        "value": value,
+        "source_stage_ids": stages,
+        "message_index": index,
+    }
+    _same_model(construct_trusted(Dependency, **values), Dependency(**values))
 
 
 # -- copies: copy_trusted, update_trusted, the refreshed size and shape ----------------------

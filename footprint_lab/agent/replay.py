@@ -37,8 +37,9 @@ as well, reads it into a run with :func:`footprint_lab.importers.as_run`, and re
 
 from __future__ import annotations
 
+import inspect
 import math
-from collections.abc import Collection
+from collections.abc import Awaitable, Collection, Generator
 
 from footprint_lab._async import run_sync
 from footprint_lab.agent._replay_tokens import ReplayTokens, replies_of
@@ -52,10 +53,11 @@ from footprint_lab.ledger import Ledger
 from footprint_lab.messages import Message, is_observation, window_chars
 from footprint_lab.pricing import source_tokens_per_char
 from footprint_lab.usage import Usage
-from footprint_lab.window.apply import OnBreach, aapply_boundary, check_keep_last_tool_results
+from footprint_lab.window.apply import OnBreach, check_keep_last_tool_results, start_boundary
 from footprint_lab.window.boundary import Boundary
 from footprint_lab.window.errors import WindowConfigError
 from footprint_lab.window.records import TokenSource
+from footprint_lab.window.result import WindowResult
 from footprint_lab.window.strategies import WindowStrategy
 from footprint_lab.window.strategies.base import strategy_name
 
@@ -89,6 +91,7 @@ def replay(
     provider: object | None = None,
     estimate: bool = True,
     context_window: int | None = None,
+    events: bool = True,
 ) -> Run:
     """Re-apply ``strategy`` over ``source``'s recorded history; calls no model.
 
@@ -114,6 +117,9 @@ def replay(
             ``meta['not_applicable']``).
         context_window: The model's context window, for ``threshold_fraction=`` strategies
             (default: what ``provider`` says, else ``meta['context_window']`` of the source).
+        events: False to record no events (``run.events`` stays empty; everything else is
+            the same): for a caller that measures only windows, calls and records, as
+            ``evidence_frame`` does for every run x configuration.
 
     Returns:
         A counterfactual run: ``meta['counterfactual']`` is True and ``meta['replay_of']``
@@ -123,17 +129,28 @@ def replay(
         WindowConfigError: ``tokens_per_char`` is not a positive number.
         TypeError: ``source`` is not a run.
     """
-    return run_sync(
-        areplay(
-            source,
-            strategy,
-            keep_last_tool_results,
-            tokens_per_char,
-            provider=provider,
-            estimate=estimate,
-            context_window=context_window,
-        )
+    steps = _steps(
+        source,
+        strategy,
+        keep_last_tool_results,
+        tokens_per_char,
+        provider,
+        estimate,
+        context_window,
+        events,
     )
+    # Driven here, in the caller's thread: an event loop is started only if a strategy's plan
+    # turns out to be async (starting one per replay costs as much as a short replay).
+    try:
+        visit = next(steps)
+        while True:
+            result = _start(visit)
+            if inspect.isawaitable(result):
+                return run_sync(_driven(steps, result))
+            visit = steps.send(result)
+    except StopIteration as done:
+        run: Run = done.value
+        return run
 
 
 async def areplay(
@@ -145,8 +162,60 @@ async def areplay(
     provider: object | None = None,
     estimate: bool = True,
     context_window: int | None = None,
+    events: bool = True,
 ) -> Run:
     """The async form of :func:`replay`."""
+    return await _driven(
+        _steps(
+            source,
+            strategy,
+            keep_last_tool_results,
+            tokens_per_char,
+            provider,
+            estimate,
+            context_window,
+            events,
+        )
+    )
+
+
+_Visit = tuple[WindowStrategy, list[Message], Boundary, OnBreach]
+"""What a replay asks of the window core at a boundary: ``start_boundary``'s arguments."""
+
+_Steps = Generator[_Visit, WindowResult, Run]
+"""A replay as a generator: it yields each boundary's visit and is sent its result; its return
+value is the run. :func:`replay` and :func:`areplay` drive the one body."""
+
+
+async def _driven(steps: _Steps, pending: Awaitable[WindowResult] | None = None) -> Run:
+    """Drive ``steps`` inside an event loop, awaiting any async plan (``pending``: the visit
+    whose plan turned out async when :func:`replay` was driving)."""
+    try:
+        visit = next(steps) if pending is None else steps.send(await pending)
+        while True:
+            result = _start(visit)
+            visit = steps.send(await result if inspect.isawaitable(result) else result)
+    except StopIteration as done:
+        run: Run = done.value
+        return run
+
+
+def _start(visit: _Visit) -> WindowResult | Awaitable[WindowResult]:
+    strategy, window, boundary, on_breach = visit
+    return start_boundary(strategy, window, boundary, on_breach=on_breach)
+
+
+def _steps(
+    source: Run,
+    strategy: WindowStrategy | None,
+    keep_last_tool_results: int | bool,
+    tokens_per_char: float | None,
+    provider: object | None,
+    estimate: bool,
+    context_window: int | None,
+    events: bool = True,
+) -> _Steps:
+    """The replay of ``source`` under ``strategy`` (arguments checked now, before any step)."""
     if tokens_per_char is not None and (
         isinstance(tokens_per_char, bool)
         or not isinstance(tokens_per_char, int | float)
@@ -162,20 +231,22 @@ async def areplay(
             f"footprint_lab.replay, which reads it with footprint_lab.importers.as_run"
         )
     run = source
-    return await _replay(
+    return _replay(
         run,
         strategy,
         keep_last_tool_results,
         ReplayTokens.of(run, tokens_per_char, provider, estimate, context_window),
+        Recorder() if events else None,
     )
 
 
-async def _replay(
+def _replay(
     source: Run,
     strategy: WindowStrategy | None,
     keep_last_tool_results: int | bool,
     tokens: ReplayTokens,
-) -> Run:
+    recorder: Recorder | None,
+) -> _Steps:
     keep_last = check_keep_last_tool_results(keep_last_tool_results)
     messages = transcript(source)
     configured = strategy
@@ -184,13 +255,12 @@ async def _replay(
         strategy = None  # it cannot run here: meta['not_applicable'] says why (below)
     originals = replies_of(source, sum(1 for m in messages if m.role == "assistant"))
     ledger = Ledger()
-    recorder = Recorder()
     run = Run(
         request="",
         ledger=ledger,
         status=source.status if source.status != "paused" else "done",
         output=source.output,
-        events=recorder.events,
+        events=[] if recorder is None else recorder.events,
         strategy=strategy_name(configured),
         system=source.system,
         model=source.model,
@@ -225,8 +295,10 @@ async def _replay(
                 writer.seed([])
             run.iterations += 1
             iteration = run.iterations
-            if strategy is not None and await _window_stage(
-                writer, strategy, iteration, (last_usage, last_from), keep_last, roster, tokens
+            if strategy is not None and (
+                yield from _window_stage(
+                    writer, strategy, iteration, (last_usage, last_from), keep_last, roster, tokens
+                )
             ):
                 sent_chars = window_chars(writer.window)
             stage = writer.stage("call-llm")
@@ -241,16 +313,21 @@ async def _replay(
                 usage=usage,
                 tokens_from=None if tokens_from == "reported" else tokens_from,
             )
-            recorder.emit(
-                LlmStart(
-                    iteration=iteration, stage_id=stage, messages=call.messages, chars=call.chars
+            if recorder is not None:
+                recorder.emit(
+                    LlmStart(
+                        iteration=iteration,
+                        stage_id=stage,
+                        messages=call.messages,
+                        chars=call.chars,
+                    )
                 )
-            )
             if usage is not None:
-                recorder.emit(LlmEnd(iteration=iteration, stage_id=stage, usage=usage))
+                if recorder is not None:
+                    recorder.emit(LlmEnd(iteration=iteration, stage_id=stage, usage=usage))
                 last_usage, last_from = usage, tokens_from or "reported"
             source_stage.setdefault(stage, message.stage_id)
-            sent_chars += writer.reply(stage, _unstamped(message), usage).chars
+            sent_chars += writer.reply(stage, _fresh(message, stage), usage).chars
             i += 1
             continue
         # Consecutive tool results form one tool-calls stage; a user message is a new request,
@@ -266,8 +343,8 @@ async def _replay(
         )
         while j < len(messages) and messages[j].role == message.role and message.role == "tool":
             j += 1
-        batch = [_unstamped(m) for m in messages[i : max(j, i + 1)]]
         stage = writer.stage(kind)
+        batch = [_fresh(m, stage) for m in messages[i : max(j, i + 1)]]
         source_stage.setdefault(stage, message.stage_id)
         # As the agent's opening `seed` stage does: the commits line up with the source's.
         system = source.system if not run.requests else None
@@ -304,12 +381,14 @@ async def _replay(
     return run
 
 
-def _unstamped(message: Message) -> Message:
-    """A copy of a source message to commit afresh (its stage id is the replay's to give)."""
-    return message.model_copy(update={"stage_id": None})
+def _fresh(message: Message, stage: str) -> Message:
+    """A copy of a source message stamped with the replay's stage that commits it: always a
+    new object (the replay's ledger never holds the source's), stamped once (the ledger keeps
+    a message that already carries its stage)."""
+    return message.with_stage(stage)
 
 
-async def _window_stage(
+def _window_stage(
     writer: RunWriter,
     strategy: WindowStrategy,
     iteration: int,
@@ -317,7 +396,7 @@ async def _window_stage(
     keep_last: int,
     tool_names: Collection[str] | None,
     tokens: ReplayTokens,
-) -> bool:
+) -> Generator[_Visit, WindowResult, bool]:
     """Run one boundary's window visit; True when it filed a record (the window may differ)."""
     run = writer.run
     stage = writer.stage("window")
@@ -340,7 +419,7 @@ async def _window_stage(
     # A replay sends nothing: a policy its caller wrapped with audit(...) files what it breaks
     # (the point of auditing it); any other strategy is held to the law as in an agent.
     on_breach: OnBreach = "record" if isinstance(strategy, AuditedPolicy) else "raise"
-    result = await aapply_boundary(strategy, writer.window, boundary, on_breach=on_breach)
+    result = yield (strategy, writer.window, boundary, on_breach)
     if result.record is None:
         return False
     writer.visit(stage, result.window, result.record, folded=result.folded, usage=last_usage)

@@ -8,7 +8,9 @@ measures dependencies and losses on it (:mod:`footprint_lab.evidence.dependencie
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Sequence
+from itertools import compress, count
 
 from footprint_lab.agent.run import Run
 from footprint_lab.messages import Message, is_library_authored
@@ -28,18 +30,22 @@ def in_call_order(messages: Sequence[Message]) -> list[Message]:
     """``messages`` with the results that follow each assistant message in the order of its
     calls (a result answering none of them keeps its place after those that do); linear but
     for the sort inside each batch."""
-    out: list[Message] = []
-    i, n = 0, len(messages)
-    while i < n:
-        head = messages[i]
-        out.append(head)
-        i += 1
-        if len(head.tool_calls) < 2:
-            continue
-        j = i
-        while j < n and messages[j].role == "tool":
+    out = list(messages)
+    n = len(out)
+    # Only the results after a message making two or more calls can be out of order: those
+    # messages are found at C speed, and every other message stays where it is.
+    for i in compress(count(), map(_SEVERAL.__lt__, map(len, map(_CALLS, out)))):
+        head = out[i]
+        j = i + 1
+        while j < n and out[j].role == "tool":
             j += 1
-        rank = {c.id: k for k, c in enumerate(head.tool_calls)}
-        out.extend(sorted(messages[i:j], key=lambda m: rank.get(m.tool_call_id or "", len(rank))))
-        i = j
+        if j - i > 2:
+            rank = {c.id: k for k, c in enumerate(head.tool_calls)}
+            out[i + 1 : j] = sorted(
+                out[i + 1 : j], key=lambda m: rank.get(m.tool_call_id or "", len(rank))
+            )
     return out
+
+
+_CALLS = operator.attrgetter("tool_calls")
+_SEVERAL = 1  # a message making more than one call

@@ -25,7 +25,7 @@ from itertools import compress, repeat
 from footprint_lab.agent.run import CallRecord, Run
 from footprint_lab.events import BudgetPressure, Compaction, ContextEvicted, Recorder
 from footprint_lab.ledger import Ledger
-from footprint_lab.messages import Message, content_hash, share_fields_set, window_chars
+from footprint_lab.messages import Message, content_hash, copy_trusted, window_chars
 from footprint_lab.usage import Usage
 from footprint_lab.window.records import FoldedSpan, TokenSource, WindowRecord
 
@@ -216,14 +216,10 @@ class RunWriter:
         changed = len(after) != len(before) or any(map(operator.is_not, after, before))
         if changed:
             ledger.set_window(stage, after)
-        record = share_fields_set(
-            record.model_copy(
-                update={
-                    "forced": forced or record.forced,
-                    "commit": len(ledger),
-                    "given_commit": given_commit,
-                }
-            )
+        # A trusted copy: the three facts are the writer's own (a bool and two commit
+        # indices), the rest was validated when the record was built.
+        record = copy_trusted(
+            record, forced=forced or record.forced, commit=len(ledger), given_commit=given_commit
         )
         ledger.put(stage, "record", record)
         run.records.append(record)

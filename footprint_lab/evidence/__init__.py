@@ -13,8 +13,11 @@ from footprint_lab.evidence.dependencies import (
     argument_leaves,
     dependencies,
     dependencies_in,
+    named,
     tool_calls_in,
+    transcript_facts,
 )
+from footprint_lab.evidence.facts import Link, TranscriptFacts
 from footprint_lab.evidence.losses import (
     Loss,
     WireCheck,
@@ -30,19 +33,23 @@ from footprint_lab.evidence.windows import SentWindow, SentWindows
 __all__ = [
     "DEFAULT_MIN_CHARS",
     "Dependency",
+    "Link",
     "Loss",
     "SentWindow",
     "SentWindows",
+    "TranscriptFacts",
     "WireCheck",
     "argument_leaves",
     "calls_of",
     "dependencies",
     "dependencies_in",
     "losses",
+    "named",
     "request_lost",
     "request_lost_calls",
     "tool_calls_in",
     "transcript",
+    "transcript_facts",
     "wire_problem_calls",
     "wire_problems",
 ]

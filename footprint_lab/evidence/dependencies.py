@@ -8,9 +8,7 @@ earlier ``user`` or ``system`` message (the system prompt included).
 
 from __future__ import annotations
 
-import bisect
-from collections.abc import Iterator, Sequence
-from typing import Any
+from collections.abc import Sequence
 
 from pydantic import BaseModel
 
@@ -19,8 +17,9 @@ from footprint_lab.agent.run import Run
 # transcript and in_call_order live in the agent layer (replay reads them); this was their home.
 from footprint_lab.agent.transcript import in_call_order as in_call_order
 from footprint_lab.agent.transcript import transcript as transcript
-from footprint_lab.evidence._text_index import TextIndex
-from footprint_lab.messages import Message
+from footprint_lab.evidence.facts import TranscriptFacts
+from footprint_lab.evidence.facts import argument_leaves as argument_leaves
+from footprint_lab.messages import Message, construct_trusted
 
 DEFAULT_MIN_CHARS = 5
 
@@ -40,79 +39,70 @@ class Dependency(BaseModel):
     """Index, in the run's transcript, of the assistant message that made the call."""
 
 
-def argument_leaves(arguments: Any) -> Iterator[str]:
-    """Every string or integer leaf of a call's arguments, as text (booleans excluded)."""
-    if isinstance(arguments, dict):
-        for value in arguments.values():
-            yield from argument_leaves(value)
-    elif isinstance(arguments, list | tuple):
-        for value in arguments:
-            yield from argument_leaves(value)
-    elif isinstance(arguments, bool):
-        return
-    elif isinstance(arguments, str | int):
-        yield str(arguments)
-
-
 def dependencies_in(
     messages: Sequence[Message], system: str | None = None, min_chars: int = DEFAULT_MIN_CHARS
 ) -> list[Dependency]:
     """Dependencies in a message list (see the module docstring).
 
-    Linear in the text of ``messages`` plus the size of the answer: the tool texts and the
-    user/system texts are each indexed once (:class:`TextIndex`), so a value is checked only
-    against texts that can contain it instead of against every earlier one.
+    Linear in the text of ``messages`` plus the size of the answer: each message is read once
+    (:class:`~footprint_lab.evidence.facts.TranscriptFacts`), and the tool texts and the
+    user/system texts are each indexed once, so a value is checked only against texts that
+    can contain it instead of against every earlier one.
     """
-    out: list[Dependency] = []
-    tool_at = [i for i, m in enumerate(messages) if m.role == "tool"]
-    # The system prompt counts as said before the first message (index -1).
-    said_at = ([-1] if system else []) + [
-        i for i, m in enumerate(messages) if m.role in ("user", "system")
+    return named(TranscriptFacts(messages, system), min_chars)
+
+
+def named(
+    facts: TranscriptFacts,
+    min_chars: int = DEFAULT_MIN_CHARS,
+    stage_ids: Sequence[str | None] | None = None,
+) -> list[Dependency]:
+    """The dependencies of ``facts``' links, their carriers named by ``stage_ids`` (default
+    the transcript's own; a replay's, for the replay of the transcript)."""
+    ids = facts.stage_ids if stage_ids is None else stage_ids
+    # Trusted: every value was read from validated messages (a long run has one per call).
+    return [
+        construct_trusted(
+            Dependency,
+            call_id=link.call_id,
+            tool_name=link.tool_name,
+            value=link.value,
+            source_stage_ids=list(dict.fromkeys([ids[j] or "" for j in link.carriers])),
+            message_index=link.message_index,
+        )
+        for link in facts.links(min_chars)
     ]
-    said_texts = ([system] if system else []) + [messages[i].content for i in said_at if i >= 0]
-    # Every value that will be looked up, so each index resolves them in one pass.
-    values = {
-        value
-        for message in messages
-        for call in message.tool_calls
-        for value in argument_leaves(call.arguments)
-        if len(value) >= min_chars
-    }
-    tools = TextIndex([messages[i].content for i in tool_at], values)
-    said = TextIndex(said_texts, values)
-    for index, message in enumerate(messages):
-        if not message.tool_calls:
-            continue
-        # Tool messages strictly before this one: the prefix tool_at[:tools_before].
-        tools_before = bisect.bisect_left(tool_at, index)
-        for call in message.tool_calls:
-            seen_values: set[str] = set()
-            for value in argument_leaves(call.arguments):
-                if len(value) < min_chars or value in seen_values:
-                    continue
-                seen_values.add(value)
-                first_said = said.containing(value)
-                if first_said and said_at[first_said[0]] < index:
-                    continue
-                hits = tools.containing(value)
-                earlier = hits[: bisect.bisect_left(hits, tools_before)]
-                if earlier:
-                    carriers = [messages[tool_at[h]].stage_id or "" for h in earlier]
-                    out.append(
-                        Dependency(
-                            call_id=call.id,
-                            tool_name=call.name,
-                            value=value,
-                            source_stage_ids=list(dict.fromkeys(carriers)),
-                            message_index=index,
-                        )
-                    )
-    return out
 
 
-def dependencies(run: Run, min_chars: int = DEFAULT_MIN_CHARS) -> list[Dependency]:
-    """Every (call, value) by which a tool call of ``run`` depends on earlier tool evidence."""
-    return dependencies_in(transcript(run), run.system, min_chars)
+def transcript_facts(
+    run: Run, source: TranscriptFacts | None = None
+) -> tuple[TranscriptFacts, Sequence[str | None]]:
+    """``run``'s transcript read once, and the stage ids of its messages.
+
+    Args:
+        run: The run (recorded, imported or replayed).
+        source: When ``run`` is a replay, its source's facts: a replay's transcript is its
+            source's committed again, so the source's facts stand for it (its links found
+            once for every replay) with the replay's stage ids. Checked
+            (:meth:`~footprint_lab.evidence.facts.TranscriptFacts.aligned_stage_ids`): a
+            transcript that is not the source's is read afresh.
+    """
+    messages = transcript(run)
+    if source is not None:
+        stage_ids = source.aligned_stage_ids(messages, run.system)
+        if stage_ids is not None:
+            return source, stage_ids
+    facts = TranscriptFacts(messages, run.system)
+    return facts, facts.stage_ids
+
+
+def dependencies(
+    run: Run, min_chars: int = DEFAULT_MIN_CHARS, *, source: TranscriptFacts | None = None
+) -> list[Dependency]:
+    """Every (call, value) by which a tool call of ``run`` depends on earlier tool evidence
+    (``source``: the facts of the run ``run`` replays, see :func:`transcript_facts`)."""
+    facts, stage_ids = transcript_facts(run, source)
+    return named(facts, min_chars, stage_ids)
 
 
 def tool_calls_in(run: Run) -> int:

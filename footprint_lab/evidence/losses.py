@@ -9,20 +9,29 @@ that window contains the value. Wire problems and request loss are checked on th
 from __future__ import annotations
 
 import bisect
+import operator
 from collections.abc import Iterable, Sequence
+from itertools import compress, count
 
 from pydantic import BaseModel
 
 from footprint_lab.agent.run import Run
-from footprint_lab.agent.transcript import transcript
 from footprint_lab.evidence._text_index import TextIndex
-from footprint_lab.evidence.dependencies import DEFAULT_MIN_CHARS, Dependency, dependencies
+from footprint_lab.evidence.dependencies import (
+    DEFAULT_MIN_CHARS,
+    Dependency,
+    named,
+    transcript_facts,
+)
+from footprint_lab.evidence.facts import TranscriptFacts
 from footprint_lab.evidence.windows import SentWindows
 from footprint_lab.ledger import Ledger
-from footprint_lab.messages import Message, is_observation
+from footprint_lab.messages import Message
 from footprint_lab.window.notice import is_compaction_frame
-from footprint_lab.window.request import current_request_index, is_library_authored
+from footprint_lab.window.request import current_request_index
 from footprint_lab.window.wire import WireFault, WireScan, wire_faults
+
+_SHAPE_CODE = operator.attrgetter("shape.code")
 
 
 class Loss(BaseModel):
@@ -48,26 +57,13 @@ class Loss(BaseModel):
     """True when a compaction frame in that window still states the value."""
 
 
-def _reply_calls(run: Run) -> dict[int, int]:
-    """For each transcript index of an assistant reply, the index of the LLM call that made it.
-
-    Keyed by position, not call id: real transcripts reuse call ids within one run.
-    """
-    out: dict[int, int] = {}
-    ordinal = 0
-    for index, message in enumerate(transcript(run)):
-        if message.role == "assistant":
-            out[index] = ordinal
-            ordinal += 1
-    return out
-
-
 def losses(
     replayed: Run,
     deps: Sequence[Dependency] | None = None,
     min_chars: int = DEFAULT_MIN_CHARS,
     *,
     windows: SentWindows | None = None,
+    facts: TranscriptFacts | None = None,
 ) -> list[Loss]:
     """Every dependent value whose evidence was not in the window its call came from.
 
@@ -79,11 +75,17 @@ def losses(
         deps: Its dependencies (computed when None).
         min_chars: The shortest argument value that counts, when computing them.
         windows: ``SentWindows(replayed)``, when the caller already built it.
+        facts: Facts whose replies are ``replayed``'s (its transcript's, or its source's
+            when :func:`~footprint_lab.evidence.dependencies.transcript_facts` found the
+            replay aligned with it), when the caller already read them.
     """
-    deps = dependencies(replayed, min_chars) if deps is None else deps
+    if deps is None or facts is None:
+        facts, stage_ids = transcript_facts(replayed, facts)
+        deps = named(facts, min_chars, stage_ids) if deps is None else deps
     if not deps:
         return []
-    made_by = _reply_calls(replayed)
+    # By position, not call id: real transcripts reuse call ids within one run.
+    made_by = facts.reply_calls()
     sent = SentWindows(replayed) if windows is None else windows
     store = sent.messages
     ledger = replayed.ledger
@@ -268,13 +270,13 @@ def wire_problem_calls(run: Run, windows: SentWindows | None = None) -> list[int
     check = WireCheck()
     checked: tuple[int, int] | None = None
     for i in range(len(sent)):
-        window = sent[i]
-        if checked is not None and checked[0] == window.window_commit and checked[1] <= window.end:
+        commit, end = sent.window_commit(i), sent.end(i)
+        if checked is not None and checked[0] == commit and checked[1] <= end:
             if not check.rejected:
-                check.feed(store[checked[1] : window.end])
+                check.feed(store[checked[1] : end])
         else:
             check = WireCheck().feed(sent.messages_of(i))
-        checked = (window.window_commit, window.end)
+        checked = (commit, end)
         if check.rejected:
             out.append(i)
     return out
@@ -299,11 +301,9 @@ def request_lost_calls(run: Run, windows: SentWindows | None = None) -> list[int
     bisection per run of its window.
     """
     sent = SentWindows(run) if windows is None else windows
-    users = [
-        p
-        for p, m in enumerate(sent.messages)
-        if m.role == "user" and not is_library_authored(m) and not is_observation(m)
-    ]
+    # A user message a person wrote has shape code ``u``: neither the library's nor an
+    # observation (read at C speed from each message's shape).
+    users = list(compress(count(), map("u".__eq__, map(_SHAPE_CODE, sent.messages))))
     return [i for i in range(len(sent)) if not sent.holds_any(i, users)]
 
 

@@ -113,7 +113,7 @@ def call_prefixes(run: Run, windows: SentWindows | None = None) -> CallPrefixes:
     sent = SentWindows(run) if windows is None else windows
     messages = run.ledger.messages
     return prefixes_of(
-        [sent[i].runs() for i in range(len(sent))],
+        [sent.runs(i) for i in range(len(sent))],
         messages,
         [m.chars for m in messages],
         len(run.system or ""),

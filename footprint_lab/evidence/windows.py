@@ -91,10 +91,21 @@ class SentWindows:
         """How many messages had been committed when call ``call_index`` was made."""
         return self._end[call_index]
 
+    def window_commit(self, call_index: int) -> int:
+        """The last ``window`` commit at or before call ``call_index`` (-1: none)."""
+        return self._window_commit[call_index]
+
+    def runs(self, call_index: int) -> WindowRuns:
+        """``self[call_index].runs()``, without building the :class:`SentWindow` (every
+        measure asks it of every call)."""
+        w = self._window_commit[call_index]
+        stored = self._stored[w] if w >= 0 else None
+        return window_runs(stored, self._appended_from[call_index], self._end[call_index])
+
     def messages_of(self, call_index: int) -> Iterator[Message]:
         """The messages call ``call_index`` sent, in window order (lazily, one at a time)."""
         messages = self.messages
-        for start, stop in self[call_index].runs():
+        for start, stop in self.runs(call_index):
             for position in range(start, stop):
                 yield messages[position]
 
@@ -105,7 +116,7 @@ class SentWindows:
             return
         starts: list[int] = []
         stops: list[int] = []
-        for start, stop in sorted(self[call_index].runs()):
+        for start, stop in sorted(self.runs(call_index)):
             if starts and start <= stops[-1]:
                 stops[-1] = max(stops[-1], stop)
             else:

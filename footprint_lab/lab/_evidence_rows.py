@@ -14,8 +14,6 @@ from collections.abc import Mapping, Sequence
 from contextlib import nullcontext
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
 from footprint_lab._gc import bulk_work
 from footprint_lab.agent.checkpoint import Checkpoint, run_from_checkpoint
 from footprint_lab.agent.replay import replay
@@ -23,12 +21,12 @@ from footprint_lab.agent.run import Run
 from footprint_lab.applicability import blocked, reasons_of, reasons_text
 from footprint_lab.evidence import (
     SentWindows,
+    TranscriptFacts,
     calls_of,
-    dependencies,
     losses,
+    named,
     request_lost_calls,
-    tool_calls_in,
-    transcript,
+    transcript_facts,
     wire_problem_calls,
 )
 from footprint_lab.evidence.prefix import call_prefixes
@@ -111,58 +109,63 @@ def estimated_input_cost(
 
 
 def baseline_input_cost(
-    run: Run, pricing: Pricing = RELATIVE_PRICING, cache: CacheRule = "prefix"
+    run: Run,
+    pricing: Pricing = RELATIVE_PRICING,
+    cache: CacheRule = "prefix",
+    facts: TranscriptFacts | None = None,
 ) -> float:
     """What the calls of ``run`` would cost in input with no window management: each request is
     the previous one plus what was appended, so all of the previous one is a cached prefix
-    (priced under the cache rule ``cache``, as :func:`estimated_input_cost`)."""
+    (priced under the cache rule ``cache``, as :func:`estimated_input_cost`; ``facts``: the
+    run's transcript facts, when already read)."""
     ratio = run_ratio(run)
     provider = cache_provider(pricing, run.provider)
     system = len(run.system or "")
     total = 0.0
-    sent = 0
     previous: int | None = None
-    for message in transcript(run):
-        if message.role == "assistant":
-            request = system + sent
-            total += input_cost(request, previous or 0, ratio, pricing, cache, provider)
-            previous = request
-        sent += message.chars
+    for sent in _transcript(run, facts).baseline_sends():
+        request = system + sent
+        total += input_cost(request, previous or 0, ratio, pricing, cache, provider)
+        previous = request
     return total
 
 
 def run_facts(
-    label: str, run: Run, pricing: Pricing = RELATIVE_PRICING, cache: CacheRule = "prefix"
+    label: str,
+    run: Run,
+    pricing: Pricing = RELATIVE_PRICING,
+    cache: CacheRule = "prefix",
+    facts: TranscriptFacts | None = None,
 ) -> dict[str, Any]:
-    """What a run contributes regardless of the configuration."""
+    """What a run contributes regardless of the configuration (``facts``: its transcript's,
+    when already read)."""
     meta = run.meta if isinstance(run.meta, dict) else {}
     reward = meta.get("reward")
+    facts = _transcript(run, facts)
     return {
         "run": label,
         "task_id": meta.get("task_id"),
         "trial": _meta_int(meta.get("trial")),
         "reward": float(reward) if isinstance(reward, int | float) else None,
-        "tool_calls": tool_calls_in(run),
-        "baseline_window_chars": baseline_window_chars(run),
-        "baseline_input_cost": baseline_input_cost(run, pricing, cache),
+        "tool_calls": facts.tool_calls,
+        "baseline_window_chars": baseline_window_chars(run, facts),
+        "baseline_input_cost": baseline_input_cost(run, pricing, cache, facts),
     }
 
 
-def baseline_window_chars(run: Run) -> int:
+def baseline_window_chars(run: Run, facts: TranscriptFacts | None = None) -> int:
     """Characters every call of ``run`` would send with no window management: what
     ``sum(c.chars for c in replay(run, None).calls)`` gives, without replaying.
 
     With no strategy the replay sends, before each recorded reply, every transcript message
     before it, so the sum is a running total — one pass, where the replay copies and commits
-    every message again.
+    every message again (``facts``: the run's transcript facts, when already read).
     """
-    total = 0
-    sent = 0
-    for message in transcript(run):
-        if message.role == "assistant":
-            total += sent
-        sent += message.chars
-    return total
+    return sum(_transcript(run, facts).baseline_sends())
+
+
+def _transcript(run: Run, facts: TranscriptFacts | None) -> TranscriptFacts:
+    return transcript_facts(run)[0] if facts is None else facts
 
 
 def measure(
@@ -172,14 +175,22 @@ def measure(
     min_chars: int,
     pricing: Pricing = RELATIVE_PRICING,
     cache: CacheRule = "prefix",
+    facts: TranscriptFacts | None = None,
 ) -> dict[str, Any]:
-    """Replay ``run`` under one configuration and measure it (one row's numbers)."""
-    replayed = replay(run, strategy, keep_last_tool_results=keep_last_tool_results)
-    deps = dependencies(replayed, min_chars)
+    """Replay ``run`` under one configuration and measure it (one row's numbers).
+
+    ``facts`` are ``run``'s transcript facts, read once for every configuration: the replay's
+    transcript is the run's committed again, so its dependencies are the run's links named by
+    the replay's stage ids (checked; a replay that differs is read afresh).
+    """
+    # No events: a row reads the replay's windows, calls and records, never its events.
+    replayed = replay(run, strategy, keep_last_tool_results=keep_last_tool_results, events=False)
+    own, stage_ids = transcript_facts(replayed, _transcript(run, facts))
+    deps = named(own, min_chars, stage_ids)
     # One position-level view of every sent window, walked once: materialising each window
     # (``window_sent``) is quadratic in the run's length when windows are not managed.
     windows = SentWindows(replayed)
-    lost = losses(replayed, deps, windows=windows)
+    lost = losses(replayed, deps, windows=windows, facts=own)
     by_call: dict[tuple[int, str], bool] = {}
     for item in lost:
         key = (item.message_index, item.call_id)
@@ -194,7 +205,8 @@ def measure(
         "lost_values": len(lost),
         "kept_by_summary": sum(by_call.values()),
         "windows": len(chars),
-        "mean_window_chars": float(np.mean(chars)) if chars else 0.0,
+        # Exact int sum, one division: what np.mean gives for sizes under 2**53, without it.
+        "mean_window_chars": sum(chars) / len(chars) if chars else 0.0,
         "peak_window_chars": max(chars, default=0),
         "window_chars": sum(chars),
         "wire_violations": wire,
@@ -224,11 +236,15 @@ def measure_config(
     min_chars: int,
     pricing: Pricing = RELATIVE_PRICING,
     cache: CacheRule = "prefix",
+    facts: Sequence[TranscriptFacts] | None = None,
 ) -> list[dict[str, Any]]:
+    """One configuration over every run (``facts``: the runs' transcript facts, read once for
+    every configuration; read here when None)."""
     strategy = config.build()
+    read = [transcript_facts(run)[0] for run in runs] if facts is None else facts
     return [
-        measure(run, strategy, config.keep_last_tool_results, min_chars, pricing, cache)
-        for run in runs
+        measure(run, strategy, config.keep_last_tool_results, min_chars, pricing, cache, fact)
+        for run, fact in zip(runs, read, strict=True)
     ]
 
 

@@ -42,7 +42,7 @@ import pandas as pd
 
 from footprint_lab._gc import in_bulk_work
 from footprint_lab.agent.run import Run
-from footprint_lab.evidence import DEFAULT_MIN_CHARS
+from footprint_lab.evidence import DEFAULT_MIN_CHARS, transcript_facts
 from footprint_lab.lab._evidence_configs import NO_POLICY as NO_POLICY
 from footprint_lab.lab._evidence_configs import PIN_KEY as PIN_KEY
 from footprint_lab.lab._evidence_configs import EvidenceConfig as EvidenceConfig
@@ -201,12 +201,17 @@ def evidence_frame(
     cfgs, price, rule = evidence_setup(configs, pricing, cache)
     labelled = labelled_runs(runs)
     run_list = [run for _, run in labelled]
-    facts = [run_facts(label, run, price, rule) for label, run in labelled]
+    # Each run's transcript read once, for its own columns and for every configuration.
+    read = [transcript_facts(run)[0] for run in run_list]
+    facts = [
+        run_facts(label, run, price, rule, fact)
+        for (label, run), fact in zip(labelled, read, strict=True)
+    ]
     weights = [len(run_list)] * len(cfgs)
     results: list[list[dict[str, Any]]]
     if executor is None:  # inline: the runs as they are, no checkpoints
         results = run_jobs(
-            lambda config: measure_config(run_list, config, min_chars, price, rule),
+            lambda config: measure_config(run_list, config, min_chars, price, rule, read),
             cfgs,
             executor="inline",
             progress=progress,

@@ -11,7 +11,7 @@ from __future__ import annotations
 import bisect
 import inspect
 import operator
-from collections.abc import Iterable, Sequence
+from collections.abc import Awaitable, Iterable, Sequence
 from typing import Any, Literal
 
 from footprint_lab._async import run_sync  # re-exported: this module was its home
@@ -42,6 +42,7 @@ __all__ = [
     "apply_boundary",
     "apply_window",
     "run_sync",
+    "start_boundary",
 ]
 
 
@@ -206,11 +207,8 @@ def apply_boundary(
         CompactionUnmeasurableError: a token strategy was handed zero reported tokens.
         WindowStrategyError: the strategy's result breaks the law.
     """
-    inp = _prepare(messages, boundary)
-    out = strategy.plan(inp)
-    if inspect.isawaitable(out):
-        out = run_sync(out)
-    return _finish(strategy, inp, out, _checked_on_breach(on_breach))
+    result = start_boundary(strategy, messages, boundary, on_breach=on_breach)
+    return run_sync(result) if inspect.isawaitable(result) else result
 
 
 async def aapply_boundary(
@@ -221,11 +219,34 @@ async def aapply_boundary(
     on_breach: OnBreach = "raise",
 ) -> WindowResult:
     """The async twin of :func:`apply_boundary` (an async strategy is awaited in place)."""
+    result = start_boundary(strategy, messages, boundary, on_breach=on_breach)
+    return await result if inspect.isawaitable(result) else result
+
+
+def start_boundary(
+    strategy: WindowStrategy,
+    messages: Sequence[Message],
+    boundary: Boundary,
+    *,
+    on_breach: OnBreach = "raise",
+) -> WindowResult | Awaitable[WindowResult]:
+    """:func:`apply_boundary` up to the strategy's plan: its result when the strategy planned
+    synchronously, else an awaitable that awaits the plan and finishes the visit.
+
+    The one body of :func:`apply_boundary` and :func:`aapply_boundary`, for a caller that
+    needs no event loop until a strategy is async (a replay of a sync strategy runs none).
+    """
     inp = _prepare(messages, boundary)
     out: Any = strategy.plan(inp)
     if inspect.isawaitable(out):
-        out = await out
+        return _finish_awaited(strategy, inp, out, on_breach)
     return _finish(strategy, inp, out, _checked_on_breach(on_breach))
+
+
+async def _finish_awaited(
+    strategy: WindowStrategy, inp: StrategyInput, out: Awaitable[Any], on_breach: OnBreach
+) -> WindowResult:
+    return _finish(strategy, inp, await out, _checked_on_breach(on_breach))
 
 
 def _checked_on_breach(on_breach: Any) -> OnBreach:
