@@ -9,6 +9,7 @@ the documentation build executes afresh.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -50,6 +51,17 @@ def rendered_frames(nb: Any) -> int:
     )
 
 
+def truncated_cells(nb: Any) -> list[str]:
+    """Cells of a displayed frame that pandas cut short (``display.max_colwidth``)."""
+    cut = []
+    for cell in nb.cells:
+        for output in cell.get("outputs", []):
+            html = "".join(output.get("data", {}).get("text/html", ""))
+            if FRAME_HTML in html:
+                cut += re.findall(r"<td>([^<]*\.\.\.)</td>", html)
+    return cut
+
+
 def chart_titles(nb: Any) -> list[str]:
     """The title of every plotly figure in the outputs."""
     titles = []
@@ -85,6 +97,7 @@ def check_readable(name: str, nb: Any) -> None:
     if name in FRAMES_RENDERED:
         assert not printed_tables(nb), f"{name}: cells print a frame as text: {printed_tables(nb)}"
         assert rendered_frames(nb) >= 5, f"{name}: its tables are not shown as frames"
+        assert not truncated_cells(nb), f"{name}: frames cut short: {truncated_cells(nb)[:3]}"
     if name.startswith("09-"):
         labels = inspector_labels(nb)
         shown = {label.split(" · ")[0] for label in labels}
@@ -108,3 +121,9 @@ def test_the_rules_catch_what_they_name() -> None:
         )
     ]
     assert inspector_labels(nb) == ["otel · x"]
+    nb.cells[0].outputs = [
+        nbformat.v4.new_output(
+            "display_data", data={"text/html": f"{FRAME_HTML}<td>split-tool-pair×4, win...</td>"}
+        )
+    ]
+    assert truncated_cells(nb) == ["split-tool-pair×4, win..."]

@@ -139,12 +139,18 @@ def test_the_executed_notebooks_read_well_and_reproduce_the_committed_numbers(si
 
 def _text(cell: Any) -> list[str]:
     """What a cell printed or displayed as text (what nbval compares, in order)."""
-    shown = []
+    shown: list[str] = []
+    streaming = False  # consecutive stream outputs are one text, however a kernel split it
     for output in cell.outputs:
         if output.get("output_type") == "stream":
-            shown.append(output["text"])
+            if streaming:
+                shown[-1] += output["text"]
+            else:
+                shown.append(output["text"])
+            streaming = True
         elif "text/plain" in output.get("data", {}):
             shown.append(output["data"]["text/plain"])
+            streaming = False
     return shown
 
 
