@@ -74,4 +74,4 @@ lab: $(STAMP)
 	$(BIN)/jupyter lab notebooks/ $(LAB_FLAGS) $(ARGS)
 
 clean:
-	rm -rf $(VENV) footprint-report.html site .cache/docs-notebooks
+	rm -rf $(VENV) footprint-report.html site .cache
