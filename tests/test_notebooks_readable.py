@@ -21,6 +21,7 @@ NOTEBOOKS = ROOT / "notebooks"
 ALL = tuple(sorted(p.name for p in NOTEBOOKS.glob("*.ipynb")))
 FRAMES_RENDERED = (
     "07-how-other-frameworks-trim.ipynb",
+    "08-real-runs-evidence.ipynb",
     "09-runs-from-other-stacks.ipynb",
     "10-what-a-policy-costs.ipynb",
 )
