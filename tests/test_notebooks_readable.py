@@ -20,12 +20,18 @@ ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = ROOT / "notebooks"
 ALL = tuple(sorted(p.name for p in NOTEBOOKS.glob("*.ipynb")))
 FRAMES_RENDERED = (
+    "01-quickstart.ipynb",
+    "02-three-strategies.ipynb",
+    "04-tune-thresholds.ipynb",
+    "05-write-your-own-strategy.ipynb",
+    "06-real-provider.ipynb",
     "07-how-other-frameworks-trim.ipynb",
     "08-real-runs-evidence.ipynb",
     "09-runs-from-other-stacks.ipynb",
     "10-what-a-policy-costs.ipynb",
 )
-"""Notebooks whose tables are all displayed frames (the others still print some as text)."""
+"""Notebooks whose tables are all displayed frames, shown whole (03 still prints its tables as
+text; a new notebook joins the list once it shows its tables as frames)."""
 STACKS = ("swe-agent", "openhands", "inspect", "claude-code", "otel")
 PLOTLY_JSON = "application/vnd.plotly.v1+json"
 FRAME_HTML = '<table border="1" class="dataframe">'
@@ -97,7 +103,7 @@ def check_readable(name: str, nb: Any) -> None:
         assert not repeated_title_parts(title), f"{name}: the chart title repeats itself: {title!r}"
     if name in FRAMES_RENDERED:
         assert not printed_tables(nb), f"{name}: cells print a frame as text: {printed_tables(nb)}"
-        assert rendered_frames(nb) >= 5, f"{name}: its tables are not shown as frames"
+        assert rendered_frames(nb) >= 1, f"{name}: its tables are not shown as frames"
         assert not truncated_cells(nb), f"{name}: frames cut short: {truncated_cells(nb)[:3]}"
     if name.startswith("09-"):
         labels = inspector_labels(nb)
