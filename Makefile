@@ -4,21 +4,26 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint typecheck browser lab bench clean
+.PHONY: demo test test-quick docs lint typecheck browser lab bench clean
 
+# The first install takes three to four minutes: pip is not told to be quiet, so it names each
+# package it collects and, in a terminal, draws a progress bar per download (a log without a
+# terminal, as in CI, keeps one line per package).
 $(STAMP): pyproject.toml
+	@echo "setting up $(VENV): installing footprint-lab and its dev and docs tools (3-4 minutes the first time)"
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[dev]'
+	$(BIN)/pip install -e '.[dev]'
 	$(BIN)/python -m ipykernel install --sys-prefix --name python3 >/dev/null
 	touch $(STAMP)
+	@echo "$(VENV) is ready"
 
 demo: $(STAMP)
 	$(BIN)/footprint-lab demo
 
 lint: $(STAMP)
-	$(BIN)/ruff check footprint_lab tests examples bench
-	$(BIN)/ruff format --check footprint_lab tests examples bench
+	$(BIN)/ruff check footprint_lab tests examples bench docs/hooks
+	$(BIN)/ruff format --check footprint_lab tests examples bench docs/hooks
 	$(BIN)/lint-imports
 
 typecheck: $(STAMP)
@@ -37,8 +42,20 @@ browser:
 	    exit 1; \
 	  fi; }
 
+# The whole suite, as CI runs it: tests/ and notebooks/ (nbval), the browser tests and the
+# strict documentation build (tests/docs). About 18 minutes on a 2-core machine.
 test: $(STAMP) lint typecheck browser
 	$(BIN)/pytest --nbval-lax -p no:cacheprovider
+
+# The core suite while you work: tests/ without the notebooks (nbval), the browser tests
+# (marker `browser`) and the documentation build (marker `docs`); no ruff, mypy or chromium.
+test-quick: $(STAMP)
+	$(BIN)/pytest tests -m "not browser and not docs" -p no:cacheprovider -q
+
+# The documentation site, offline, into site/: every notebook executed and rendered, the API
+# reference from the docstrings, the recipes. Strict: a broken reference fails the build.
+docs: $(STAMP)
+	$(BIN)/mkdocs build --strict
 
 BENCH_STAMP := $(VENV)/.bench-installed
 
@@ -57,4 +74,4 @@ lab: $(STAMP)
 	$(BIN)/jupyter lab notebooks/ $(LAB_FLAGS) $(ARGS)
 
 clean:
-	rm -rf $(VENV) footprint-report.html
+	rm -rf $(VENV) footprint-report.html site .cache

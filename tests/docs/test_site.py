@@ -1,0 +1,195 @@
+"""The documentation site: ``mkdocs build --strict`` succeeds (a broken reference, a missing
+snippet or nav page fails it), every notebook of ``notebooks/`` is a page with its executed
+outputs, the recipe and API pages are there, and nothing on the site comes from the network —
+checked in the built files and, in headless Chromium with every http(s) request refused, on
+the pages themselves (their figures still draw).
+
+The build runs here, in pytest, rather than as a ``make`` prerequisite of ``test``: one build
+serves both the strict check and the checks of what it built, and a failure is reported with
+mkdocs' own warnings among the suite's results (``make test-quick`` leaves it out: marker
+``docs``). Notebooks are executed by the site's hook and reused while neither they nor the
+package change (``.cache/docs-notebooks``); a fresh clone, as in CI, executes them all.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import re
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import nbformat
+import pytest
+
+from tests.lab.test_report_browser import CHROMIUM, LAUNCH_ARGS, _sync_playwright
+from tests.test_notebooks_readable import check_readable
+
+pytestmark = pytest.mark.docs
+
+ROOT = Path(__file__).resolve().parents[2]
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
+CHECK = "# NBVAL_CHECK_OUTPUT"
+CDN_HOSTS = re.compile(
+    r"fonts\.googleapis\.com|fonts\.gstatic\.com|cdn\.jsdelivr\.net|unpkg\.com"
+    r"|cdnjs\.cloudflare\.com|cdn\.plot\.ly|polyfill\.io|mathjax\.org"
+)
+# a tag loading a resource from elsewhere, a module import of a URL, a CSS url()/@import of one
+EXTERNAL_LOAD = re.compile(
+    r"<(?:script|img|iframe|source|embed|audio|video)\b[^>]*\bsrc=[\"']?(?:https?:)?//"
+    r"|<link\b[^>]*\bhref=[\"']?(?:https?:)?//"
+    r"|import\(\s*[\"'](?:https?:)?//"
+    r"|url\(\s*[\"']?(?:https?:)?//"
+    r"|@import\s+[\"'](?:https?:)?//",
+    re.IGNORECASE,
+)
+
+
+def _hook() -> ModuleType:
+    path = ROOT / "docs" / "hooks" / "notebooks.py"
+    spec = importlib.util.spec_from_file_location("notebooks_hook", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The site, built strictly into a temporary folder, offline: the SDKs' keys unset and every
+    HTTP(S) client of the build and its kernels pointed at a closed port."""
+    out = tmp_path_factory.mktemp("site")
+    env = {k: v for k, v in os.environ.items() if k not in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY")}
+    closed = "http://127.0.0.1:9"
+    env |= {
+        "HTTP_PROXY": closed,
+        "HTTPS_PROXY": closed,
+        "http_proxy": closed,
+        "https_proxy": closed,
+        "NO_PROXY": "",
+        "no_proxy": "",
+        "NO_MKDOCS_2_WARNING": "1",
+    }
+    built = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(out)],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if built.returncode != 0:
+        log = "\n".join(line for line in built.stderr.splitlines() if "IPKernelApp" not in line)
+        pytest.fail(f"`mkdocs build --strict` failed (exit {built.returncode}):\n{log[-6000:]}")
+    return out
+
+
+def _page(site: Path, path: str) -> str:
+    page = site / path / "index.html"
+    assert page.is_file(), f"no page {path}/ in the site"
+    return page.read_text()
+
+
+def test_every_notebook_is_a_page_listed_in_the_nav(site: Path) -> None:
+    home = _page(site, ".")
+    for notebook in NOTEBOOKS:
+        nb = nbformat.read(notebook, as_version=4)
+        title = nb.cells[0].source.splitlines()[0].removeprefix("# ")
+        page = _page(site, f"notebooks/{notebook.stem}")
+        assert "jp-Notebook" in page and "jp-OutputArea" in page, f"{notebook.name}: not rendered"
+        assert title.split(" · ")[1][:20] in page, f"{notebook.name}: its heading is missing"
+        assert f"notebooks/{notebook.stem}/" in home, f"{notebook.name}: not in the nav"
+
+
+def test_recipes_and_the_api_reference_are_pages(site: Path) -> None:
+    for stack in ("swe-agent", "openhands", "inspect", "claude-code"):
+        assert "data/transcripts/" in _page(site, f"recipes/{stack}")
+    window = _page(site, "api/window")
+    assert "doc-heading" in window and "apply_window" in window  # rendered by mkdocstrings
+    concepts = _page(site, "concepts")
+    assert "A window strategy edits the window, never the ledger." in concepts  # README snippet
+
+
+def test_no_file_of_the_site_loads_anything_from_the_network(site: Path) -> None:
+    found = []
+    for path in sorted(site.rglob("*")):
+        if path.suffix not in (".html", ".css"):
+            continue
+        text = path.read_text(errors="replace")
+        for match in [*EXTERNAL_LOAD.finditer(text), *CDN_HOSTS.finditer(text)]:
+            found.append(f"{path.relative_to(site)}: {text[match.start() : match.end() + 60]!r}")
+    assert not found, "the site names the network:\n" + "\n".join(found[:20])
+
+
+def test_the_executed_notebooks_read_well_and_reproduce_the_committed_numbers(site: Path) -> None:
+    hook = _hook()
+    for notebook in NOTEBOOKS:
+        executed = nbformat.read(hook.executed_path(notebook), as_version=4)
+        check_readable(notebook.name, executed)
+        committed = nbformat.read(notebook, as_version=4)
+        pairs = zip(committed.cells, executed.cells, strict=True)
+        for mine, theirs in pairs:
+            if mine.cell_type == "code" and mine.source.startswith(CHECK):
+                assert _text(theirs) == _text(mine), f"{notebook.name} cell {mine.get('id')}"
+
+
+def _text(cell: Any) -> list[str]:
+    """What a cell printed or displayed as text (what nbval compares, in order)."""
+    shown: list[str] = []
+    streaming = False  # consecutive stream outputs are one text, however a kernel split it
+    for output in cell.outputs:
+        if output.get("output_type") == "stream":
+            if streaming:
+                shown[-1] += output["text"]
+            else:
+                shown.append(output["text"])
+            streaming = True
+        elif "text/plain" in output.get("data", {}):
+            shown.append(output["data"]["text/plain"])
+            streaming = False
+    return shown
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    if not CHROMIUM.exists():
+        pytest.fail(
+            f"{CHROMIUM} is missing: install Debian's chromium (`apt-get install -y chromium`)"
+        )
+    sync_playwright = _sync_playwright()
+    with sync_playwright() as p:  # type: ignore[operator]
+        launched = p.chromium.launch(executable_path=str(CHROMIUM), args=LAUNCH_ARGS)
+        try:
+            yield launched
+        finally:
+            launched.close()
+
+
+@pytest.mark.parametrize(
+    "path", [".", "concepts", "api/window", "notebooks/10-what-a-policy-costs"]
+)
+def test_a_page_works_with_the_network_refused(site: Path, browser: Any, path: str) -> None:
+    asked: list[str] = []
+    errors: list[str] = []
+    page = browser.new_page()
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+
+    def refuse(route: Any) -> None:
+        if route.request.url.startswith(("http:", "https:")):
+            asked.append(route.request.url)
+            route.abort()
+        else:
+            route.continue_()
+
+    page.route("**/*", refuse)
+    page.goto((site / path / "index.html").as_uri(), wait_until="load")
+    if path.startswith("notebooks/"):
+        page.wait_for_selector(".js-plotly-plot .main-svg", timeout=60_000)
+        assert page.locator(".js-plotly-plot").count() >= 5  # every figure drew, offline
+    page.close()
+    assert not asked, f"{path}: the page asked the network for {asked}"
+    assert not errors, f"{path}: page errors {errors}"
