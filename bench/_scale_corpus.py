@@ -20,11 +20,12 @@ then:
 * **OpenHands** event lists (``.json``): half of them cut to a random prefix of their events
   (at least two); OpenHands instance files (``.jsonl``) and SWE-agent ``.traj`` files, and
   Inspect logs (``.json``) are kept whole.
-* Every file is then **relabelled**: each identifier string (a value under ``id``, ``uuid``,
-  ``parentUuid``, ``sessionId``, ``leafUuid``, ``requestId``, ``tool_call_id``,
-  ``tool_use_id``, ``tool_call_ids``, ``instance_id``, ``run_id``, ``eval_id`` or a text
-  ``task_id``) is replaced, the same value always by the same new one within a file (so a tool
-  call and its result still pair), by its alphabetic prefix and twelve seeded hex digits;
+* Every file (of a tau-bench file, each conversation) is then **relabelled**: each
+  identifier string (a value under ``id``, ``uuid``, ``parentUuid``, ``sessionId``,
+  ``leafUuid``, ``requestId``, ``tool_call_id``, ``tool_use_id``, ``tool_call_ids``,
+  ``instance_id``, ``run_id``, ``eval_id`` or a text ``task_id``) is replaced, the same
+  value always by the same new one within a file (so a tool call and its result still
+  pair), by its alphabetic prefix and twelve seeded hex digits;
   integer event ids and ``cause`` references (OpenHands) and Inspect sample ids are shifted by
   a per-file offset; a SWE-agent file's ``environment`` gets the file's number.
 
