@@ -289,6 +289,12 @@ def _why(inline: Measured, pool: Measured, dask: Measured, jobs: int) -> str:
     )
 
 
+def project(jobs: int, job_seconds: float) -> dict[int, float]:
+    """Seconds ``jobs`` jobs of ``job_seconds`` each take on a cluster of N workers, for each N
+    of :data:`PROJECTED_WORKERS`: a linear split of whole jobs, ceil(jobs / N) per worker."""
+    return {n: math.ceil(jobs / n) * job_seconds for n in PROJECTED_WORKERS}
+
+
 def _projection(
     inline: Measured, one: Measured, n_runs: int, n_configs: int, shipped_mb: float
 ) -> list[str]:
@@ -300,7 +306,7 @@ def _projection(
     per_job = max(0.0, (one.seconds - inline.seconds) / n_configs)
     jobs = n_configs * SCALE_UP
     job_seconds = per_job + n_runs * per_task
-    projected = [f"N = {n}: {_fmt(math.ceil(jobs / n) * job_seconds)} s" for n in PROJECTED_WORKERS]
+    projected = [f"N = {n}: {_fmt(s)} s" for n, s in project(jobs, job_seconds).items()]
     return [
         f"Measured on one Dask worker: {per_task * 1e3:.2f} ms per run x configuration (the "
         f"inline figure) plus {per_job:.3f} s per job, against {n_runs * per_task:.3f} s of "

@@ -15,6 +15,7 @@ from pathlib import Path
 from bench import (
     boundary,
     context_editing,
+    corpus_scale,
     evidence,
     grids,
     lab_cost,
@@ -88,6 +89,12 @@ def main(argv: list[str] | None = None) -> int:
             ),
         ),
         ("tuner", lambda: tuner.run(200, 3 if tiny else 7)),
+        (
+            "corpus at scale",
+            lambda: corpus_scale.run(
+                (50, 100) if tiny else corpus_scale.SIZES, 20 if tiny else 200
+            ),
+        ),
     ]
     for name, step in steps:
         print(f"bench: {name} ...", file=sys.stderr, flush=True)
