@@ -37,7 +37,6 @@ error result naming the tool and saying it was not passed to fork.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 
 from footprint_lab.agent._driver import drive
@@ -54,7 +53,6 @@ from footprint_lab.agent.run import Run
 from footprint_lab.agent.tools import Tool, ToolFunction
 from footprint_lab.messages import Message, ToolCall, storable_text
 from footprint_lab.providers.base import Provider
-from footprint_lab.providers.scripted import ScriptedProvider
 from footprint_lab.window.errors import WindowConfigError
 from footprint_lab.window.strategies import WindowStrategy
 from footprint_lab.window.strategies.base import strategy_name
@@ -63,9 +61,6 @@ __all__ = ["ForkTools", "afork", "fork"]
 
 ForkTools = Sequence[Tool | ToolFunction] | Mapping[str, Tool | ToolFunction]
 """The tools a fork may call: ``Tool`` objects or functions, in a list or keyed by name."""
-
-_SCRIPTED_ID = re.compile(r"call_(\d+)")
-"""The call ids a :class:`ScriptedProvider` mints (``call_1``, ``call_2``, ...)."""
 
 _REPLAY_FACTS = frozenset(
     {
@@ -220,7 +215,6 @@ async def _afork(agent: _ForkAgent, source: Run, at: int, strategy: WindowStrate
         "fork_strategy": name,
         "fork_provider": prefix.provider,
     }
-    _continue_scripted_ids(agent.provider, prefix)
     replayed = await areplay(
         source,
         strategy,
@@ -324,20 +318,3 @@ def _name_of(run: Run) -> str:
         if isinstance(value, str) and value:
             return value
     return "run"
-
-
-def _continue_scripted_ids(provider: object, prefix: Run) -> None:
-    """A scripted provider numbers its calls ``call_1``, ``call_2``, ... from its first reply;
-    in a fork of a scripted run that would repeat the ids of the parent's calls in one
-    conversation, so its numbering goes on past the highest id the prefix holds."""
-    if not isinstance(provider, ScriptedProvider):
-        return
-    used = [
-        int(found.group(1))
-        for message in prefix.ledger.messages
-        for call in message.tool_calls
-        if (found := _SCRIPTED_ID.fullmatch(call.id))
-    ]
-    state = provider.export_state()
-    if used and int(state["call_ids"]) < max(used):
-        provider.restore_state({**state, "call_ids": max(used)})

@@ -7,6 +7,7 @@ same way everywhere.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
@@ -176,6 +177,11 @@ class ScriptedProvider:
         if reply.failure is not None:
             raise ProviderError(reply.failure, status=500, provider=self.name)
         tool_calls = []
+        if reply.calls:
+            # Never an id the conversation already holds: one this provider did not mint (a
+            # fork of a recorded run, a conversation continued by a new provider) goes on
+            # past the latest call_N it is shown.
+            self._call_ids = max(self._call_ids, _latest_minted(request))
         for name, arguments in reply.calls:
             self._call_ids += 1
             tool_calls.append(ToolCall(id=f"call_{self._call_ids}", name=name, arguments=arguments))
@@ -194,6 +200,22 @@ class ScriptedProvider:
             usage=usage,
             finish_reason="tool_calls" if tool_calls else "stop",
         )
+
+
+_MINTED_ID = re.compile(r"call_(\d+)")
+"""The call ids a :class:`ScriptedProvider` mints (``call_1``, ``call_2``, ...)."""
+
+
+def _latest_minted(request: ProviderRequest) -> int:
+    """The highest ``call_N`` of the latest assistant message in ``request`` that calls tools
+    (a scripted model numbers its calls in order, so the latest are the highest); 0 if none."""
+    for message in reversed(request.messages):
+        if message.role == "assistant" and message.tool_calls:
+            return max(
+                (int(m.group(1)) for c in message.tool_calls if (m := _MINTED_ID.fullmatch(c.id))),
+                default=0,
+            )
+    return 0
 
 
 def echo_provider() -> ScriptedProvider:
