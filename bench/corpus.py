@@ -17,21 +17,21 @@ executor) submits per job.
 from __future__ import annotations
 
 import argparse
-import logging
 import os
 import shutil
 import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterator
-from concurrent.futures import Executor, Future, ProcessPoolExecutor
-from contextlib import AbstractContextManager, ExitStack, contextmanager
-from multiprocessing import get_context
+from collections.abc import Callable
+from concurrent.futures import Executor, Future
+from contextlib import AbstractContextManager, ExitStack
 from pathlib import Path
 from typing import Any
 
 from bench._common import Section, _fmt
+from bench.grids import _dask as grids_dask
+from bench.grids import _pool as grids_pool
 from footprint_lab import bulk_work, clear_tool_results, sliding_window
 from footprint_lab.corpus import Corpus, source_files
 from footprint_lab.lab.evidence import EvidenceConfig, evidence_frame, evidence_grid
@@ -78,26 +78,13 @@ class Recording(Executor):
 
 
 def _pool() -> AbstractContextManager[Executor]:
-    return ProcessPoolExecutor(2, mp_context=get_context("spawn"))
+    """The 2-process spawn pool section 10 measures on."""
+    return grids_pool(2)
 
 
-@contextmanager
-def _dask() -> Iterator[Executor]:
-    from distributed import Client, LocalCluster
-
-    with (
-        LocalCluster(
-            n_workers=2,
-            threads_per_worker=1,
-            processes=True,
-            host="127.0.0.1",
-            dashboard_address=None,
-            silence_logs=logging.ERROR,
-            scheduler_kwargs={"dashboard": False, "dashboard_address": "127.0.0.1:0"},
-        ) as cluster,
-        Client(cluster) as client,
-    ):
-        yield client.get_executor()
+def _dask() -> AbstractContextManager[Executor]:
+    """The Dask LocalCluster of 2 worker processes section 10 measures on."""
+    return grids_dask(2)()
 
 
 def _warm(executor: Executor) -> None:
