@@ -37,7 +37,14 @@ from footprint_lab.corpus._rows import (
     import_file,
     problems_table,
 )
-from footprint_lab.corpus.store import CorpusError, Entry, Store, drop_parts, path_key
+from footprint_lab.corpus.store import (
+    CorpusError,
+    Entry,
+    EntryStatus,
+    Store,
+    drop_parts,
+    path_key,
+)
 from footprint_lab.importers import TranscriptError, check_regular, folder_entries
 from footprint_lab.lab.experiments import run_jobs
 
@@ -164,22 +171,36 @@ def content_hash(path: Path) -> str:
     return digest.hexdigest()
 
 
-def _unreadable(store: Store, path: str, error: TranscriptError) -> Entry:
-    """File the entry of a file that could not be read (no content hash: it is tried again
-    by every build)."""
-    part = f"path-{path_key(path)}"
-    store.write_part("problems", part, problems_table(error_problems(path, None, error, "error")))
+def _problem_entry(
+    store: Store,
+    path: str,
+    digest: str | None,
+    error: TranscriptError,
+    status: EntryStatus,
+    part: str,
+    duplicate_of: str | None = None,
+) -> Entry:
+    """File a file that yields no runs of its own: its one problem row (of kind ``status``),
+    then its entry."""
+    store.write_part("problems", part, problems_table(error_problems(path, digest, error, status)))
     entry = Entry(
         path=path,
-        content_hash=None,
-        status="error",
+        content_hash=digest,
+        status=status,
         part=part,
         families=["problems"],
         runs=[],
         problems=1,
+        duplicate_of=duplicate_of,
     )
     store.write_entry(entry)
     return entry
+
+
+def _unreadable(store: Store, path: str, error: TranscriptError) -> Entry:
+    """File the entry of a file that could not be read (no content hash: it is tried again
+    by every build)."""
+    return _problem_entry(store, path, None, error, "error", f"path-{path_key(path)}")
 
 
 def _duplicate(store: Store, path: str, digest: str, owner: str) -> Entry:
@@ -190,22 +211,7 @@ def _duplicate(store: Store, path: str, digest: str, owner: str) -> Entry:
         f"the same content as {owner}: its runs stand for this file's (counted once)",
         path=path,
     )
-    part = f"dup-{path_key(path)}"
-    store.write_part(
-        "problems", part, problems_table(error_problems(path, digest, error, "duplicate"))
-    )
-    entry = Entry(
-        path=path,
-        content_hash=digest,
-        status="duplicate",
-        part=part,
-        families=["problems"],
-        runs=[],
-        problems=1,
-        duplicate_of=owner,
-    )
-    store.write_entry(entry)
-    return entry
+    return _problem_entry(store, path, digest, error, "duplicate", f"dup-{path_key(path)}", owner)
 
 
 def _entry_of(outcome: FileOutcome) -> Entry:

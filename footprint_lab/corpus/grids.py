@@ -96,6 +96,32 @@ def chunks(run_ids: Sequence[str], size: int) -> list[tuple[str, ...]]:
     return [tuple(run_ids[i : i + size]) for i in range(0, len(run_ids), size)]
 
 
+def _per_run(
+    work: Callable[[Any], list[Any]],
+    job_of: Callable[[tuple[str, ...]], Any],
+    run_ids: Sequence[str],
+    configurations: int,
+    *,
+    executor: Where,
+    chunk: int,
+    progress: bool,
+    desc: str,
+) -> tuple[list[str], list[Any]]:
+    """Run ``work`` over ``run_ids`` in jobs of at most ``chunk`` ids (``job_of(ids)``: what a
+    worker is sent, the store's path and the ids, never the runs); the ids in job order and
+    one result per run, in the same order."""
+    groups = chunks(list(run_ids), chunk)
+    done = run_jobs(
+        work,
+        [job_of(ids) for ids in groups],
+        executor=executor,
+        progress=progress,
+        desc=desc,
+        weights=[len(ids) * configurations for ids in groups],
+    )
+    return [i for ids in groups for i in ids], [item for part in done for item in part]
+
+
 def evidence_job(job: EvidenceJob) -> list[tuple[dict[str, Any], list[dict[str, Any]]]]:
     """In a worker: for each run named, its facts and one measure per configuration."""
     store = Store(job.store)
@@ -134,20 +160,17 @@ def corpus_evidence_frame(
 ) -> pd.DataFrame:
     """The evidence frame of ``run_ids`` under ``cfgs`` (checked by ``evidence_setup``), the
     runs read by the workers from ``store``; rows in configuration order, then run order."""
-    groups = chunks(list(run_ids), chunk)
-    jobs = [
-        EvidenceJob(str(store.root), ids, tuple(cfgs), min_chars, pricing, cache, in_bulk_work())
-        for ids in groups
-    ]
-    done = run_jobs(
+    bulk = in_bulk_work()
+    _, pairs = _per_run(
         evidence_job,
-        jobs,
+        lambda ids: EvidenceJob(str(store.root), ids, tuple(cfgs), min_chars, pricing, cache, bulk),
+        run_ids,
+        len(cfgs),
         executor=executor,
+        chunk=chunk,
         progress=progress,
         desc="evidence",
-        weights=[len(ids) * len(cfgs) for ids in groups],
     )
-    pairs = [pair for part in done for pair in part]
     facts = [f for f, _ in pairs]
     results = [[measures[k] for _, measures in pairs] for k in range(len(cfgs))]
     return evidence_frame_of(cfgs, facts, results, cache)
@@ -177,18 +200,16 @@ def corpus_sweep(
     """:func:`footprint_lab.sweep` of every run: one row per configuration × run (in that
     order), the ``sweep`` frame with a ``run`` column (the run id) in front."""
     configs = grid_configurations(grid or {})
-    groups = chunks(list(run_ids), chunk)
-    jobs = [SweepJob(str(store.root), ids, strategy_factory, tuple(configs)) for ids in groups]
-    done = run_jobs(
+    ids, per_run = _per_run(
         sweep_job,
-        jobs,
+        lambda group: SweepJob(str(store.root), group, strategy_factory, tuple(configs)),
+        run_ids,
+        len(configs),
         executor=executor,
+        chunk=chunk,
         progress=progress,
         desc="sweep",
-        weights=[len(ids) * len(configs) for ids in groups],
     )
-    per_run = [rows for part in done for rows in part]
-    ids = [run_id for group in groups for run_id in group]
     rows = [per_run[r][k] for k in range(len(configs)) for r in range(len(ids))]
     columns = spec("sweep").columns
     frame = build_frame(
