@@ -5,8 +5,12 @@ them all)."""
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
+from typing import Any
 
 import pytest
+
+from tests.chromium import launched_chromium
 
 os.environ.setdefault("FOOTPRINT_LAB_QUIET", "1")
 
@@ -18,3 +22,10 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if item.path.name.endswith("_browser.py") or "browser" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.browser)
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    """One headless Chromium for the module (:func:`tests.chromium.launched_chromium`)."""
+    with launched_chromium() as launched:
+        yield launched

@@ -12,10 +12,7 @@ from hypothesis import strategies as st
 
 import footprint_lab
 from footprint_lab import (
-    Agent,
-    Reply,
     Run,
-    ScriptedProvider,
     clear_tool_results,
     explain,
     replay,
@@ -25,9 +22,9 @@ from footprint_lab import (
 from footprint_lab.agent.explain import Explainer, UnknownStageError, record_stage_id
 from footprint_lab.importers import load
 from footprint_lab.lab.views import record_sentence
-from footprint_lab.providers.base import ProviderRequest
 from footprint_lab.scenarios import SCENARIOS, deploy_audit, screen_driver
 from footprint_lab.window.words import departure_words, refusal_meaning
+from tests.lab.conftest import tool_loop
 
 SWE = Path(__file__).resolve().parent.parent / "data" / "transcripts" / "swe-agent"
 OBSERVED = SWE / "marshmallow-1867.function-calling-replace-from-source.traj"
@@ -194,21 +191,7 @@ def probe(n: int) -> str:
 
 
 def _loop(iterations: int, keep: int) -> Run:
-    state = {"calls": 0}
-
-    def reply(request: ProviderRequest) -> Reply:
-        state["calls"] += 1
-        if state["calls"] >= iterations:
-            return Reply.text("done")
-        return Reply.tool_call("probe", n=state["calls"])
-
-    agent = (
-        Agent.create(provider=ScriptedProvider(reply), max_iterations=iterations)
-        .tool(probe)
-        .window(sliding_window(keep_recent_turns=keep))
-        .build()
-    )
-    return agent.run("loop until done")
+    return tool_loop(iterations, keep, probe_tool=probe)
 
 
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])

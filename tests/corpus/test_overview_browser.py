@@ -10,11 +10,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
 from footprint_lab.corpus import Corpus, write_corpus_report
+from tests.chromium import launched_chromium
 from tests.corpus.overview_fixtures import gridded, plain
-from tests.lab.test_report_browser import CHROMIUM, LAUNCH_ARGS, _sync_playwright
 
 __all__ = ["gridded", "plain"]  # the fixtures, used by name
 
@@ -25,53 +23,44 @@ _DRAWN = """() => Array.from(document.querySelectorAll('.js-plotly-plot')).map(
 
 
 def _open_offline(path: Path, charts: int, check_run_page: bool) -> None:
-    if not CHROMIUM.exists():
-        pytest.fail(
-            f"{CHROMIUM} is missing: install Debian's chromium (`apt-get install -y chromium`)"
-        )
-    sync_playwright = _sync_playwright()
     errors: list[str] = []
     requests: list[str] = []
-    with sync_playwright() as p:  # type: ignore[operator]
-        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=LAUNCH_ARGS)
-        try:
-            page = browser.new_page(viewport={"width": 1280, "height": 900})
-            page.on("pageerror", lambda exc: errors.append(f"page error: {exc}"))
-            page.on(
-                "console",
-                lambda msg: errors.append(msg.text) if msg.type == "error" else None,
-            )
-            page.on("request", lambda req: requests.append(req.url))
-            page.goto(path.resolve().as_uri(), wait_until="load")
+    with launched_chromium() as browser:
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        page.on("pageerror", lambda exc: errors.append(f"page error: {exc}"))
+        page.on(
+            "console",
+            lambda msg: errors.append(msg.text) if msg.type == "error" else None,
+        )
+        page.on("request", lambda req: requests.append(req.url))
+        page.goto(path.resolve().as_uri(), wait_until="load")
+        page.wait_for_function(
+            "n => document.querySelectorAll('.js-plotly-plot .main-svg').length >= n",
+            arg=charts,
+            timeout=60_000,
+        )
+        assert page.locator(".js-plotly-plot").count() == charts
+        assert all(page.evaluate(_DRAWN))
+        if check_run_page:
+            link = page.locator("table.runs a.run-link").first
+            run_id = link.text_content()
+            anchor = link.get_attribute("href").split("#")[1]
+            link.click()
+            page.wait_for_url(f"**/corpus_runs/{run_id}.html#{anchor}")
             page.wait_for_function(
-                "n => document.querySelectorAll('.js-plotly-plot .main-svg').length >= n",
-                arg=charts,
+                "() => document.querySelectorAll('.js-plotly-plot .main-svg').length >= 4 "
+                "&& document.querySelector('div.boundary') "
+                "&& document.querySelector('div.boundary').dataset.iteration !== undefined",
                 timeout=60_000,
             )
-            assert page.locator(".js-plotly-plot").count() == charts
-            assert all(page.evaluate(_DRAWN))
-            if check_run_page:
-                link = page.locator("table.runs a.run-link").first
-                run_id = link.text_content()
-                anchor = link.get_attribute("href").split("#")[1]
-                link.click()
-                page.wait_for_url(f"**/corpus_runs/{run_id}.html#{anchor}")
-                page.wait_for_function(
-                    "() => document.querySelectorAll('.js-plotly-plot .main-svg').length >= 4 "
-                    "&& document.querySelector('div.boundary') "
-                    "&& document.querySelector('div.boundary').dataset.iteration !== undefined",
-                    timeout=60_000,
-                )
-                boundary = page.locator(f"div.boundary#{anchor}")
-                assert boundary.locator("table.boundary-sent tbody tr").count() >= 1
-                # the link opened the page at its Boundary view: it is on screen
-                top = page.evaluate(
-                    "id => document.getElementById(id).getBoundingClientRect().top", anchor
-                )
-                assert -2 <= top < 900, top  # at the top of the screen (sub-pixel)
-                assert page.locator("h1").first.text_content().startswith("Inspector")
-        finally:
-            browser.close()
+            boundary = page.locator(f"div.boundary#{anchor}")
+            assert boundary.locator("table.boundary-sent tbody tr").count() >= 1
+            # the link opened the page at its Boundary view: it is on screen
+            top = page.evaluate(
+                "id => document.getElementById(id).getBoundingClientRect().top", anchor
+            )
+            assert -2 <= top < 900, top  # at the top of the screen (sub-pixel)
+            assert page.locator("h1").first.text_content().startswith("Inspector")
     assert not errors, errors
     assert all(url.startswith("file://") for url in requests), [
         u for u in requests if not u.startswith("file://")

@@ -18,7 +18,6 @@ import os
 import re
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -26,7 +25,6 @@ from typing import Any
 import nbformat
 import pytest
 
-from tests.lab.test_report_browser import CHROMIUM, LAUNCH_ARGS, _sync_playwright
 from tests.test_notebooks_readable import check_readable
 
 pytestmark = pytest.mark.docs
@@ -152,21 +150,6 @@ def _text(cell: Any) -> list[str]:
             shown.append(output["data"]["text/plain"])
             streaming = False
     return shown
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    if not CHROMIUM.exists():
-        pytest.fail(
-            f"{CHROMIUM} is missing: install Debian's chromium (`apt-get install -y chromium`)"
-        )
-    sync_playwright = _sync_playwright()
-    with sync_playwright() as p:  # type: ignore[operator]
-        launched = p.chromium.launch(executable_path=str(CHROMIUM), args=LAUNCH_ARGS)
-        try:
-            yield launched
-        finally:
-            launched.close()
 
 
 @pytest.mark.parametrize(

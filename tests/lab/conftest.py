@@ -8,7 +8,7 @@ import os
 
 import pytest
 
-from footprint_lab import Agent, Reply, Run, ScriptedProvider, sliding_window, tool
+from footprint_lab import Agent, Reply, Run, ScriptedProvider, Tool, sliding_window, tool
 from footprint_lab.lab.render import boundary_css, boundary_script
 from footprint_lab.lab.views import BoundaryView
 from footprint_lab.providers.base import ProviderRequest
@@ -50,8 +50,9 @@ def probe(n: int) -> str:
     return f"probe {n}: " + "x" * 40
 
 
-def tool_loop(iterations: int, keep_recent_turns: int = 3) -> Run:
-    """A scripted agent calling ``probe`` every iteration, then answering."""
+def tool_loop(iterations: int, keep_recent_turns: int = 3, probe_tool: Tool | None = None) -> Run:
+    """A scripted agent calling ``probe`` every iteration, then answering (``probe_tool``: a
+    ``probe`` of its own, e.g. one whose results grow)."""
     state = {"calls": 0}
 
     def reply(request: ProviderRequest) -> Reply:
@@ -62,7 +63,7 @@ def tool_loop(iterations: int, keep_recent_turns: int = 3) -> Run:
 
     agent = (
         Agent.create(provider=ScriptedProvider(reply), max_iterations=iterations)
-        .tool(probe)
+        .tool(probe if probe_tool is None else probe_tool)
         .window(sliding_window(keep_recent_turns=keep_recent_turns))
         .build()
     )

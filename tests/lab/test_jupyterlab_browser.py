@@ -42,7 +42,7 @@ from typing import Any
 import pytest
 
 from footprint_lab.lab.widgets import INSPECTOR_TABS
-from tests.lab.test_report_browser import CHROMIUM, LAUNCH_ARGS, _sync_playwright
+from tests.chromium import launched_chromium
 
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOK = "01-quickstart.ipynb"
@@ -312,13 +312,15 @@ class Console:
         ]
 
 
-def _open_notebook(context: Any, lab: Lab, console: Console, cells: int) -> Any:
-    """A new page showing the notebook: all its ``cells`` there and its kernel connected and
+def _open_notebook(
+    context: Any, lab: Lab, console: Console, cells: int, notebook: str = NOTEBOOK
+) -> Any:
+    """A new page showing ``notebook``: all its ``cells`` there and its kernel connected and
     idle, as the app itself says (``window.jupyterapp``: the status bar says idle a little
     before the session has its kernel, and a cell run then does nothing)."""
     page = context.new_page()
     console.listen(page)
-    page.goto(lab.page(NOTEBOOK), wait_until="domcontentloaded", timeout=UI_TIMEOUT_MS)
+    page.goto(lab.page(notebook), wait_until="domcontentloaded", timeout=UI_TIMEOUT_MS)
     page.wait_for_function(
         """n => {
             const panel = window.jupyterapp && window.jupyterapp.shell.currentWidget;
@@ -500,11 +502,6 @@ def _reopened(page: Any, boundary: str, tmp_path: Path) -> None:
 
 
 def test_notebook_01_runs_in_jupyterlab_and_its_inspector_works(lab: Lab, tmp_path: Path) -> None:
-    if not CHROMIUM.exists():
-        pytest.fail(
-            f"{CHROMIUM} is missing: install Debian's chromium (`apt-get install -y chromium`); "
-            "CI's .ci/run does this before `make test`."
-        )
     specs = lab.api("/api/kernelspecs")
     assert list(specs["kernelspecs"]) == ["python3"]
     assert specs["kernelspecs"]["python3"]["spec"]["argv"][0] == sys.executable
@@ -512,23 +509,18 @@ def test_notebook_01_runs_in_jupyterlab_and_its_inspector_works(lab: Lab, tmp_pa
     cells = len(notebook["cells"])
     code_cells = sum(1 for c in notebook["cells"] if c["cell_type"] == "code")
 
-    sync_playwright = _sync_playwright()
     first, second = Console(), Console()
-    with sync_playwright() as p:  # type: ignore[operator]
-        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=LAUNCH_ARGS)
-        try:
-            context = browser.new_context(viewport={"width": 1400, "height": 1000})
-            page = _open_notebook(context, lab, first, cells)
-            with _screenshot_on_failure(page, tmp_path / "failure-first.png", first):
-                boundary = _run_and_inspect(page, lab, code_cells, tmp_path)
-            context.close()
-            assert first.widget_errors() == [], "\n".join(first.messages)
+    with launched_chromium() as browser:
+        context = browser.new_context(viewport={"width": 1400, "height": 1000})
+        page = _open_notebook(context, lab, first, cells)
+        with _screenshot_on_failure(page, tmp_path / "failure-first.png", first):
+            boundary = _run_and_inspect(page, lab, code_cells, tmp_path)
+        context.close()
+        assert first.widget_errors() == [], "\n".join(first.messages)
 
-            context = browser.new_context(viewport={"width": 1400, "height": 1000})
-            page = _open_notebook(context, lab, second, cells)
-            with _screenshot_on_failure(page, tmp_path / "failure-second.png", second):
-                _reopened(page, boundary, tmp_path)
-            context.close()
-            assert second.widget_errors() == [], "\n".join(second.messages)
-        finally:
-            browser.close()
+        context = browser.new_context(viewport={"width": 1400, "height": 1000})
+        page = _open_notebook(context, lab, second, cells)
+        with _screenshot_on_failure(page, tmp_path / "failure-second.png", second):
+            _reopened(page, boundary, tmp_path)
+        context.close()
+        assert second.widget_errors() == [], "\n".join(second.messages)

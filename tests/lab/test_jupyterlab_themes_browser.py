@@ -20,18 +20,15 @@ import json
 from pathlib import Path
 from typing import Any
 
-import pytest
-
+from tests.chromium import launched_chromium
 from tests.lab.test_jupyterlab_browser import (
-    RUN_TIMEOUT_MS,
     UI_TIMEOUT_MS,
     Console,
-    Lab,
+    _open_notebook,
     _screenshot_on_failure,
     _wait_until_all_ran,
     jupyterlab,
 )
-from tests.lab.test_report_browser import CHROMIUM, LAUNCH_ARGS, _sync_playwright
 from tests.lab.test_themes_browser import (
     BOUNDARY_COLUMNS_JS,
     CHARTS_JS,
@@ -74,30 +71,6 @@ def _write_notebook(root: Path) -> None:
         "nbformat_minor": 5,
     }
     (root / NOTEBOOK).write_text(json.dumps(notebook), encoding="utf-8")
-
-
-def _open(context: Any, lab: Lab, console: Console) -> Any:
-    page = context.new_page()
-    console.listen(page)
-    page.goto(
-        f"{lab.url}/lab/tree/{NOTEBOOK}?token={lab.token}",
-        wait_until="domcontentloaded",
-        timeout=UI_TIMEOUT_MS,
-    )
-    page.wait_for_function(
-        """n => {
-            const panel = window.jupyterapp && window.jupyterapp.shell.currentWidget;
-            const session = panel && panel.sessionContext;
-            const kernel = session && session.session && session.session.kernel;
-            return Boolean(panel && panel.content && panel.context && panel.context.isReady
-                && panel.content.widgets.length === n && session.isReady && kernel
-                && kernel.connectionStatus === 'connected' && kernel.status === 'idle');
-        }""",
-        arg=len(CELLS),
-        timeout=RUN_TIMEOUT_MS,
-        polling=250,
-    )
-    return page
 
 
 def _theme(page: Any, name: str, light: bool) -> None:
@@ -161,65 +134,54 @@ def _assert_charts(page: Any, dark: bool) -> None:
 def test_charts_follow_jupyterlab_dark_and_the_boundary_fits_beside_the_file_browser(
     tmp_path: Path,
 ) -> None:
-    if not CHROMIUM.exists():
-        pytest.fail(
-            f"{CHROMIUM} is missing: install Debian's chromium (`apt-get install -y chromium`)"
-        )
-    sync_playwright = _sync_playwright()
     console = Console()
-    with jupyterlab(tmp_path) as lab, sync_playwright() as p:  # type: ignore[operator]
+    with jupyterlab(tmp_path) as lab, launched_chromium() as browser:
         _write_notebook(lab.root)
-        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=LAUNCH_ARGS)
-        try:
-            context = browser.new_context(viewport={"width": 1400, "height": 1000})
-            page = _open(context, lab, console)
-            with _screenshot_on_failure(page, tmp_path / "failure.png", console):
-                page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
-                _wait_until_all_ran(page, len(CELLS))
-                inspector = page.locator(".footprint-inspector").first
-                inspector.wait_for(state="visible", timeout=UI_TIMEOUT_MS)
-                inspector.locator(".js-plotly-plot .main-svg").first.wait_for(timeout=UI_TIMEOUT_MS)
-                assert page.evaluate("() => document.body.dataset.jpThemeLight") == "true"
-                _assert_charts(page, dark=False)
+        context = browser.new_context(viewport={"width": 1400, "height": 1000})
+        page = _open_notebook(context, lab, console, len(CELLS), NOTEBOOK)
+        with _screenshot_on_failure(page, tmp_path / "failure.png", console):
+            page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
+            _wait_until_all_ran(page, len(CELLS))
+            inspector = page.locator(".footprint-inspector").first
+            inspector.wait_for(state="visible", timeout=UI_TIMEOUT_MS)
+            inspector.locator(".js-plotly-plot .main-svg").first.wait_for(timeout=UI_TIMEOUT_MS)
+            assert page.evaluate("() => document.body.dataset.jpThemeLight") == "true"
+            _assert_charts(page, dark=False)
 
-                _theme(page, "JupyterLab Dark", light=False)
-                _assert_charts(page, dark=True)
-                assert lab.kernel_says(NOTEBOOK, "print(inspector.theme_probe.theme)").strip() == (
-                    "dark"
-                )
-                cells = page.evaluate(PAGE_JS, ".footprint-inspector td, .footprint-inspector th")
-                assert len(cells["texts"]) > 20
-                poor = [t for t in cells["texts"] if t["ratio"] < WCAG_AA]
-                assert poor == [], poor[:5]
-                page.screenshot(path=str(tmp_path / "dark.png"))
+            _theme(page, "JupyterLab Dark", light=False)
+            _assert_charts(page, dark=True)
+            assert lab.kernel_says(NOTEBOOK, "print(inspector.theme_probe.theme)").strip() == (
+                "dark"
+            )
+            cells = page.evaluate(PAGE_JS, ".footprint-inspector td, .footprint-inspector th")
+            assert len(cells["texts"]) > 20
+            poor = [t for t in cells["texts"] if t["ratio"] < WCAG_AA]
+            assert poor == [], poor[:5]
+            page.screenshot(path=str(tmp_path / "dark.png"))
 
-                # the Boundary tab, with the file browser open beside the notebook
-                files = page.locator("#filebrowser")
-                if not files.is_visible():
-                    page.evaluate(
-                        "() => window.jupyterapp.commands.execute('filebrowser:activate')"
-                    )
-                files.wait_for(state="visible", timeout=UI_TIMEOUT_MS)
-                assert files.bounding_box()["width"] >= 200
-                tabs = inspector.locator(".footprint-inspector-tabs .lm-TabBar-tab")
-                tabs.filter(has_text="Boundary").first.click()
-                pane = inspector.locator(".footprint-boundary-table")
-                pane.locator("table.boundary-left tbody tr").first.wait_for(
-                    state="attached", timeout=UI_TIMEOUT_MS
-                )
-                tables = page.evaluate(
-                    BOUNDARY_COLUMNS_JS.replace("#pane", ".footprint-boundary-table")
-                )
-                page.screenshot(path=str(tmp_path / "boundary-dark.png"))
-                _assert_readable_columns(tables)
-                cells = page.evaluate(PAGE_JS, ".footprint-boundary-table td")
-                poor = [t for t in cells["texts"] if t["ratio"] < WCAG_AA]
-                assert cells["texts"] and poor == [], poor[:5]
+            # the Boundary tab, with the file browser open beside the notebook
+            files = page.locator("#filebrowser")
+            if not files.is_visible():
+                page.evaluate("() => window.jupyterapp.commands.execute('filebrowser:activate')")
+            files.wait_for(state="visible", timeout=UI_TIMEOUT_MS)
+            assert files.bounding_box()["width"] >= 200
+            tabs = inspector.locator(".footprint-inspector-tabs .lm-TabBar-tab")
+            tabs.filter(has_text="Boundary").first.click()
+            pane = inspector.locator(".footprint-boundary-table")
+            pane.locator("table.boundary-left tbody tr").first.wait_for(
+                state="attached", timeout=UI_TIMEOUT_MS
+            )
+            tables = page.evaluate(
+                BOUNDARY_COLUMNS_JS.replace("#pane", ".footprint-boundary-table")
+            )
+            page.screenshot(path=str(tmp_path / "boundary-dark.png"))
+            _assert_readable_columns(tables)
+            cells = page.evaluate(PAGE_JS, ".footprint-boundary-table td")
+            poor = [t for t in cells["texts"] if t["ratio"] < WCAG_AA]
+            assert cells["texts"] and poor == [], poor[:5]
 
-                tabs.filter(has_text="Overview").first.click()
-                _theme(page, "JupyterLab Light", light=True)
-                _assert_charts(page, dark=False)
-            context.close()
-        finally:
-            browser.close()
+            tabs.filter(has_text="Overview").first.click()
+            _theme(page, "JupyterLab Light", light=True)
+            _assert_charts(page, dark=False)
+        context.close()
     assert console.widget_errors() == [], "\n".join(console.messages)

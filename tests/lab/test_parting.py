@@ -23,7 +23,7 @@ from footprint_lab.lab import Compare
 from footprint_lab.lab.parting import parting, parting_frame, parting_words
 from footprint_lab.lab.schema import spec
 from footprint_lab.scenarios import deploy_audit, parallel_tools
-from tests.lab.test_report_browser import CHROMIUM, LAUNCH_ARGS, _sync_playwright
+from tests.chromium import launched_chromium
 
 
 @pytest.fixture(scope="module")
@@ -121,8 +121,6 @@ def test_two_replays_of_one_run_show_their_banner_once(original: Run) -> None:
 def test_the_parting_line_and_one_banner_are_visible_in_chromium(
     original: Run, tmp_path: Path
 ) -> None:
-    if not CHROMIUM.exists():
-        pytest.fail(f"{CHROMIUM} is missing: install Debian's chromium (apt-get install chromium)")
     forked = _fork(original, 4, [Reply.text("asked again")])
     compare = Compare(
         {"original": replay(original, None), "again": replay(original, None), "fork": forked}
@@ -133,25 +131,20 @@ def test_the_parting_line_and_one_banner_are_visible_in_chromium(
         f"{compare.parting_html.value}</body>",
         encoding="utf-8",
     )
-    sync_playwright = _sync_playwright()
-    with sync_playwright() as p:  # type: ignore[operator]
-        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=LAUNCH_ARGS)
-        try:
-            page = browser.new_page()
-            page.goto(page_html.resolve().as_uri())
-            assert page.locator(".counterfactual").count() == 1
-            assert page.locator(".counterfactual").is_visible()
-            lines = page.locator(".parting p")
-            assert lines.count() == 2 and lines.first.is_visible()
-            assert (
-                lines.nth(1)
-                .inner_text()
-                .startswith(
-                    "fork (forked at iteration 4) parts from original: the windows at iteration 4"
-                )
+    with launched_chromium() as browser:
+        page = browser.new_page()
+        page.goto(page_html.resolve().as_uri())
+        assert page.locator(".counterfactual").count() == 1
+        assert page.locator(".counterfactual").is_visible()
+        lines = page.locator(".parting p")
+        assert lines.count() == 2 and lines.first.is_visible()
+        assert (
+            lines.nth(1)
+            .inner_text()
+            .startswith(
+                "fork (forked at iteration 4) parts from original: the windows at iteration 4"
             )
-        finally:
-            browser.close()
+        )
 
 
 def test_call_ids_do_not_make_runs_part(original: Run) -> None:

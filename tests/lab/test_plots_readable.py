@@ -22,7 +22,6 @@ from footprint_lab.lab.plots._common import nice_step, removal_summary, round_ti
 from footprint_lab.lab.schema import SCHEMAS, build_frame
 from footprint_lab.lab.views import REFUSAL_MEANINGS
 from tests.builders import EVIDENCE_TRANSCRIPT
-from tests.lab.test_tables_readable import browser  # noqa: F401  (the module's Chromium)
 
 PLOT_PX = 900
 """About how wide a chart's plot area is in a notebook or the report."""
@@ -140,7 +139,7 @@ _GEOMETRY_JS = """
 @pytest.fixture(scope="module", params=[600, 1000], ids=lambda w: f"{w}px")
 def drawn(
     request: pytest.FixtureRequest,
-    browser: Any,  # noqa: F811
+    browser: Any,
     by_label: dict[str, Frames],
 ) -> dict[str, dict[str, Any]]:
     """Every builder's figure drawn by plotly.js in Chromium at the param's width: the

@@ -13,7 +13,6 @@ the same model's JSON: at every iteration it shows what the report shows, to the
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -32,7 +31,6 @@ from footprint_lab.lab.views import (
 from footprint_lab.window.words import departure_words
 from tests.lab.conftest import pane_html
 from tests.lab.test_report_boundary import pinned_run
-from tests.lab.test_report_browser import CHROMIUM, LAUNCH_ARGS, _sync_playwright
 
 WIDTH = 1000
 BOUNDARY = "pinned--sliding-window--boundary"
@@ -53,22 +51,6 @@ _OVERFLOW = """(root) => [root, ...root.querySelectorAll('.boundary-scroll, tabl
 @pytest.fixture(scope="module")
 def run() -> Run:
     return pinned_run()
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    if not CHROMIUM.exists():
-        pytest.fail(
-            f"{CHROMIUM} is missing: install Debian's chromium (`apt-get install -y chromium`); "
-            "CI's .ci/run does this before `make test`."
-        )
-    sync_playwright = _sync_playwright()
-    with sync_playwright() as p:  # type: ignore[operator]
-        launched = p.chromium.launch(executable_path=str(CHROMIUM), args=LAUNCH_ARGS)
-        try:
-            yield launched
-        finally:
-            launched.close()
 
 
 def _open(browser: Any, path: Path, errors: list[str]) -> Any:

@@ -8,76 +8,42 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
 from footprint_lab import Run
 from footprint_lab.lab.report import render_report
+from tests.chromium import launched_chromium
 from tests.lab.conftest import tool_loop
-
-CHROMIUM = Path("/usr/bin/chromium")
-LAUNCH_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
-
-
-def _sync_playwright() -> object:
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:  # pragma: no cover - the dev extra installs it
-        pytest.fail(
-            "playwright is not installed: run `.venv/bin/pip install playwright` (it is in the "
-            "dev extra). Never `playwright install`: the test uses the system Chromium."
-        )
-    return sync_playwright
 
 
 def _render_in_browser(path: Path, expected_figures: int) -> None:
-    if not CHROMIUM.exists():
-        pytest.fail(
-            f"{CHROMIUM} is missing: install Debian's chromium (`apt-get install -y chromium`); "
-            "CI's .ci/run does this before `make test`."
-        )
-    sync_playwright = _sync_playwright()
     errors: list[str] = []
-    with sync_playwright() as p:  # type: ignore[operator]
-        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=LAUNCH_ARGS)
-        try:
-            page = browser.new_page(viewport={"width": 1280, "height": 900})
-            page.on(
-                "console",
-                lambda msg: (
-                    errors.append(f"console {msg.type}: {msg.text}")
-                    if msg.type == "error"
-                    else None
-                ),
-            )
-            page.on("pageerror", lambda exc: errors.append(f"page error: {exc}"))
-            page.on("requestfailed", lambda req: errors.append(f"request failed: {req.url}"))
-            page.goto(path.resolve().as_uri(), wait_until="load")
-            page.wait_for_function(
-                "n => document.querySelectorAll('.js-plotly-plot .main-svg').length >= n",
-                arg=expected_figures,
-                timeout=60_000,
-            )
-            plots = page.locator(".js-plotly-plot")
-            assert plots.count() == expected_figures
-            for i in range(expected_figures):
-                assert plots.nth(i).locator(".main-svg").count() >= 1, f"figure {i} empty"
-            # every trace was drawn: a heatmap image, bars, lines or WebGL canvases
-            drawn = page.evaluate(
-                """() => Array.from(document.querySelectorAll('.js-plotly-plot')).map(
-                    d => (d.data || []).length === 0 || d.querySelector(
-                        '.heatmaplayer image, .barlayer path, .scatterlayer path, '
-                        + '.scatterlayer .trace, canvas.gl-canvas') !== null)"""
-            )
-            assert all(drawn), [i for i, ok in enumerate(drawn) if not ok]
-        finally:
-            browser.close()
+    with launched_chromium() as browser:
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        page.on(
+            "console",
+            lambda msg: (
+                errors.append(f"console {msg.type}: {msg.text}") if msg.type == "error" else None
+            ),
+        )
+        page.on("pageerror", lambda exc: errors.append(f"page error: {exc}"))
+        page.on("requestfailed", lambda req: errors.append(f"request failed: {req.url}"))
+        page.goto(path.resolve().as_uri(), wait_until="load")
+        page.wait_for_function(
+            "n => document.querySelectorAll('.js-plotly-plot .main-svg').length >= n",
+            arg=expected_figures,
+            timeout=60_000,
+        )
+        plots = page.locator(".js-plotly-plot")
+        assert plots.count() == expected_figures
+        for i in range(expected_figures):
+            assert plots.nth(i).locator(".main-svg").count() >= 1, f"figure {i} empty"
+        # every trace was drawn: a heatmap image, bars, lines or WebGL canvases
+        drawn = page.evaluate(
+            """() => Array.from(document.querySelectorAll('.js-plotly-plot')).map(
+                d => (d.data || []).length === 0 || d.querySelector(
+                    '.heatmaplayer image, .barlayer path, .scatterlayer path, '
+                    + '.scatterlayer .trace, canvas.gl-canvas') !== null)"""
+        )
+        assert all(drawn), [i for i, ok in enumerate(drawn) if not ok]
     assert errors == []
 
 

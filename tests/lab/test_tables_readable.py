@@ -9,7 +9,6 @@ The browser checks use Playwright driving the system Chromium (/usr/bin/chromium
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -24,10 +23,9 @@ from footprint_lab.lab.report import render_report
 from footprint_lab.lab.schema import COLUMN_HEADERS, SCHEMAS
 from footprint_lab.lab.views import RECORD_TABLE_COLUMNS, record_pairs
 from footprint_lab.lab.widgets._html import records_html
+from tests.chromium import COLOR_JS
 from tests.lab.conftest import pane_html
 
-CHROMIUM = Path("/usr/bin/chromium")
-LAUNCH_ARGS = ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-sync"]
 THEMES = Path(jupyterlab.__file__).parent / "themes" / "@jupyterlab"
 
 TOKEN = "https://example.org/artifacts/" + "a1b2c3d4" * 12
@@ -55,30 +53,6 @@ def long_run() -> Run:
     return run
 
 
-def _chromium() -> Any:
-    if not CHROMIUM.exists():
-        pytest.fail(
-            f"{CHROMIUM} is missing: install Debian's chromium (`apt-get install -y chromium`)"
-        )
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:  # pragma: no cover - the dev extra installs it
-        pytest.fail("playwright is not installed (it is in the dev extra)")
-    return sync_playwright
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    """One headless Chromium for the module."""
-    sync_playwright = _chromium()
-    with sync_playwright() as p:
-        chromium = p.chromium.launch(executable_path=str(CHROMIUM), args=LAUNCH_ARGS)
-        try:
-            yield chromium
-        finally:
-            chromium.close()
-
-
 def jupyter_page(browser: Any, body: str, *, theme: str = "light", width: int = 1000) -> Any:
     """A page like a JupyterLab output area of ``width`` px in ``theme`` showing ``body``."""
     css = (THEMES / f"theme-{theme}-extension" / "index.css").read_text(encoding="utf-8")
@@ -95,47 +69,21 @@ def jupyter_page(browser: Any, body: str, *, theme: str = "light", width: int = 
     return page
 
 
-_CONTRAST_JS = """
-() => {
-  const parse = (c) => {
-    const m = c.match(/rgba?\\(([^)]+)\\)/);
-    if (!m) return [0, 0, 0, 0];
-    const p = m[1].split(/[ ,\\/]+/).filter(Boolean).map(Number);
-    return [p[0], p[1], p[2], p.length > 3 ? p[3] : 1];
-  };
-  const over = (top, under) => {
-    const a = top[3];
-    return [0, 1, 2].map((i) => top[i] * a + under[i] * (1 - a)).concat([1]);
-  };
-  const background = (el) => {
-    const layers = [];
-    for (let e = el; e; e = e.parentElement) {
-      const c = parse(getComputedStyle(e).backgroundColor);
-      if (c[3] > 0) layers.push(c);
-      if (c[3] >= 1) break;
-    }
-    let color = [255, 255, 255, 1];
-    for (let i = layers.length - 1; i >= 0; i--) color = over(layers[i], color);
-    return color;
-  };
-  const lum = (c) => {
-    const [r, g, b] = c.slice(0, 3).map((v) => {
-      v = v / 255;
-      return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4);
-    });
-    return 0.2126 * r + 0.7152 * g + 0.0722 * b;
-  };
+_CONTRAST_JS = (
+    "() => {"
+    + COLOR_JS
+    + """
   const out = [];
   for (const el of document.querySelectorAll('th, td')) {
     if (!el.textContent.trim()) continue;
     const bg = background(el);
     const fg = over(parse(getComputedStyle(el).color), bg);
-    const [a, b] = [lum(fg), lum(bg)].sort((x, y) => y - x);
-    out.push({tag: el.tagName, text: el.textContent.slice(0, 30), ratio: (a + 0.05) / (b + 0.05)});
+    out.push({tag: el.tagName, text: el.textContent.slice(0, 30), ratio: ratio(fg, bg)});
   }
   return out;
 }
 """
+)
 
 
 def _removing_inspector(run: Run) -> Inspector:

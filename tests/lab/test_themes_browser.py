@@ -17,7 +17,6 @@ Playwright drives the system Chromium (/usr/bin/chromium); a missing browser fai
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -31,8 +30,8 @@ from footprint_lab.lab.report import render_report
 from footprint_lab.lab.views import records_view, refusal_counts
 from footprint_lab.lab.widgets._theme import probe_script
 from footprint_lab.scenarios import SCENARIOS
+from tests.chromium import COLOR_JS
 from tests.lab.conftest import pane_html
-from tests.lab.test_report_browser import CHROMIUM, LAUNCH_ARGS, _sync_playwright
 
 WCAG_AA = 4.5
 """The least contrast ratio of body text (WCAG 2 level AA)."""
@@ -43,44 +42,6 @@ DARK_LUMINANCE = 0.05
 LIGHT_LUMINANCE = 0.8
 """A light background's relative luminance is above this."""
 
-COLOR_JS = """
-const parse = (c) => {
-  const m = (c || '').match(/rgba?\\(([^)]+)\\)/);
-  if (!m) {
-    const hex = (c || '').match(/^#([0-9a-f]{6})$/i);
-    if (hex) return [0, 2, 4].map(i => parseInt(hex[1].slice(i, i + 2), 16)).concat([1]);
-    if (c === 'white') return [255, 255, 255, 1];
-    return [0, 0, 0, 0];
-  }
-  const p = m[1].split(/[ ,\\/]+/).filter(Boolean).map(Number);
-  return [p[0], p[1], p[2], p.length > 3 ? p[3] : 1];
-};
-const over = (top, under) => [0, 1, 2].map(i => top[i] * top[3] + under[i] * (1 - top[3]))
-  .concat([1]);
-const lum = (c) => {
-  const [r, g, b] = c.slice(0, 3).map(v => {
-    v = v / 255;
-    return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4);
-  });
-  return 0.2126 * r + 0.7152 * g + 0.0722 * b;
-};
-const ratio = (x, y) => {
-  const [a, b] = [lum(x), lum(y)].sort((p, q) => q - p);
-  return (a + 0.05) / (b + 0.05);
-};
-const background = (el) => {
-  const layers = [];
-  for (let e = el; e; e = e.parentElement) {
-    const c = parse(getComputedStyle(e).backgroundColor);
-    if (c[3] > 0) layers.push(c);
-    if (c[3] >= 1) break;
-  }
-  let color = [255, 255, 255, 1];
-  for (let i = layers.length - 1; i >= 0; i--) color = over(layers[i], color);
-  return color;
-};
-"""
-"""Colour helpers in the page: CSS colours parsed, composited and measured (WCAG 2)."""
 
 CHARTS_JS = (
     "() => {"
@@ -120,22 +81,6 @@ PAGE_JS = (
 and the luminance of the body's background."""
 
 PAGE_TEXT = "h1, h2, h3, h4, h5, p, li, summary, th, td, code, button, label, output, a, b, span"
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    """One headless Chromium for the module."""
-    if not CHROMIUM.exists():
-        pytest.fail(
-            f"{CHROMIUM} is missing: install Debian's chromium (`apt-get install -y chromium`)"
-        )
-    sync_playwright = _sync_playwright()
-    with sync_playwright() as p:  # type: ignore[operator]
-        chromium = p.chromium.launch(executable_path=str(CHROMIUM), args=LAUNCH_ARGS)
-        try:
-            yield chromium
-        finally:
-            chromium.close()
 
 
 @pytest.fixture(scope="module")

@@ -21,6 +21,7 @@ from typing import Any
 
 import pytest
 
+from tests.chromium import launched_chromium
 from tests.lab.test_jupyterlab_browser import (
     PROMPTS,
     RUN_TIMEOUT_MS,
@@ -28,10 +29,10 @@ from tests.lab.test_jupyterlab_browser import (
     Console,
     Lab,
     _menu,
+    _open_notebook,
     _screenshot_on_failure,
     jupyterlab,
 )
-from tests.lab.test_report_browser import CHROMIUM, LAUNCH_ARGS, _sync_playwright
 
 NOTEBOOK = "tuner-on-an-imported-run.ipynb"
 CELLS = [
@@ -102,27 +103,6 @@ def _notebook() -> dict[str, Any]:
     }
 
 
-def _open(context: Any, lab: Lab, console: Console) -> Any:
-    """A page showing the notebook with its kernel connected and idle."""
-    page = context.new_page()
-    console.listen(page)
-    page.goto(lab.page(NOTEBOOK), wait_until="domcontentloaded", timeout=UI_TIMEOUT_MS)
-    page.wait_for_function(
-        """n => {
-            const panel = window.jupyterapp && window.jupyterapp.shell.currentWidget;
-            const session = panel && panel.sessionContext;
-            const kernel = session && session.session && session.session.kernel;
-            return Boolean(panel && panel.content && panel.context && panel.context.isReady
-                && panel.content.widgets.length === n && session.isReady && kernel
-                && kernel.connectionStatus === 'connected' && kernel.status === 'idle');
-        }""",
-        arg=len(CELLS),
-        timeout=RUN_TIMEOUT_MS,
-        polling=250,
-    )
-    return page
-
-
 def _run_all(page: Any) -> None:
     _menu(page, "Run", "Run All Cells")
     page.wait_for_function(
@@ -188,26 +168,16 @@ def _drive(page: Any, lab: Lab, tmp_path: Path) -> float:
 def test_the_tuner_redraws_an_imported_run_in_jupyterlab(
     tmp_path: Path, record_property: Any
 ) -> None:
-    if not CHROMIUM.exists():
-        pytest.fail(
-            f"{CHROMIUM} is missing: install Debian's chromium (`apt-get install -y chromium`); "
-            "CI's .ci/run does this before `make test`."
-        )
-    sync_playwright = _sync_playwright()
     console = Console()
     with jupyterlab(tmp_path) as lab:
         (lab.root / NOTEBOOK).write_text(json.dumps(_notebook()), encoding="utf-8")
-        with sync_playwright() as p:  # type: ignore[operator]
-            browser = p.chromium.launch(executable_path=str(CHROMIUM), args=LAUNCH_ARGS)
-            try:
-                context = browser.new_context(viewport={"width": 1400, "height": 1000})
-                page = _open(context, lab, console)
-                with _screenshot_on_failure(page, tmp_path / "failure.png", console):
-                    _run_all(page)
-                    latency = _drive(page, lab, tmp_path)
-                context.close()
-            finally:
-                browser.close()
+        with launched_chromium() as browser:
+            context = browser.new_context(viewport={"width": 1400, "height": 1000})
+            page = _open_notebook(context, lab, console, len(CELLS), NOTEBOOK)
+            with _screenshot_on_failure(page, tmp_path / "failure.png", console):
+                _run_all(page)
+                latency = _drive(page, lab, tmp_path)
+            context.close()
     assert console.widget_errors() == [], "\n".join(console.messages)
     record_property("tuner_latency_ms", latency)
     print(f"\nTuner slider move on a 200-call imported run in JupyterLab: {latency:.0f} ms")
