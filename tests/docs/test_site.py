@@ -13,18 +13,17 @@ package change (``.cache/docs-notebooks``); a fresh clone, as in CI, executes th
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import re
 import subprocess
 import sys
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import nbformat
 import pytest
 
+from tests.docs.test_hook import hook as notebooks_hook
 from tests.test_notebooks_readable import check_readable
 
 pytestmark = pytest.mark.docs
@@ -45,15 +44,6 @@ EXTERNAL_LOAD = re.compile(
     r"|@import\s+[\"'](?:https?:)?//",
     re.IGNORECASE,
 )
-
-
-def _hook() -> ModuleType:
-    path = ROOT / "docs" / "hooks" / "notebooks.py"
-    spec = importlib.util.spec_from_file_location("notebooks_hook", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 @pytest.fixture(scope="module")
@@ -124,7 +114,7 @@ def test_no_file_of_the_site_loads_anything_from_the_network(site: Path) -> None
 
 
 def test_the_executed_notebooks_read_well_and_reproduce_the_committed_numbers(site: Path) -> None:
-    hook = _hook()
+    hook = notebooks_hook()
     for notebook in NOTEBOOKS:
         executed = nbformat.read(hook.executed_path(notebook), as_version=4)
         check_readable(notebook.name, executed)
