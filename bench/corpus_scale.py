@@ -7,16 +7,18 @@ tau-bench trajectories resampled and relabelled: see that module), once per size
 Timed, each executor started and warmed first (its start not counted):
 
 * a build of every size on a 2-process spawn pool, each in a fresh process, which reports the
-  build's seconds and the peak resident memory of itself (``RUSAGE_SELF``) and of its pool's
-  workers (``RUSAGE_CHILDREN``: the largest child, once the pool is shut down);
+  build's seconds and the peak resident memory of itself (``VmHWM``: ``ru_maxrss`` would be
+  its parent's, carried across fork and exec) and of its pool's workers (``RUSAGE_CHILDREN``:
+  the largest child, once the pool is shut down);
 * a build of the smallest size inline and on a Dask ``LocalCluster`` of 2 worker processes
   (the largest size is not built these ways: one build of it on a shared 2-core machine
   takes minutes already);
 * the store's size against the raw files; one ``corpus.sql`` aggregate over every call;
 * a 16-configuration evidence frontier (``sliding_window``, keep_recent_turns 1-8 x
-  keep_last_tool_results 0, 2) over the largest corpus on the pool, and inline over an even
-  sample of its runs (the per-task cost the projection takes), then the projected cluster time
-  of a sweep ten times the configurations, as section 10 projects it (:func:`bench.grids.project`).
+  keep_last_tool_results 0, 2) over the largest corpus on the pool, and inline and on the pool
+  over an even sample of its runs (the per-job overhead the projection takes: the pool's
+  workers' time beyond the same work inline), then the projected cluster time of a sweep ten
+  times the configurations, as section 10 projects it (:func:`bench.grids.project`).
 """
 
 from __future__ import annotations
@@ -58,7 +60,10 @@ with ProcessPoolExecutor(2, mp_context=get_context("spawn")) as pool:
     start = time.perf_counter()
     corpus = Corpus.build(sys.argv[1], sys.argv[2], executor=pool, progress=False)
     seconds = time.perf_counter() - start
-own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+# VmHWM, not RUSAGE_SELF: Linux keeps ru_maxrss across fork and exec, so a child of the large
+# bench process would report its parent's peak as its own.
+with open("/proc/self/status") as status:
+    own = next(int(line.split()[1]) for line in status if line.startswith("VmHWM:"))
 workers = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
 print(len(corpus), seconds, own, workers)
 """
@@ -201,21 +206,37 @@ def run(sizes: Sequence[int] = SIZES, sample: int = 200) -> Section:
         ids = corpus.run_ids()
         step = max(1, len(ids) // sample)
         picked = ids[::step][:sample]
-        start = time.perf_counter()
-        with bulk_work():
-            corpus.evidence_frame(
-                configs,
-                executor="inline",
-                where={"run_id": picked},
-                name="sample",
-                progress=False,
-            )
-        inline_seconds = time.perf_counter() - start
+        # The same sample inline and on the pool: the pool's two workers' time beyond the
+        # inline work, per job, is what a job costs a worker (its store reads, its rows back).
+        recording = Recording()
+        corpus.evidence_frame(
+            configs[:1],
+            executor=recording,
+            where={"run_id": picked},
+            name="sample_jobs",
+            progress=False,
+        )
+        sample_jobs = len(recording.sizes)
+        timed: dict[str, float] = {}
+        for executor, label in (("inline", "inline"), (pool, "pool")):
+            start = time.perf_counter()
+            with bulk_work():
+                corpus.evidence_frame(
+                    configs,
+                    executor=executor,
+                    where={"run_id": picked},
+                    name=f"sample_{label}",
+                    progress=False,
+                )
+            timed[label] = time.perf_counter() - start
+        inline_seconds = timed["inline"]
         per_task = inline_seconds / (len(picked) * len(configs))
         section.rows.append(
             [
-                f"evidence frontier, inline, {len(picked)} runs (an even sample)",
-                f"{1 / per_task:.0f} run x configurations/s ({_fmt(inline_seconds)} s)",
+                f"evidence frontier, {len(picked)} runs (an even sample): inline; pool",
+                f"{1 / per_task:.0f} run x configurations/s ({_fmt(inline_seconds)} s); "
+                f"{len(picked) * len(configs) / timed['pool']:.0f} run x configurations/s "
+                f"({_fmt(timed['pool'])} s, {sample_jobs} jobs)",
             ]
         )
     ratio = peaks[large] / peaks[small]
@@ -232,18 +253,31 @@ def run(sizes: Sequence[int] = SIZES, sample: int = 200) -> Section:
         )
         + f"; {int(tokens['input_tokens'].sum()):,} input tokens where a file recorded usage."
     )
-    # As section 10: the work per task inline, and what a job costs a worker beyond it (here
-    # from the pool: its two workers' time less the work, per job, assuming an even split).
-    per_job = max(0.0, (pool_seconds * 2 - per_task * tasks) / jobs)
+    # As section 10: the work per task inline, and what a job costs a worker beyond it (the
+    # pool's two workers' time on the sample less the same work inline, per job).
+    overhead = (timed["pool"] * 2 - inline_seconds) / sample_jobs
+    per_job = max(0.0, overhead)
     runs_per_job = math.ceil(len(corpus) / jobs)
-    job_seconds = per_job + runs_per_job * len(configs) * SCALE_UP * per_task
+    # The work of one corpus job, from the corpus's own pool run: its workers' time per job
+    # less the overhead (the sample's mix of runs is not the corpus's).
+    work_per_job = max(0.0, pool_seconds * 2 / jobs - per_job)
+    job_seconds = per_job + work_per_job * SCALE_UP
     projected = project(jobs, job_seconds)
+    resolved = (
+        f"{per_job:.3f} s per job"
+        if overhead > 0
+        else f"a per-job overhead below what this measurement resolves ({overhead:.3f} s: "
+        "the pool's run was no slower than the inline one on the same sample), taken as 0"
+    )
     section.notes.append(
-        f"Measured: {per_task * 1e3:.2f} ms per run x configuration inline, plus {per_job:.3f} "
-        f"s per job on the pool ({jobs:,} jobs of at most {runs_per_job} runs, each carrying the "
-        "store's path and run ids, every configuration). Projected: a sweep "
-        f"{SCALE_UP}x the configurations ({len(configs) * SCALE_UP} x {len(corpus):,} runs = "
-        f"{tasks * SCALE_UP:,} pairs, {jobs:,} jobs) on a cluster of N workers: "
+        f"Measured on the sample: {per_task * 1e3:.2f} ms per run x configuration inline, plus "
+        f"{resolved} on the pool ({sample_jobs} jobs of the sample, {jobs:,} of the corpus, at "
+        f"most {runs_per_job} runs each, carrying the store's path and run ids, every "
+        f"configuration); a corpus job's work: {work_per_job:.3f} s (the pool's run over the "
+        f"corpus, two workers, less the overhead). Projected: a sweep {SCALE_UP}x the "
+        f"configurations ({len(configs) * SCALE_UP} x {len(corpus):,} runs = "
+        f"{tasks * SCALE_UP:,} pairs, {jobs:,} jobs, each {SCALE_UP}x the work and the same "
+        "overhead) on a cluster of N workers: "
         + "; ".join(f"N = {n}: {_fmt(s)} s" for n, s in projected.items())
         + ". Assumes, as section 10 does, a linear split of whole jobs, a scheduler that keeps "
         "up, and a store every worker reads as fast as a local disk."
