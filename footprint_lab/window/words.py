@@ -13,7 +13,8 @@ words from its views, never rewording them.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import functools
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
@@ -173,20 +174,6 @@ class RecordFacts(Protocol):
 
 # -- the rule that fired ---------------------------------------------------------------------
 
-_RULE_FACTS: tuple[str, ...] = (
-    "strategy",
-    "forced",
-    "observed",
-    "forked",
-    "measured_tokens",
-    "threshold_tokens",
-    "over_budget",
-    "tokens_from",
-    "turns_before",
-    "keep_recent_turns",
-)
-"""The facts of a record that say which rule fired (fields of a record, columns of its row)."""
-
 
 @dataclass(frozen=True)
 class RuleFired:
@@ -226,26 +213,31 @@ def rule_fired(facts: RecordFacts | Mapping[str, Any]) -> RuleFired:
     measured tokens against the threshold, the turns against the keep window, or else the
     strategy just visited. The one decision behind :func:`record_trigger` and
     :func:`record_rule`."""
-    if not isinstance(facts, Mapping):
-        facts = {name: getattr(facts, name) for name in _RULE_FACTS}
-    strategy = str(_fact(facts, "strategy") or "the strategy")
-    if bool(_fact(facts, "forced")):
+    # A record's facts are None or values; only a frame's row has NaN and <NA> to read past
+    # (a records frame explains every record: the typed path skips probing each fact).
+    fact: Callable[[str], Any] = (
+        functools.partial(_fact, facts)
+        if isinstance(facts, Mapping)
+        else functools.partial(getattr, facts)
+    )
+    strategy = str(fact("strategy") or "the strategy")
+    if bool(fact("forced")):
         return RuleFired("forced", strategy)
-    if bool(_fact(facts, "observed")):
+    if bool(fact("observed")):
         return RuleFired("observed", strategy)
-    if bool(_fact(facts, "forked")):
+    if bool(fact("forked")):
         return RuleFired("forked", strategy)
-    measured, threshold = _fact(facts, "measured_tokens"), _fact(facts, "threshold_tokens")
+    measured, threshold = fact("measured_tokens"), fact("threshold_tokens")
     if measured is not None and threshold is not None:
         return RuleFired(
             "tokens",
             strategy,
             measured=int(measured),
             threshold=int(threshold),
-            tokens_from=str(_fact(facts, "tokens_from") or "reported"),
-            over=bool(_fact(facts, "over_budget")) or int(measured) > int(threshold),
+            tokens_from=str(fact("tokens_from") or "reported"),
+            over=bool(fact("over_budget")) or int(measured) > int(threshold),
         )
-    turns, keep = _fact(facts, "turns_before"), _fact(facts, "keep_recent_turns")
+    turns, keep = fact("turns_before"), fact("keep_recent_turns")
     if turns is not None and keep is not None:
         return RuleFired(
             "turns", strategy, turns=int(turns), keep=int(keep), over=int(turns) > int(keep)

@@ -10,6 +10,7 @@ the ledger rather than from one field (:data:`LEDGER_COLUMNS`).
 from __future__ import annotations
 
 from collections.abc import Callable
+from operator import attrgetter
 from typing import Any
 
 import pandas as pd
@@ -156,5 +157,5 @@ def build(ctx: CaptureContext) -> pd.DataFrame:
         elif name == "explanation":
             cols[name] = [explanation(ctx, r, f) for r, f in zip(records, facts, strict=True)]
         else:
-            cols[name] = [getattr(r, name) for r in records]
+            cols[name] = list(map(attrgetter(name), records))
     return build_frame("records", cols)
