@@ -20,6 +20,13 @@ SIZES = (10_000, 100_000, 200_000)
 LOOKBACK = 3
 """Each call's argument repeats the id a tool result gave this many rounds earlier."""
 
+REPEATS = 2
+"""Measurements per size; the best is shown (load that comes and goes only slows a run)."""
+
+TEN_X = 11.0
+"""The corpus issue's target, with margin: a 10x step in messages costs evidence at most this
+many times as much (stricter than the 1.2x-per-growth linear limit)."""
+
 
 def openai_transcript(n_messages: int) -> list[dict[str, Any]]:
     """An OpenAI Chat Completions transcript of about ``n_messages`` messages: a system prompt,
@@ -81,8 +88,8 @@ class _FullCollections:
 def _timed(fn: Callable[[], Any]) -> tuple[float, float, Any]:
     """Seconds ``fn`` took inside ``bulk_work``, seconds of full collections within it (none
     while it holds), and its value."""
-    # One measurement per size (the largest takes seconds), from a collected heap, as a user
-    # doing bulk work runs it: inside bulk_work, the collector paused (the README says why).
+    # From a collected heap, as a user doing bulk work runs it: inside bulk_work, the
+    # collector paused (the README says why).
     gc.collect()
     full = _FullCollections()
     gc.callbacks.append(full)
@@ -104,8 +111,9 @@ def run(sizes: tuple[int, ...] = SIZES) -> Section:
         f"repeats an id a tool result gave {LOOKBACK} rounds earlier): "
         "`footprint_lab.importers.from_openai`, then `evidence_frame` with no window "
         "management — the case where windows grow with the run, so any per-call work on the "
-        "window is quadratic. One measurement per size, in one process, inside `bulk_work()` "
-        "(the collector paused, as the README advises for bulk work). Target: "
+        f"window is quadratic. The best of {REPEATS} measurements per size, in one process, "
+        "inside `bulk_work()` (the collector paused, as the README advises for bulk work). "
+        "Target: "
         "linear, i.e. each step costs at most 1.2x its growth in messages (<= 12x for 10x, "
         "<= 2.4x for 2x).",
         [
@@ -121,16 +129,22 @@ def run(sizes: tuple[int, ...] = SIZES) -> Section:
         ],
     )
     previous: tuple[int, float, float] | None = None
+    ten_x: list[str] = []
     for n in sizes:
         transcript = openai_transcript(n)
         messages = len(transcript)
-        imported, _, run_ = _timed(lambda t=transcript: from_openai(t))
-        # The input dicts are the caller's, not the analysis's: drop them so the collector's
-        # walks during evidence_frame cover what the analysis holds.
+        imported = analysed = collecting = float("inf")
+        for _ in range(REPEATS):
+            seconds, _, run_ = _timed(lambda t=transcript: from_openai(t))
+            imported = min(imported, seconds)
+            seconds, full, frame = _timed(
+                lambda r=run_: evidence_frame([r], [no_policy()], progress=False)
+            )
+            if seconds < analysed:
+                analysed, collecting = seconds, full
+            del run_
+        # The input dicts are the caller's, not the analysis's: dropped before the next size.
         del transcript
-        analysed, collecting, frame = _timed(
-            lambda r=run_: evidence_frame([r], [no_policy()], progress=False)
-        )
         expected = max(1, (n - 3) // 2) - 1  # every call but the first depends on a result
         if int(frame["dependent_calls"].iloc[0]) != expected:
             raise AssertionError(f"{n} messages: {frame['dependent_calls'].iloc[0]} dependent")
@@ -146,6 +160,11 @@ def run(sizes: tuple[int, ...] = SIZES) -> Section:
         else:
             limit = messages / previous[0] * 1.2
             import_ratio, evidence_ratio = imported / previous[1], analysed / previous[2]
+            if messages / previous[0] > 9:
+                ten_x.append(
+                    f"{previous[0]:,} to {messages:,} messages: evidence {evidence_ratio:.2f}x "
+                    f"(target <= {TEN_X:g}x: {verdict(evidence_ratio <= TEN_X)})"
+                )
             row.extend(
                 [
                     import_ratio,
@@ -157,7 +176,13 @@ def run(sizes: tuple[int, ...] = SIZES) -> Section:
             )
         section.rows.append(row)
         previous = (messages, imported, analysed)
-        del run_, frame
+        del frame
+    if ten_x:
+        section.notes.append(
+            "The corpus issue's stricter target, with margin, for a 10x step: "
+            + "; ".join(ten_x)
+            + "."
+        )
     section.notes.extend(
         [
             "Ratios are to the row above (e.g. 100k/10k, 200k/100k); evidence_frame replays the "
