@@ -41,6 +41,7 @@ from bench.corpus import Recording, _dask, _pool, _size_mb, _warm
 from bench.grids import SCALE_UP, project
 from footprint_lab import bulk_work, sliding_window
 from footprint_lab.corpus import Corpus
+from footprint_lab.corpus.grids import DEFAULT_CHUNK, chunks
 from footprint_lab.lab.evidence import EvidenceConfig, evidence_grid
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -55,6 +56,7 @@ from concurrent.futures import ProcessPoolExecutor
 from multiprocessing import get_context
 from bench.corpus import _warm
 from footprint_lab.corpus import Corpus
+from footprint_lab.corpus.grids import DEFAULT_CHUNK, chunks
 with ProcessPoolExecutor(2, mp_context=get_context("spawn")) as pool:
     _warm(pool)
     start = time.perf_counter()
@@ -208,22 +210,15 @@ def run(sizes: Sequence[int] = SIZES, sample: int = 200) -> Section:
         picked = ids[::step][:sample]
         # The same sample inline and on the pool: the pool's two workers' time beyond the
         # inline work, per job, is what a job costs a worker (its store reads, its rows back).
-        recording = Recording()
-        corpus.evidence_frame(
-            configs[:1],
-            executor=recording,
-            where={"run_id": picked},
-            name="sample_jobs",
-            progress=False,
-        )
-        sample_jobs = len(recording.sizes)
+        sample_jobs = len(chunks(picked, DEFAULT_CHUNK))  # the split the corpus's grids make
         timed: dict[str, float] = {}
-        for executor, label in (("inline", "inline"), (pool, "pool")):
+        runs_on: tuple[tuple[Executor | str, str], ...] = (("inline", "inline"), (pool, "pool"))
+        for runner, label in runs_on:
             start = time.perf_counter()
             with bulk_work():
                 corpus.evidence_frame(
                     configs,
-                    executor=executor,
+                    executor=runner,
                     where={"run_id": picked},
                     name=f"sample_{label}",
                     progress=False,

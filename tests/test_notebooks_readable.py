@@ -19,8 +19,6 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = ROOT / "notebooks"
 ALL = tuple(sorted(p.name for p in NOTEBOOKS.glob("*.ipynb")))
-FRAMES_RENDERED = ALL
-"""Every notebook shows its tables as displayed frames, whole (a new notebook too)."""
 STACKS = ("swe-agent", "openhands", "inspect", "claude-code", "otel")
 PLOTLY_JSON = "application/vnd.plotly.v1+json"
 FRAME_HTML = '<table border="1" class="dataframe">'
@@ -90,10 +88,10 @@ def check_readable(name: str, nb: Any) -> None:
     """Every rule of this module on one notebook (committed or freshly executed)."""
     for title in chart_titles(nb):
         assert not repeated_title_parts(title), f"{name}: the chart title repeats itself: {title!r}"
-    if name in FRAMES_RENDERED:
-        assert not printed_tables(nb), f"{name}: cells print a frame as text: {printed_tables(nb)}"
-        assert rendered_frames(nb) >= 1, f"{name}: its tables are not shown as frames"
-        assert not truncated_cells(nb), f"{name}: frames cut short: {truncated_cells(nb)[:3]}"
+    # Every notebook, a new one too: its tables are displayed frames, shown whole.
+    assert not printed_tables(nb), f"{name}: cells print a frame as text: {printed_tables(nb)}"
+    assert rendered_frames(nb) >= 1, f"{name}: its tables are not shown as frames"
+    assert not truncated_cells(nb), f"{name}: frames cut short: {truncated_cells(nb)[:3]}"
     if name.startswith("09-"):
         labels = inspector_labels(nb)
         shown = {label.split(" · ")[0] for label in labels}
