@@ -54,7 +54,11 @@ class ReplayTokens:
         provider: object | None,
         estimate: bool,
         context_window: int | None,
+        source_ratio: float | None = None,
     ) -> ReplayTokens:
+        """How a replay of ``source`` obtains its tokens, under :func:`replay`'s arguments
+        (``source_ratio``: what ``source``'s own usage says a character costs, when already
+        read; read here when None)."""
         agent = source.agent
         counter = provider if provider is not None else getattr(agent, "provider", None)
         if counter is None and source.provider.startswith(SCRIPTED_NAME):
@@ -75,7 +79,9 @@ class ReplayTokens:
             ratio = (
                 float(tokens_per_char)
                 if tokens_per_char is not None
-                else estimate_ratio(source_tokens_per_char(source))
+                else estimate_ratio(
+                    source_tokens_per_char(source) if source_ratio is None else source_ratio
+                )
             )
         return cls(
             counter=counter,

@@ -30,6 +30,12 @@ this order, and named in each record's and call's ``tokens_from``:
 
 A live run keeps the spec's rule: zero reported tokens raise ``CompactionUnmeasurableError``.
 
+Replaying one run under many strategies (a grid)? Read it once: a :class:`ReplaySource`
+holds the run's transcript, its calls by reply and its ratio, and the stamped copies its
+replays commit — replays that commit a message under the same stage id (every replay of one
+run under a strategy allocates the same stage ids) share that copy instead of each making its
+own.
+
 Here replay takes a run. The root's ``footprint_lab.replay`` — the function, in
 :mod:`footprint_lab.replay`, this module's old path, above the importers — takes a transcript
 as well, reads it into a run with :func:`footprint_lab.importers.as_run`, and replays that here.
@@ -43,7 +49,7 @@ from collections.abc import Awaitable, Collection, Generator
 
 from footprint_lab._async import run_sync
 from footprint_lab.agent._replay_tokens import ReplayTokens, replies_of
-from footprint_lab.agent.run import Run
+from footprint_lab.agent.run import CallRecord, Run
 from footprint_lab.agent.transcript import transcript
 from footprint_lab.agent.writer import RunWriter
 from footprint_lab.applicability import not_applicable
@@ -63,6 +69,7 @@ from footprint_lab.window.strategies.base import strategy_name
 
 __all__ = [
     "COUNTERFACTUAL_NOTE",
+    "ReplaySource",
     "areplay",
     "replay",
     "transcript_of",
@@ -74,6 +81,47 @@ COUNTERFACTUAL_NOTE = (
 )
 
 
+class ReplaySource:
+    """A run read once for many replays (see the module docstring): what every replay of it
+    reads, and the stamped copies of its messages the replays commit.
+
+    A snapshot of the run as it is when read: for a finished run (recorded, imported, loaded).
+    Two replays may commit the same stamped copy (a frozen message, the same fields): each
+    ledger still holds each message once.
+
+    Args:
+        run: The run replayed.
+
+    Raises:
+        TypeError: ``run`` is not a run.
+    """
+
+    __slots__ = ("_stamped", "messages", "originals", "run", "tokens_per_char")
+
+    def __init__(self, run: Run) -> None:
+        _check_run(run)
+        self.run = run
+        """The run replayed."""
+        self.messages: list[Message] = transcript(run)
+        """Its recorded conversation (:func:`~footprint_lab.agent.transcript.transcript`)."""
+        self.originals: list[CallRecord | None] = replies_of(
+            run, sum(1 for m in self.messages if m.role == "assistant")
+        )
+        """The source's call for each assistant reply, in order."""
+        self.tokens_per_char: float | None = source_tokens_per_char(run)
+        """What the run's own reported usage says a character costs."""
+        self._stamped: list[Message | None] = [None] * len(self.messages)
+
+    def stamped(self, index: int, stage: str) -> Message:
+        """Message ``index`` of the transcript stamped with ``stage``: a new object the first
+        time (the replay's ledger never holds the source's), the same one for every replay
+        that commits it under the same stage."""
+        copy = self._stamped[index]
+        if copy is None or copy.stage_id != stage:
+            copy = self._stamped[index] = self.messages[index].with_stage(stage)
+        return copy
+
+
 def transcript_of(run: Run) -> tuple[list[Message], list[Usage | None]]:
     """The recorded conversation of ``run`` (what window stages and injections wrote left out)
     and the usage each assistant reply reported, in order."""
@@ -83,7 +131,7 @@ def transcript_of(run: Run) -> tuple[list[Message], list[Usage | None]]:
 
 
 def replay(
-    source: Run,
+    source: Run | ReplaySource,
     strategy: WindowStrategy | None,
     keep_last_tool_results: int | bool = 2,
     tokens_per_char: float | None = None,
@@ -102,7 +150,8 @@ def replay(
     which (``tokens_from``).
 
     Args:
-        source: A run (from an agent, ``load_run`` or an importer). A transcript goes to
+        source: A run (from an agent, ``load_run`` or an importer), or a
+            :class:`ReplaySource` read from one for many replays. A transcript goes to
             ``footprint_lab.replay``, which reads it into a run first.
         strategy: The window strategy to replay (None replays with no window management).
         keep_last_tool_results: The pin limit for the replay.
@@ -154,7 +203,7 @@ def replay(
 
 
 async def areplay(
-    source: Run,
+    source: Run | ReplaySource,
     strategy: WindowStrategy | None,
     keep_last_tool_results: int | bool = 2,
     tokens_per_char: float | None = None,
@@ -206,7 +255,7 @@ def _start(visit: _Visit) -> WindowResult | Awaitable[WindowResult]:
 
 
 def _steps(
-    source: Run,
+    source: Run | ReplaySource,
     strategy: WindowStrategy | None,
     keep_last_tool_results: int | bool,
     tokens_per_char: float | None,
@@ -225,35 +274,39 @@ def _steps(
             f"tokens_per_char must be a positive number (e.g. 0.25, four characters a "
             f"token), got {tokens_per_char!r}"
         )
+    read = source if isinstance(source, ReplaySource) else ReplaySource(source)
+    return _replay(
+        read,
+        strategy,
+        keep_last_tool_results,
+        ReplayTokens.of(
+            read.run, tokens_per_char, provider, estimate, context_window, read.tokens_per_char
+        ),
+        Recorder() if events else None,
+    )
+
+
+def _check_run(source: object) -> None:
     if not isinstance(source, Run):
         raise TypeError(
             f"replay here takes a Run, got {type(source).__name__}; give a transcript to "
             f"footprint_lab.replay, which reads it with footprint_lab.importers.as_run"
         )
-    run = source
-    return _replay(
-        run,
-        strategy,
-        keep_last_tool_results,
-        ReplayTokens.of(run, tokens_per_char, provider, estimate, context_window),
-        Recorder() if events else None,
-    )
 
 
 def _replay(
-    source: Run,
+    read: ReplaySource,
     strategy: WindowStrategy | None,
     keep_last_tool_results: int | bool,
     tokens: ReplayTokens,
     recorder: Recorder | None,
 ) -> _Steps:
     keep_last = check_keep_last_tool_results(keep_last_tool_results)
-    messages = transcript(source)
+    source, messages, originals, stamped = read.run, read.messages, read.originals, read.stamped
     configured = strategy
     trigger = getattr(strategy, "trigger", None)
     if getattr(trigger, "threshold_fraction", None) is not None and tokens.context_window is None:
         strategy = None  # it cannot run here: meta['not_applicable'] says why (below)
-    originals = replies_of(source, sum(1 for m in messages if m.role == "assistant"))
     ledger = Ledger()
     run = Run(
         request="",
@@ -271,7 +324,7 @@ def _replay(
             "counterfactual": True,
             "replay_of": source.meta.get("label") or source.meta.get("scenario") or "run",
             # What the source's own reported usage says a character costs (for cost estimates).
-            "tokens_per_char": source_tokens_per_char(source),
+            "tokens_per_char": read.tokens_per_char,
             "note": COUNTERFACTUAL_NOTE,
         },
     )
@@ -327,7 +380,7 @@ def _replay(
                     recorder.emit(LlmEnd(iteration=iteration, stage_id=stage, usage=usage))
                 last_usage, last_from = usage, tokens_from or "reported"
             source_stage.setdefault(stage, message.stage_id)
-            sent_chars += writer.reply(stage, _fresh(message, stage), usage).chars
+            sent_chars += writer.reply(stage, stamped(i, stage), usage).chars
             i += 1
             continue
         # Consecutive tool results form one tool-calls stage; a user message is a new request,
@@ -344,7 +397,7 @@ def _replay(
         while j < len(messages) and messages[j].role == message.role and message.role == "tool":
             j += 1
         stage = writer.stage(kind)
-        batch = [_fresh(m, stage) for m in messages[i : max(j, i + 1)]]
+        batch = [stamped(k, stage) for k in range(i, max(j, i + 1))]
         source_stage.setdefault(stage, message.stage_id)
         # As the agent's opening `seed` stage does: the commits line up with the source's.
         system = source.system if not run.requests else None
@@ -379,13 +432,6 @@ def _replay(
         run.meta["estimated_calls"] = tokens.estimated
         run.meta["estimated_tokens_per_char"] = tokens.ratio
     return run
-
-
-def _fresh(message: Message, stage: str) -> Message:
-    """A copy of a source message stamped with the replay's stage that commits it: always a
-    new object (the replay's ledger never holds the source's), stamped once (the ledger keeps
-    a message that already carries its stage)."""
-    return message.with_stage(stage)
 
 
 def _window_stage(

@@ -28,7 +28,9 @@ from typing import Any, Literal
 import pandas as pd
 
 from footprint_lab._gc import bulk_work, in_bulk_work
+from footprint_lab.agent.replay import ReplaySource
 from footprint_lab.corpus.store import Entry, Store
+from footprint_lab.evidence import transcript_facts
 from footprint_lab.lab.costs import cost_frame
 from footprint_lab.lab.evidence import EvidenceConfig, evidence_frame_of, measure, run_facts
 from footprint_lab.lab.experiments import run_jobs
@@ -130,15 +132,20 @@ def evidence_job(job: EvidenceJob) -> list[tuple[dict[str, Any], list[dict[str, 
     with bulk_work() if job.bulk else nullcontext():
         for run_id in job.run_ids:
             run = store.read_run(run_id)
-            facts = run_facts(run_id, run, job.pricing, job.cache)
+            # The run read once for every configuration: its transcript's facts (its links
+            # found once) and what its replays share.
+            read = transcript_facts(run)[0]
+            source = ReplaySource(run)
+            facts = run_facts(run_id, run, job.pricing, job.cache, read)
             measures = [
                 measure(
-                    run,
+                    source,
                     strategy,
                     config.keep_last_tool_results,
                     job.min_chars,
                     job.pricing,
                     job.cache,
+                    read,
                 )
                 for config, strategy in zip(job.configs, strategies, strict=True)
             ]

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from footprint_lab._gc import bulk_work
 from footprint_lab.agent.checkpoint import Checkpoint, run_from_checkpoint
-from footprint_lab.agent.replay import replay
+from footprint_lab.agent.replay import ReplaySource, replay
 from footprint_lab.agent.run import Run
 from footprint_lab.applicability import blocked, reasons_of, reasons_text
 from footprint_lab.evidence import (
@@ -169,7 +169,7 @@ def _transcript(run: Run, facts: TranscriptFacts | None) -> TranscriptFacts:
 
 
 def measure(
-    run: Run,
+    run: Run | ReplaySource,
     strategy: Any,
     keep_last_tool_results: int,
     min_chars: int,
@@ -181,11 +181,13 @@ def measure(
 
     ``facts`` are ``run``'s transcript facts, read once for every configuration: the replay's
     transcript is the run's committed again, so its dependencies are the run's links named by
-    the replay's stage ids (checked; a replay that differs is read afresh).
+    the replay's stage ids (checked; a replay that differs is read afresh). ``run`` may be a
+    :class:`~footprint_lab.agent.replay.ReplaySource` read once for every configuration too.
     """
     # No events: a row reads the replay's windows, calls and records, never its events.
     replayed = replay(run, strategy, keep_last_tool_results=keep_last_tool_results, events=False)
-    own, stage_ids = transcript_facts(replayed, _transcript(run, facts))
+    source = run.run if isinstance(run, ReplaySource) else run
+    own, stage_ids = transcript_facts(replayed, _transcript(source, facts))
     deps = named(own, min_chars, stage_ids)
     # One position-level view of every sent window, walked once: materialising each window
     # (``window_sent``) is quadratic in the run's length when windows are not managed.
@@ -231,7 +233,7 @@ def applicability(replayed: Run) -> dict[str, Any]:
 
 
 def measure_config(
-    runs: Sequence[Run],
+    runs: Sequence[Run | ReplaySource],
     config: EvidenceConfig,
     min_chars: int,
     pricing: Pricing = RELATIVE_PRICING,
@@ -239,9 +241,14 @@ def measure_config(
     facts: Sequence[TranscriptFacts] | None = None,
 ) -> list[dict[str, Any]]:
     """One configuration over every run (``facts``: the runs' transcript facts, read once for
-    every configuration; read here when None)."""
+    every configuration; read here when None; ``runs`` may be read once for every
+    configuration too, as :class:`~footprint_lab.agent.replay.ReplaySource`)."""
     strategy = config.build()
-    read = [transcript_facts(run)[0] for run in runs] if facts is None else facts
+    read = (
+        [transcript_facts(r.run if isinstance(r, ReplaySource) else r)[0] for r in runs]
+        if facts is None
+        else facts
+    )
     return [
         measure(run, strategy, config.keep_last_tool_results, min_chars, pricing, cache, fact)
         for run, fact in zip(runs, read, strict=True)

@@ -41,6 +41,7 @@ import numpy as np
 import pandas as pd
 
 from footprint_lab._gc import in_bulk_work
+from footprint_lab.agent.replay import ReplaySource
 from footprint_lab.agent.run import Run
 from footprint_lab.evidence import DEFAULT_MIN_CHARS, transcript_facts
 from footprint_lab.lab._evidence_configs import NO_POLICY as NO_POLICY
@@ -210,8 +211,11 @@ def evidence_frame(
     weights = [len(run_list)] * len(cfgs)
     results: list[list[dict[str, Any]]]
     if executor is None:  # inline: the runs as they are, no checkpoints
+        # Each run read once for its replays under every configuration, which share the
+        # stamped copies they commit alike.
+        sources = [ReplaySource(run) for run in run_list]
         results = run_jobs(
-            lambda config: measure_config(run_list, config, min_chars, price, rule, read),
+            lambda config: measure_config(sources, config, min_chars, price, rule, read),
             cfgs,
             executor="inline",
             progress=progress,
