@@ -167,13 +167,37 @@ class Pricing(BaseModel):
     ) -> CostParts:
         """The cost of one call. ``input_tokens`` counts every input token, cached and
         written ones included (as :class:`~footprint_lab.usage.Usage` does)."""
+        per = 1e-6
+        uncached, cached, written = self._input_parts(
+            input_tokens, cached_tokens, cache_write_tokens
+        )
+        return CostParts(
+            input_cost=uncached,
+            cached_input_cost=cached,
+            cache_write_cost=written,
+            output_cost=output_tokens * self.output_per_mtok * per,
+        )
+
+    def input_cost(
+        self, *, input_tokens: int, cached_tokens: int = 0, cache_write_tokens: int = 0
+    ) -> float:
+        """The input part of :meth:`cost` (uncached, cached and cache-write input), summed:
+        ``cost(...).input_cost + .cached_input_cost + .cache_write_cost``, without building
+        the parts (an evidence grid prices every call of every replay)."""
+        uncached, cached, written = self._input_parts(
+            input_tokens, cached_tokens, cache_write_tokens
+        )
+        return uncached + cached + written
+
+    def _input_parts(
+        self, input_tokens: int, cached_tokens: int, cache_write_tokens: int
+    ) -> tuple[float, float, float]:
         uncached = max(0, input_tokens - cached_tokens - cache_write_tokens)
         per = 1e-6
-        return CostParts(
-            input_cost=uncached * self.input_per_mtok * per,
-            cached_input_cost=cached_tokens * self.cached_input_per_mtok * per,
-            cache_write_cost=cache_write_tokens * self.cache_write_per_mtok * per,
-            output_cost=output_tokens * self.output_per_mtok * per,
+        return (
+            uncached * self.input_per_mtok * per,
+            cached_tokens * self.cached_input_per_mtok * per,
+            cache_write_tokens * self.cache_write_per_mtok * per,
         )
 
 

@@ -137,14 +137,21 @@ class ReplayTokens:
         self.estimated += 1
         inputs = max(1, estimate_tokens(system + chars, self.ratio))
         outputs = estimate_tokens(reply.chars, self.ratio)
-        return Usage(input_tokens=inputs, output_tokens=max(1, outputs)), "estimated"
+        return _usage(inputs, max(1, outputs)), "estimated"
 
 
 def _usage(input_tokens: int, output: int | None) -> Usage:
     """A usage of ``input_tokens`` with the original reply's output tokens (a replay's replies
     are the original's); no cache figures: the original window's cache split does not carry
     over to another window."""
-    return Usage(input_tokens=input_tokens, output_tokens=output or 0)
+    # Trusted: two whole numbers computed here (a replay files one at every call).
+    return construct_trusted(
+        Usage,
+        input_tokens=input_tokens,
+        output_tokens=output or 0,
+        cache_read_tokens=None,
+        cache_write_tokens=None,
+    )
 
 
 def replies_of(source: Run, replies: int) -> list[CallRecord | None]:

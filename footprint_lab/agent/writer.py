@@ -25,7 +25,13 @@ from itertools import compress, repeat
 from footprint_lab.agent.run import CallRecord, Run
 from footprint_lab.events import BudgetPressure, Compaction, ContextEvicted, Recorder
 from footprint_lab.ledger import Ledger
-from footprint_lab.messages import Message, content_hash, copy_trusted, window_chars
+from footprint_lab.messages import (
+    Message,
+    construct_trusted,
+    content_hash,
+    copy_trusted,
+    window_chars,
+)
 from footprint_lab.usage import Usage
 from footprint_lab.window.records import FoldedSpan, TokenSource, WindowRecord
 
@@ -125,15 +131,20 @@ class RunWriter:
             usage: What the call cost, when already known (a recorded or replayed call).
             tokens_from: How ``usage`` was obtained, when it was not reported (replay).
         """
-        call = CallRecord(
+        # Trusted: every value is the writer's own count or one the library built and
+        # validated (a usage, a token source); a replay files a call at every reply.
+        call = construct_trusted(
+            CallRecord,
             iteration=iteration,
             stage_id=stage,
             sent_commit=len(self.run.ledger) - 1,
             messages=len(self.window),
             chars=window_chars(self.window) if chars is None else chars,
             usage=usage,
-            retry=retry,
             tokens_from=tokens_from,
+            retry=retry,
+            finish_reason=None,
+            truncated=False,
         )
         self.run.calls.append(call)
         return call

@@ -82,8 +82,7 @@ def input_cost(
     if cache == "prefix":
         shared = shared_prefix_tokens(tokens, request_chars, prefix_chars, ratio)
         cached, written = prefix_cache(tokens, shared, provider)
-    parts = pricing.cost(input_tokens=tokens, cached_tokens=cached, cache_write_tokens=written)
-    return parts.input_cost + parts.cached_input_cost + parts.cache_write_cost
+    return pricing.input_cost(input_tokens=tokens, cached_tokens=cached, cache_write_tokens=written)
 
 
 def estimated_input_cost(
