@@ -167,7 +167,6 @@ class Pricing(BaseModel):
     ) -> CostParts:
         """The cost of one call. ``input_tokens`` counts every input token, cached and
         written ones included (as :class:`~footprint_lab.usage.Usage` does)."""
-        per = 1e-6
         uncached, cached, written = self._input_parts(
             input_tokens, cached_tokens, cache_write_tokens
         )
@@ -175,7 +174,7 @@ class Pricing(BaseModel):
             input_cost=uncached,
             cached_input_cost=cached,
             cache_write_cost=written,
-            output_cost=output_tokens * self.output_per_mtok * per,
+            output_cost=output_tokens * self.output_per_mtok * _PER_TOKEN,
         )
 
     def input_cost(
@@ -193,12 +192,14 @@ class Pricing(BaseModel):
         self, input_tokens: int, cached_tokens: int, cache_write_tokens: int
     ) -> tuple[float, float, float]:
         uncached = max(0, input_tokens - cached_tokens - cache_write_tokens)
-        per = 1e-6
         return (
-            uncached * self.input_per_mtok * per,
-            cached_tokens * self.cached_input_per_mtok * per,
-            cache_write_tokens * self.cache_write_per_mtok * per,
+            uncached * self.input_per_mtok * _PER_TOKEN,
+            cached_tokens * self.cached_input_per_mtok * _PER_TOKEN,
+            cache_write_tokens * self.cache_write_per_mtok * _PER_TOKEN,
         )
+
+
+_PER_TOKEN = 1e-6  # prices are per million tokens
 
 
 def _openai(model: str, input_: float, cached: float, output: float) -> Pricing:

@@ -99,7 +99,11 @@ class ReplaySource:
     __slots__ = ("_stamped", "messages", "originals", "run", "tokens_per_char")
 
     def __init__(self, run: Run) -> None:
-        _check_run(run)
+        if not isinstance(run, Run):
+            raise TypeError(
+                f"replay here takes a Run, got {type(run).__name__}; give a transcript to "
+                f"footprint_lab.replay, which reads it with footprint_lab.importers.as_run"
+            )
         self.run = run
         """The run replayed."""
         self.messages: list[Message] = transcript(run)
@@ -111,6 +115,15 @@ class ReplaySource:
         self.tokens_per_char: float | None = source_tokens_per_char(run)
         """What the run's own reported usage says a character costs."""
         self._stamped: list[Message | None] = [None] * len(self.messages)
+
+    @classmethod
+    def of(cls, source: Run | ReplaySource) -> ReplaySource:
+        """``source`` when it is already read, else ``source`` read.
+
+        Raises:
+            TypeError: ``source`` is neither a run nor a source.
+        """
+        return source if isinstance(source, ReplaySource) else cls(source)
 
     def stamped(self, index: int, stage: str) -> Message:
         """Message ``index`` of the transcript stamped with ``stage``: a new object the first
@@ -125,9 +138,8 @@ class ReplaySource:
 def transcript_of(run: Run) -> tuple[list[Message], list[Usage | None]]:
     """The recorded conversation of ``run`` (what window stages and injections wrote left out)
     and the usage each assistant reply reported, in order."""
-    messages = transcript(run)
-    replies = replies_of(run, sum(1 for m in messages if m.role == "assistant"))
-    return messages, [None if call is None else call.usage for call in replies]
+    read = ReplaySource(run)
+    return read.messages, [None if call is None else call.usage for call in read.originals]
 
 
 def replay(
@@ -274,7 +286,7 @@ def _steps(
             f"tokens_per_char must be a positive number (e.g. 0.25, four characters a "
             f"token), got {tokens_per_char!r}"
         )
-    read = source if isinstance(source, ReplaySource) else ReplaySource(source)
+    read = ReplaySource.of(source)
     return _replay(
         read,
         strategy,
@@ -284,14 +296,6 @@ def _steps(
         ),
         Recorder() if events else None,
     )
-
-
-def _check_run(source: object) -> None:
-    if not isinstance(source, Run):
-        raise TypeError(
-            f"replay here takes a Run, got {type(source).__name__}; give a transcript to "
-            f"footprint_lab.replay, which reads it with footprint_lab.importers.as_run"
-        )
 
 
 def _replay(

@@ -183,10 +183,10 @@ def measure(
     the replay's stage ids (checked; a replay that differs is read afresh). ``run`` may be a
     :class:`~footprint_lab.agent.replay.ReplaySource` read once for every configuration too.
     """
+    source = ReplaySource.of(run)
     # No events: a row reads the replay's windows, calls and records, never its events.
-    replayed = replay(run, strategy, keep_last_tool_results=keep_last_tool_results, events=False)
-    source = run.run if isinstance(run, ReplaySource) else run
-    own, stage_ids = transcript_facts(replayed, _transcript(source, facts))
+    replayed = replay(source, strategy, keep_last_tool_results=keep_last_tool_results, events=False)
+    own, stage_ids = transcript_facts(replayed, _transcript(source.run, facts))
     deps = named(own, min_chars, stage_ids)
     # One position-level view of every sent window, walked once: materialising each window
     # (``window_sent``) is quadratic in the run's length when windows are not managed.
@@ -243,14 +243,11 @@ def measure_config(
     every configuration; read here when None; ``runs`` may be read once for every
     configuration too, as :class:`~footprint_lab.agent.replay.ReplaySource`)."""
     strategy = config.build()
-    read = (
-        [transcript_facts(r.run if isinstance(r, ReplaySource) else r)[0] for r in runs]
-        if facts is None
-        else facts
-    )
+    sources = [ReplaySource.of(run) for run in runs]
+    read = [transcript_facts(s.run)[0] for s in sources] if facts is None else facts
     return [
-        measure(run, strategy, config.keep_last_tool_results, min_chars, pricing, cache, fact)
-        for run, fact in zip(runs, read, strict=True)
+        measure(source, strategy, config.keep_last_tool_results, min_chars, pricing, cache, fact)
+        for source, fact in zip(sources, read, strict=True)
     ]
 
 
