@@ -121,8 +121,68 @@ def test_every_shared_log_imports_with_the_counts_its_json_holds(name: str) -> N
 def test_a_folder_imports_every_log_in_name_order() -> None:
     runs = load_inspect(DATA)
     files = [Path(r.meta["log_file"]).name for r in runs]
-    assert files == [name for name in sorted(FILES) for _ in PINNED[name]]
-    assert len(runs) == 18
+    counts = {**{name: len(PINNED[name]) for name in FILES}, VITALS: 26}
+    assert files == [name for name in sorted(counts) for _ in range(counts[name])]
+    assert len(runs) == 18 + 26
+
+
+# -- a log another writer wrote (vitals: replies carry ids of their own) ---------------------
+
+VITALS = "vitals.An-R-Eval_solvers_1da30c33.json"
+
+
+def _text(message: dict[str, Any]) -> str:
+    content = message["content"]
+    if isinstance(content, str):
+        return content
+    return "".join(item.get("text", "") for item in content if item.get("type") == "text")
+
+
+def test_a_vitals_log_matches_every_reply_to_its_model_event_by_text() -> None:
+    """vitals (tidyverse/vitals) writes Inspect logs whose assistant messages have ids of their
+    own, so no reply's id is its model event's output id; each sample also holds the
+    model-graded scorer's call after the solver's. Every reply is matched to the event whose
+    output has its text: its usage and input are the file's, the scorer's call is left over."""
+    path = DATA / VITALS
+    runs = load_inspect(path)
+    samples = raw_samples(path)
+    assert len(runs) == len(samples) == 26
+    for run, sample in zip(runs, samples, strict=True):
+        replies = [m for m in sample["messages"] if m["role"] == "assistant"]
+        events = [e for e in sample["events"] if e["event"] == "model"]
+        assert all(
+            r["id"] != e["output"]["choices"][0]["message"].get("id")
+            for r in replies
+            for e in events
+        )  # ids never match in this file
+        [reply] = replies
+        [source] = [
+            e for e in events if _text(e["output"]["choices"][0]["message"]) == _text(reply)
+        ]
+        usage = source["output"]["usage"]
+        [call] = run.calls
+        assert call.usage is not None and call.usage.reported
+        assert (call.usage.input_tokens, call.usage.output_tokens) == (
+            usage["input_tokens"],
+            usage["output_tokens"],
+        )
+        assert run.meta["unmatched_model_events"] == len(events) - 1
+        assert run.meta["recorded"]["usage"] and run.meta["recorded"]["inputs"]
+        assert run.request == sample["messages"][0]["content"]
+        assert not any("no model event" in p.problem for p in run.import_problems)
+
+
+def test_a_reply_no_model_event_produced_is_listed(tmp_path: Path) -> None:
+    """A reply whose text no model event returned, after every event was taken, is an import
+    problem naming the message (its usage is not claimed)."""
+    a1, a2 = assistant("one"), assistant("two")
+    a1["id"], a2["id"] = "mine-1", "mine-2"
+    events = [model_event([user("q")], assistant("one"), {"input_tokens": 5, "output_tokens": 1})]
+    log = eval_log(sample([user("q"), a1, user("again"), a2], events))
+    (run,) = load_inspect(write_json(tmp_path, log))
+    assert [c.usage.input_tokens if c.usage else None for c in run.calls] == [5, None]
+    [problem] = [p for p in run.import_problems if "no model event" in p.problem]
+    assert problem.field.endswith("messages[3]")
 
 
 def test_browser_run_meta_model_and_usage() -> None:

@@ -46,19 +46,81 @@ def _answered(event: Mapping[str, Any]) -> bool:
 _Event = tuple[int, Mapping[str, Any]]
 
 
+def _content_key(message: Any) -> str | None:
+    """A message's text content, comparable across writers (text items joined)."""
+    if not isinstance(message, Mapping):
+        return None
+    content = message.get("content")
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(
+            str(item.get("text", ""))
+            for item in content
+            if isinstance(item, Mapping) and item.get("type") == "text"
+        )
+    return None
+
+
+def _output_content(event: Mapping[str, Any]) -> str | None:
+    output = event.get("output")
+    choices = output.get("choices") if isinstance(output, Mapping) else None
+    first = choices[0] if isinstance(choices, list) and choices else None
+    return _content_key(first.get("message")) if isinstance(first, Mapping) else None
+
+
 def _match_events(replies: list[Mapping[str, Any]], events: list[_Event]) -> list[_Event | None]:
-    """The model event each assistant message came from (None when none did)."""
-    reply_ids = [i for r in replies if isinstance(i := r.get("id"), str) and i]
-    if replies and len(reply_ids) == len(replies):
-        by_id: dict[str, _Event] = {}
-        for item in events:
-            found = _output_id(item[1])
-            if found is not None:
-                by_id.setdefault(found, item)
-        if by_id:
-            return [by_id.get(i) for i in reply_ids]
+    """The model event each assistant message came from (None when none did).
+
+    First by the output message's id (a log Inspect wrote gives the reply the id of the
+    message its model event returned); a reply no id matches (another writer, vitals, gives
+    the reply a fresh id) is matched to an answered model event no other reply took whose
+    output has the reply's text, else to the next such event in order after the last match —
+    so a model-graded scorer's call after the solver's is never taken for the reply."""
+    matched: list[_Event | None] = [None] * len(replies)
+    by_id: dict[str, _Event] = {}
+    for item in events:
+        found = _output_id(item[1])
+        if found is not None:
+            by_id.setdefault(found, item)
+    used: set[int] = set()
+    for k, reply in enumerate(replies):
+        reply_id = reply.get("id")
+        by_reply = by_id.get(reply_id) if isinstance(reply_id, str) and reply_id else None
+        if by_reply is not None and by_reply[0] not in used:
+            matched[k] = by_reply
+            used.add(by_reply[0])
     answered = [item for item in events if _answered(item[1])]
-    return [answered[k] if k < len(answered) else None for k in range(len(replies))]
+    by_text: dict[str, list[_Event]] = {}
+    for item in answered:
+        text = _output_content(item[1])
+        if text is not None and item[0] not in used:
+            by_text.setdefault(text, []).append(item)
+    for k, reply in enumerate(replies):
+        text = _content_key(reply)
+        candidates = [i for i in by_text.get(text, []) if i[0] not in used] if text else []
+        if matched[k] is None and candidates:
+            matched[k] = candidates[0]
+            used.add(candidates[0][0])
+    last = -1
+    for k in range(len(replies)):
+        done = matched[k]
+        if done is not None:
+            last = done[0]
+            continue
+        after = next((i for i in answered if i[0] > last and i[0] not in used), None)
+        if after is not None and _before_next_match(after[0], matched, k):
+            matched[k] = after
+            used.add(after[0])
+            last = after[0]
+    return matched
+
+
+def _before_next_match(position: int, matched: list[_Event | None], k: int) -> bool:
+    """Whether an event at ``position`` comes before the event of the next matched reply
+    after reply ``k`` (order is kept: a reply never takes a later reply's event)."""
+    following = next((m for m in matched[k + 1 :] if m is not None), None)
+    return following is None or position < following[0]
 
 
 def _usage(event: Mapping[str, Any], problems: Problems, index: int, field: str) -> Usage | None:
