@@ -45,7 +45,12 @@ from footprint_lab.corpus.store import (
     drop_parts,
     path_key,
 )
-from footprint_lab.importers import TranscriptError, check_regular, folder_entries
+from footprint_lab.importers import (
+    TranscriptError,
+    check_regular,
+    folder_entries,
+    is_whole_folder,
+)
 from footprint_lab.lab.experiments import run_jobs
 
 __all__ = ["BuildReport", "Paths", "build_store", "content_hash", "source_files"]
@@ -111,7 +116,7 @@ def _walk(folder: Path, out: list[Path], seen: set[Path]) -> None:
     except TranscriptError as exc:
         raise CorpusError(str(exc)) from None
     for entry in entries:
-        if entry.is_dir():
+        if entry.is_dir() and not is_whole_folder(entry):
             _walk(entry, out, seen)
         else:
             out.append(entry)
@@ -133,7 +138,9 @@ def source_files(paths: Paths) -> list[Path]:
     for item in items:
         text = os.fspath(item)
         path = Path(text)
-        if path.is_dir():
+        if is_whole_folder(path):
+            found.append(path)
+        elif path.is_dir():
             _walk(path, found, seen)
         elif os.path.lexists(path):
             found.append(path)
@@ -142,7 +149,7 @@ def source_files(paths: Paths) -> list[Path]:
             if not matches:
                 raise CorpusError(f"{text}: the pattern matches no file")
             for match in matches:
-                if match.is_dir():
+                if match.is_dir() and not is_whole_folder(match):
                     _walk(match, found, seen)
                 else:
                     found.append(match)
@@ -152,18 +159,28 @@ def source_files(paths: Paths) -> list[Path]:
 
 
 def content_hash(path: Path) -> str:
-    """SHA-256 of the regular file ``path``'s bytes, read in chunks.
+    """SHA-256 of the regular file ``path``'s bytes, read in chunks; of a folder read whole
+    (:func:`~footprint_lab.importers.is_whole_folder`), of each of its files' relative path
+    and bytes, in path order.
 
     Raises:
         TranscriptError: ``path`` is not a regular file (a FIFO is never opened), or cannot
             be read.
     """
-    check_regular(path, "corpus")
     digest = hashlib.sha256()
+    if path.is_dir():
+        files = sorted(p for p in path.rglob("*") if p.is_file())
+    else:
+        check_regular(path, "corpus")
+        files = [path]
     try:
-        with path.open("rb") as handle:
-            while chunk := handle.read(_CHUNK):
-                digest.update(chunk)
+        for file in files:
+            if file is not path:
+                check_regular(file, "corpus")
+                digest.update(file.relative_to(path).as_posix().encode() + b"\0")
+            with file.open("rb") as handle:
+                while chunk := handle.read(_CHUNK):
+                    digest.update(chunk)
     except OSError as exc:
         raise TranscriptError(
             "corpus", None, "file", f"cannot read: {exc.strerror or exc}", path=str(path)

@@ -38,12 +38,16 @@ WireKey = tuple[object, ...]
 
 
 def wire_key(message: Message) -> WireKey:
-    """What makes two messages the same on the wire: role, text, call id and tool calls."""
+    """What makes two messages the same on the wire: role, text, call id, tool calls and the
+    parts that carry data rather than text (two opaque compactions, or two image-only messages,
+    differ by them). Parts with text (thinking) are left out: providers drop earlier turns'
+    thinking from what they send, so a recorded input may lack what the history holds."""
     return (
         message.role,
         message.content,
         message.tool_call_id,
         tuple((c.id, c.name, arguments_json(c.arguments)) for c in message.tool_calls),
+        tuple((p.kind, p.data_chars) for p in message.parts if p.text is None),
     )
 
 
@@ -127,7 +131,9 @@ def observe_window(
     cursor = 0
     for message in items:
         key = wire_key(message)
-        at = history.next_match(key, cursor)
+        # A stand-in the importer declared (a placeholder a provider's clearing wrote) is never
+        # history, even where its wire text equals the message it stands for.
+        at = None if message.authored == "cleared-result" else history.next_match(key, cursor)
         if at is not None:
             matched.append(at)
             resolved.append(history.messages[at])

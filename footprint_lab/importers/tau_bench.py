@@ -20,6 +20,7 @@ from footprint_lab.importers._parts import (
     nested,
     read_json_file,
 )
+from footprint_lab.importers._sniff import FileFormat, Sniff
 from footprint_lab.importers.chat.openai import from_openai
 from footprint_lab.importers.recorded import note_recorded, settle_outcome
 from footprint_lab.messages import storable_text
@@ -31,7 +32,7 @@ SOURCE = "tau-bench"
 UNIT = "entry"
 """What an error's index counts: the entry (one trajectory) of the file's list."""
 
-__all__ = ["DEFAULT_FILE", "SOURCE", "load_tau_bench", "model_of"]
+__all__ = ["DEFAULT_FILE", "FILE_FORMAT", "SOURCE", "load_tau_bench", "model_of"]
 
 
 def model_of(path: Path) -> str | None:
@@ -119,3 +120,21 @@ def load_tau_bench(path: str | Path, *, strict: bool = False) -> list[Run]:
             note_recorded(run, model=True)
         runs.append(run)
     return runs
+
+
+def _claims(sniff: Sniff) -> bool:
+    """A list of trajectories (its first item has ``traj`` or ``task_id``), or a folder that
+    holds tau-bench's results file."""
+    if sniff.is_dir:
+        return DEFAULT_FILE in sniff.entries
+    return sniff.first.kind == "list" and bool(sniff.first.keys & {"traj", "task_id"})
+
+
+FILE_FORMAT = FileFormat(
+    name=SOURCE,
+    told_by="tau-bench trajectories: a list of entries with task_id and traj",
+    loader=load_tau_bench,
+    claims=_claims,
+    folders=True,
+)
+"""How the registry tells and reads tau-bench trajectories."""

@@ -9,16 +9,19 @@ The law
 -------
 **A window strategy edits the window, never the ledger.**
 
-The *window* is what the next call sends. The *ledger* is the run's append-only commit log,
-and the stages that wrote each message committed it before any strategy ran. So no strategy
-can destroy history: it can only stop re-sending something, and it must say so in a
+The *window* is what the next call sends. The *ledger* is the run's append-only commit log, and
+the stages that wrote each message committed it before any strategy ran. So no strategy can
+destroy history: it can only stop re-sending something, and it must say so in a
 :class:`WindowRecord` that names, by stage id, every message that left, and names every turn
 that refused to leave, with a reason. What it writes in their place is the library's own: one
 stand-in (a ``user`` text message, a drop notice or a compaction frame) for what left, or
-cleared-result placeholders *in place* of tool results. ``apply_window`` checks this on every
-result (:mod:`footprint_lab.window.law`), whatever the strategy says of itself — only the
-engine's caller may choose to record a breach instead of raising it — and sets the record's
-facts from what it saw; every module in this package points back here.
+cleared-result placeholders *in place* of tool results. A stand-in carries no typed part, but
+one: a provider's compaction whose content is encrypted (an OpenAI ``compaction`` item, an
+opaque part sized by its data with no readable text) stands in as the provider wrote it.
+``apply_window`` checks this on every result (:mod:`footprint_lab.window.law`), whatever the
+strategy says of itself — only the engine's caller may choose to record a breach instead of
+raising it — and sets the record's facts from what it saw; every module in this package points
+back here.
 
 Glossary
 --------

@@ -69,6 +69,11 @@ def check_stand_ins(
             )
 
 
+OPAQUE_COMPACTION = "compaction"
+"""The one part a stand-in may carry: a provider's compaction whose content is encrypted
+(OpenAI's ``compaction`` item), sized by its data and holding no readable text."""
+
+
 def _stand_in_problem(message: Message, span: range, earlier: int) -> str | None:
     """Why ``message`` may not stand in ``span``'s place (None when it may)."""
     if message.authored not in SPAN_STAND_IN_KINDS:
@@ -80,11 +85,12 @@ def _stand_in_problem(message: Message, span: range, earlier: int) -> str | None
         or message.tool_calls
         or message.tool_call_id is not None
         or message.name is not None
-        or message.parts
+        or any(p.kind != OPAQUE_COMPACTION or p.text is not None for p in message.parts)
     ):
         return (
             f"an inserted message (a {message.authored}) must be a user text message with no "
-            f"tool calls, call id, name or parts (got a {message.role} message)"
+            f"tool calls, call id, name or parts but a provider's opaque compaction "
+            f"(got a {message.role} message)"
         )
     if earlier:
         return "an inserted message is a second stand-in; one stand-in takes the place of one span"

@@ -22,12 +22,12 @@ def test_corpus_build_imports_and_says_so(
     paths = [str(TRANSCRIPTS / "claude-code"), str(tmp_path / "bad.json")]
     assert main(["corpus", "build", *paths, "-o", str(store), "-j", "1"]) == 0
     out, err = capsys.readouterr()
-    assert "3 file(s) — 3 imported, 0 unchanged" in out and "1 did not import" in out
+    assert "5 file(s) — 5 imported, 0 unchanged" in out and "1 did not import" in out
     assert f"problem: {tmp_path / 'bad.json'}" in err
-    assert len(Corpus.open(store)) == 2
+    assert len(Corpus.open(store)) == 4
     assert main(["corpus", "build", *paths, "-o", str(store), "-j", "1"]) == 0
     out, _ = capsys.readouterr()
-    assert "0 imported, 3 unchanged (not imported again)" in out
+    assert "0 imported, 5 unchanged (not imported again)" in out
 
 
 def test_corpus_build_of_nothing_is_a_clear_error(

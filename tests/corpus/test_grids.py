@@ -172,6 +172,6 @@ def test_build_and_grid_on_a_dask_local_cluster(
         on_dask = real_corpus.evidence_frame(
             CONFIGS, executor=executor, where=where, name="dask", chunk=2, progress=False
         )
-    assert built.last_build is not None and built.last_build.imported == 7
+    assert built.last_build is not None and built.last_build.imported == 9
     assert sorted(built.run_ids()) == sorted(real_corpus.run_ids(where))
     pd.testing.assert_frame_equal(on_dask, inline, check_exact=True)

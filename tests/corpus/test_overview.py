@@ -39,7 +39,7 @@ def test_runs_by_format_and_model_stack_every_run_by_its_outcome(plain: Corpus, 
         assert counts == {k: int(v) for k, v in expected[outcome].items()}, outcome
     totals = expected.sum(axis=1)
     assert fig.layout.meta["categories"][0] == totals.idxmax()
-    assert sum(sum(c.values()) for c in bars.values()) == len(runs) == 85
+    assert sum(sum(c.values()) for c in bars.values()) == len(runs) == 122
 
 
 def test_outcomes_are_rewards_where_recorded_else_the_status(plain: Corpus) -> None:
@@ -49,7 +49,8 @@ def test_outcomes_are_rewards_where_recorded_else_the_status(plain: Corpus) -> N
     stored = plain.frame("runs", columns=["run_id", "reward"], where={"format": "tau-bench"})
     assert int((tau["outcome"] == "passed").sum()) == int((stored["reward"] > 0).sum())
     claude = data.runs[data.runs["format"] == "claude-code"]
-    assert set(claude["outcome"]) == {"incomplete"}
+    assert claude["outcome"].tolist() == claude["status"].tolist()  # no reward: the status
+    assert set(claude["outcome"]) == {"incomplete", "done"}
 
 
 def test_distributions_count_each_runs_window_and_calls_by_format(plain: Corpus) -> None:
@@ -146,7 +147,7 @@ def test_the_frontier_is_the_grids_summary_over_its_runs(gridded: Corpus) -> Non
         assert points[row["config"]] == pytest.approx((row["cost_ratio"], row["lost_share"]))
     worst = grid.loc[grid.groupby("config", sort=False)["lost_calls"].idxmax(), ["config", "run"]]
     assert fig.layout.meta["worst_run"] == dict(zip(worst["config"], worst["run"], strict=True))
-    assert fig.layout.meta["runs"] == len(gridded) == 85
+    assert fig.layout.meta["runs"] == len(gridded) == 122
 
 
 def _same_run(corpus: Corpus, run_id: str, shown: object) -> bool:
@@ -206,7 +207,7 @@ def test_the_cli_writes_the_page_and_a_page_per_run(
     out = tmp_path / "site" / "corpus.html"
     assert main(["corpus", "report", gridded.path, "-o", str(out), "--max-runs", "5"]) == 0
     said = capsys.readouterr().out
-    assert f"wrote {out} (85 runs, 5 charts)" in said
+    assert f"wrote {out} (122 runs, 5 charts)" in said
     html = out.read_text(encoding="utf-8")
     pages = sorted((tmp_path / "site" / "corpus_runs").glob("*.html"))
     hrefs = set(re.findall(r'href="(corpus_runs/[^"]+)"', html))

@@ -60,7 +60,7 @@ def test_where_filters_the_rows_as_pandas_would(real_corpus: Corpus, where: obje
 
 def test_a_filter_on_a_column_not_read_is_applied_in_the_scan(real_corpus: Corpus) -> None:
     ids = real_corpus.frame("runs", columns=["run_id"], where={"format": "claude-code"})
-    assert list(ids.columns) == ["run_id"] and len(ids) == 2
+    assert list(ids.columns) == ["run_id"] and len(ids) == 4
     calls = real_corpus.frame("calls", columns=["call"], where={"run_id": ids["run_id"].tolist()})
     whole = real_corpus.frame("calls")
     assert len(calls) == whole["run_id"].isin(ids["run_id"]).sum() > 0

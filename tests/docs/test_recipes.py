@@ -22,9 +22,21 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 RECIPES = ROOT / "docs" / "recipes"
 PAGES = sorted(p for p in RECIPES.glob("*.md") if p.name != "index.md")
-STACKS = ("swe-agent", "openhands", "inspect", "claude-code")
+STACKS = (
+    "swe-agent",
+    "mini-swe-agent",
+    "openhands",
+    "openhands-v1",
+    "inspect",
+    "claude-code",
+    "codex",
+    "gemini-cli",
+    "openai-responses",
+    "aider",
+    "pi",
+)
 FENCE = re.compile(r"^```(?P<lang>\w*)\n(?P<body>.*?)^```\n", re.MULTILINE | re.DOTALL)
-TRANSCRIPT = re.compile(r"data/transcripts/[\w./-]+")
+TRANSCRIPT = re.compile(r"(?:tests/)?data/(?:transcripts|openai-responses)/[\w./-]+")
 
 
 def blocks(text: str) -> list[tuple[str, str | None, int]]:
@@ -69,7 +81,7 @@ def run_page(page: Path) -> list[tuple[str, str | None, int]]:
 
 
 def test_there_is_one_recipe_per_stack() -> None:
-    assert [p.stem for p in PAGES] == sorted(STACKS)
+    assert sorted(p.stem for p in PAGES) == sorted(STACKS)
 
 
 @pytest.mark.parametrize("page", PAGES, ids=[p.stem for p in PAGES])

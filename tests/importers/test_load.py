@@ -24,11 +24,19 @@ from footprint_lab.importers import (
     FORMATS,
     TranscriptError,
     detect_format,
+    is_whole_folder,
     load,
+    load_aider,
     load_claude_code,
+    load_codex,
+    load_gemini_cli,
     load_inspect,
+    load_mini_swe_agent,
+    load_openai_responses,
     load_openhands,
+    load_openhands_v1,
     load_otel,
+    load_pi,
     load_swe_agent,
     load_tau_bench,
 )
@@ -39,9 +47,16 @@ TRANSCRIPTS = ROOT / "transcripts"
 TAU = ROOT / "tau-bench"
 LOADERS: dict[str, Any] = {
     "swe-agent": load_swe_agent,
+    "mini-swe-agent": load_mini_swe_agent,
     "openhands": load_openhands,
+    "openhands-v1": load_openhands_v1,
     "inspect": load_inspect,
     "claude-code": load_claude_code,
+    "codex": load_codex,
+    "gemini-cli": load_gemini_cli,
+    "openai-responses": load_openai_responses,
+    "aider": load_aider,
+    "pi": load_pi,
     "tau-bench": load_tau_bench,
     "otel": load_otel,
     "footprint-lab-run": lambda path, strict=False: [load_run(path)],
@@ -50,17 +65,21 @@ DOCS = {"LICENSE", "README.md", "SOURCE.md"}
 
 
 def real_files() -> list[tuple[Path, str]]:
-    """Every real transcript file, with the format its folder holds."""
+    """Every real transcript file (and folder read whole), with the format its folder holds."""
     found = [
         (path, path.parent.name)
         for path in sorted(TRANSCRIPTS.glob("*/*"))
-        if path.is_file() and path.name not in DOCS
+        if (path.is_file() or is_whole_folder(path))
+        and path.name not in DOCS
+        and not path.name.startswith("LICENSE")
     ]
     return [*found, (TAU / "gpt-4o-airline-dev.json", "tau-bench")]
 
 
 REAL = real_files()
 IDS = [f"{fmt}/{path.name}" for path, fmt in REAL]
+REAL_FILES = [(path, fmt) for path, fmt in REAL if path.is_file()]
+"""The real sources that are files (an OpenHands V1 conversation is a folder)."""
 
 
 @cache
@@ -103,14 +122,22 @@ def same_runs(loaded: list[Run], direct: list[Run], fmt: str) -> None:
 
 
 def test_there_are_real_files_of_every_transcript_format() -> None:
+    """Every format but the OpenAI Responses one has real files here (no public file of that
+    format exists: its tests read inputs built from the vendor's documented shapes)."""
     assert {fmt for _, fmt in REAL} == {
         "swe-agent",
+        "mini-swe-agent",
         "openhands",
+        "openhands-v1",
         "inspect",
         "claude-code",
+        "codex",
+        "gemini-cli",
+        "aider",
+        "pi",
         "tau-bench",
     }
-    assert len(REAL) == 22
+    assert len(REAL) == 35
 
 
 @pytest.mark.parametrize(("path", "fmt"), REAL, ids=IDS)
@@ -129,8 +156,10 @@ def _content_told(path: Path) -> bool:
     """Whether the file's content alone (renamed) says its format: not a zip, and not a
     SWE-agent file with ``history`` but no ``trajectory`` (that is OpenHands' shape too, so
     the ``.traj`` suffix decides)."""
-    if path.suffix == ".eval":
+    if path.suffix == ".eval" or path.is_dir():
         return False
+    if path.name.endswith(".traj.json") and path.read_bytes().lstrip().startswith(b"["):
+        return False  # a bare list of messages is mini-swe-agent's by its name only
     return path.suffix != ".traj" or "trajectory" in json.loads(path.read_text("utf-8"))
 
 
@@ -140,7 +169,8 @@ def _content_told(path: Path) -> bool:
     ids=[i for i, (p, _) in zip(IDS, REAL, strict=True) if _content_told(p)],
 )
 def test_the_content_alone_tells_each_format(tmp_path: Path, path: Path, fmt: str) -> None:
-    renamed = tmp_path / ("data.jsonl" if path.suffix == ".jsonl" else "data.json")
+    suffix = path.suffix if path.suffix in (".jsonl", ".md") else ".json"
+    renamed = tmp_path / f"data{suffix}"
     renamed.write_bytes(path.read_bytes())
     assert detect_format(renamed) == fmt
 
@@ -155,14 +185,14 @@ def test_a_saved_run_and_an_otlp_file_are_detected_and_load(tmp_path: Path, fmt:
 
 
 def test_a_folder_loads_file_by_file_as_its_loader_does() -> None:
-    for fmt in ("swe-agent", "openhands", "inspect", "claude-code"):
+    for fmt in ("swe-agent", "openhands", "inspect", "claude-code", "codex", "pi", "gemini-cli"):
         same_runs(load(TRANSCRIPTS / fmt), LOADERS[fmt](TRANSCRIPTS / fmt), fmt)
     same_runs(load(TAU), load_tau_bench(TAU), "tau-bench")
     assert detect_format(TAU) == "tau-bench"
     everything = load(TRANSCRIPTS)  # the README and SOURCE beside the folders are skipped
     folders = sorted(p for p in TRANSCRIPTS.iterdir() if p.is_dir())
     by_folder = [run for folder in folders for run in load(folder)]
-    assert len(folders) == 4 and len(everything) == len(by_folder) > 0
+    assert len(folders) == 10 and len(everything) == len(by_folder) > 0
     assert [counts(r) for r in everything] == [counts(r) for r in by_folder]
     assert [r.meta["format"] for r in everything] == [r.meta["format"] for r in by_folder]
 
@@ -268,7 +298,7 @@ def _cut(payload: bytes) -> bytes:
     return payload[:cut]
 
 
-TRUNCATED = [(p.name, p.read_bytes(), f) for p, f in REAL] + [
+TRUNCATED = [(p.name, p.read_bytes(), f) for p, f in REAL_FILES] + [
     ("run.json", b"", "footprint-lab-run"),
     ("run.otel.json", b"", "otel"),
 ]
@@ -316,11 +346,11 @@ FUZZ = settings(
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
-SOURCES = [(p.name, f) for p, f in REAL] + [
+SOURCES = [(p.name, f) for p, f in REAL_FILES] + [
     ("run.json", "footprint-lab-run"),
     ("run.otel.json", "otel"),
 ]
-PATHS = {p.name: p for p, _ in REAL}
+PATHS = {p.name: p for p, _ in REAL_FILES}
 WRONG = st.one_of(
     st.none(),
     st.booleans(),

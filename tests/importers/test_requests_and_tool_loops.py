@@ -36,8 +36,17 @@ from footprint_lab.window.strategies import WindowStrategy
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "transcripts"
 DOCS = {"LICENSE", "README.md", "SOURCE.md"}
+STACKS = ("claude-code", "inspect", "openhands", "swe-agent")
+"""The stacks this table covers; today's stacks check their requests in their own tests
+(``test_codex.py``, ``test_pi.py``, ...)."""
 FILES = sorted(
-    f"{p.parent.name}/{p.name}" for p in DATA.glob("*/*") if p.is_file() and p.name not in DOCS
+    f"{p.parent.name}/{p.name}"
+    for p in DATA.glob("*/*")
+    if p.is_file()
+    and p.parent.name in STACKS
+    and p.name not in DOCS
+    and not p.name.startswith("LICENSE")
+    and not p.name.startswith("vitals.")  # another writer's Inspect log: test_inspect.py
 )
 MARSHMALLOW = "swe-agent/marshmallow-1867.default-from-source.traj"
 FC = "swe-agent/marshmallow-1867.function-calling-replace-from-source.traj"
@@ -54,6 +63,20 @@ REQUESTS: dict[str, list[list[str]]] = {
             "Here's a message with some **markdown** formatting, `inline code`",
             "Let's test a very long message to see how it handles text wrapping",
             "Testing special characters: café, naïve, résumé",
+        ]
+    ],
+    "claude-code/fixture.claude_forked_session.jsonl": [
+        [
+            "Help me implement a sorting algorithm",
+            "Actually, let's try MergeSort instead",
+            "Can you add type hints?",
+        ]
+    ],
+    "claude-code/fixture.session_with_compaction.jsonl": [
+        [
+            "Start working on the authentication module",
+            "Continue with session management",
+            "Now let's add logout functionality",
         ]
     ],
     "claude-code/representative_messages.jsonl": [
@@ -105,6 +128,8 @@ REQUESTS: dict[str, list[list[str]]] = {
 # file -> (tool_loop meta, tool results it has): text-mode files are rebuilt, the rest native.
 TOOL_LOOPS: dict[str, tuple[str | None, int]] = {
     "claude-code/edge_cases.jsonl": (None, 1),
+    "claude-code/fixture.claude_forked_session.jsonl": (None, 2),
+    "claude-code/fixture.session_with_compaction.jsonl": (None, 3),
     "claude-code/representative_messages.jsonl": (None, 2),
     "inspect/browser.json": (None, 4),
     "inspect/log_streaming.eval": (None, 0),
@@ -182,7 +207,7 @@ def raw_requests(name: str) -> list[list[str]]:
 
 def test_the_table_names_every_real_file() -> None:
     assert sorted(REQUESTS) == sorted(TOOL_LOOPS) == FILES
-    assert len(FILES) == 21
+    assert len(FILES) == 23
 
 
 @pytest.mark.parametrize("name", FILES)

@@ -81,6 +81,7 @@ from footprint_lab.importers._parts import (
     nested,
     optional_str,
 )
+from footprint_lab.importers._sniff import FileFormat, Sniff
 from footprint_lab.importers.inspect._events import (
     _compaction,
     _event_input,
@@ -109,7 +110,7 @@ POLICY = "inspect"
 SUFFIXES = (".eval", ".json")
 """The file names a folder is searched for."""
 
-__all__ = ["POLICY", "SOURCE", "SUFFIXES", "load_inspect"]
+__all__ = ["FILE_FORMAT", "POLICY", "SOURCE", "SUFFIXES", "load_inspect"]
 
 
 # -- one sample ----------------------------------------------------------------------------
@@ -198,6 +199,7 @@ def _sample_run(s: _Sample, header: dict[str, Any], where: str, strict: bool) ->
     system: str | None = None
     messages: list[Message] = []
     replies: list[Mapping[str, Any]] = []
+    reply_at: list[int] = []
     for i, raw in enumerate(raw_messages):
         message, checked = _message(raw, problems, ids, k, f"{at}messages[{i}]")
         if i == 0 and message.role == "system" and not message.parts:
@@ -205,6 +207,7 @@ def _sample_run(s: _Sample, header: dict[str, Any], where: str, strict: bool) ->
             continue
         if message.role == "assistant":
             replies.append(checked)
+            reply_at.append(i)
         messages.append(message)
     # Usage and the recorded input of each call.
     usages: list[Usage | None] = []
@@ -213,8 +216,15 @@ def _sample_run(s: _Sample, header: dict[str, Any], where: str, strict: bool) ->
         SOURCE, unit=UNIT
     )  # the inputs' own problems repeat the history's: not listed again
     matched = _match_events(replies, model_events)
-    for item in matched:
+    for item, i in zip(matched, reply_at, strict=True):
         if item is None:
+            if model_events:
+                problems.note(
+                    k,
+                    f"{at}messages[{i}]",
+                    "no model event produced this assistant message (by id, text or order): "
+                    "its usage and input are not recorded",
+                )
             usages.append(None)
             sent.append(None)
             continue
@@ -307,3 +317,24 @@ def load_inspect(path: str | Path, *, strict: bool = False) -> list[Run]:
     for file in files_in(path, SUFFIXES, SOURCE):
         runs.extend(_load_file(file, strict))
     return runs
+
+
+_INSPECT_KEYS = frozenset({"samples", "status", "version", "plan", "results"})
+
+
+def _claims(sniff: Sniff) -> bool:
+    """An ``.eval`` file (the loader checks the zip), or an object with ``eval`` beside an
+    EvalLog's keys."""
+    if sniff.name.endswith(".eval"):
+        return True
+    keys = sniff.first.keys
+    return sniff.first.kind == "object" and "eval" in keys and bool(keys & _INSPECT_KEYS)
+
+
+FILE_FORMAT = FileFormat(
+    name=SOURCE,
+    told_by="Inspect AI log: an .eval zip, or an object with eval and samples",
+    loader=load_inspect,
+    claims=_claims,
+)
+"""How the registry tells and reads an Inspect log."""

@@ -86,6 +86,7 @@ from footprint_lab.importers._parts import (
     parse_json_text,
     read_text_file,
 )
+from footprint_lab.importers._sniff import FileFormat, Sniff
 from footprint_lab.importers.chat.openai import parse_openai
 from footprint_lab.importers.openhands._events import _convert
 from footprint_lab.importers.openhands._stream import _Stream
@@ -102,7 +103,7 @@ SUFFIXES = (".json", ".jsonl")
 UNIT = "event"
 """What an error's index counts: the event of ``history``."""
 
-__all__ = ["POLICY", "SOURCE", "SUFFIXES", "load_openhands"]
+__all__ = ["FILE_FORMAT", "POLICY", "SOURCE", "SUFFIXES", "load_openhands"]
 
 
 def load_openhands(path: str | Path, *, strict: bool = False, tool_loop: bool = True) -> list[Run]:
@@ -270,6 +271,9 @@ def _instance(value: Any, prefix: str, stem: str, *, strict: bool, tool_loop: bo
         events = value["history"]
         meta, model = _meta(value, stem, prefix, problems)
     elif isinstance(value, list):
+        if value and isinstance(value[0], Mapping) and "kind" in value[0]:
+            # V1 events (software-agent-sdk) carry a kind and text ids: another format.
+            problems.fail(None, "file", "OpenHands V1 conversation: use load_openhands_v1 / load")
         events, meta, model = value, {"instance_id": stem}, None
     else:
         problems.fail(None, "file", "expected an event list or an object with a history")
@@ -317,3 +321,32 @@ def _outcome(events: Any, meta: Mapping[str, Any]) -> tuple[ImportedStatus | Non
     if any(e.get("action") == "finish" for e in _flat_events(events)):
         return "done", "finish"
     return None, None
+
+
+_INSTANCE_KEYS = frozenset({"test_result", "instruction", "metadata"})
+
+
+def _claims(sniff: Sniff) -> bool:
+    """An object with ``history`` (or ``instance_id`` beside an instance's keys), or a list of
+    V0 events (``action`` / ``observation``, or ``id`` and ``source``). A SWE-agent trajectory
+    has a ``history`` too, beside its ``trajectory`` (and a ``.traj`` name): SWE-agent's. A V1
+    event carries a ``kind`` (and a text id): OpenHands V1, not V0."""
+    shape = sniff.first
+    keys = shape.keys
+    if shape.kind == "object":
+        if "trajectory" in keys or sniff.name.endswith(".traj"):
+            return False
+        return "history" in keys or ("instance_id" in keys and bool(keys & _INSTANCE_KEYS))
+    if shape.kind == "list" and "kind" not in keys and shape.text("id") is None:
+        return bool(keys & {"history", "action", "observation"}) or {"id", "source"} <= keys
+    return False
+
+
+FILE_FORMAT = FileFormat(
+    name=SOURCE,
+    told_by="OpenHands V0 events: a list of action/observation events, or objects with history",
+    loader=load_openhands,
+    claims=_claims,
+    tool_loop=True,
+)
+"""How the registry tells and reads an OpenHands V0 event stream."""

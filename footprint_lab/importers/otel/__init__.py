@@ -35,6 +35,7 @@ from pathlib import Path
 
 from footprint_lab.agent.run import Run
 from footprint_lab.importers._parts import TranscriptError, nested, read_text_file
+from footprint_lab.importers._sniff import FileFormat, Sniff
 from footprint_lab.importers.otel._exact import _exact
 from footprint_lab.importers.otel._foreign import _foreign
 from footprint_lab.otlp.groups import group_spans
@@ -81,7 +82,7 @@ from footprint_lab.otlp.read import SpanEvent as SpanEvent
 from footprint_lab.otlp.read import attr_where, documents, fail
 from footprint_lab.otlp.read import read_spans as read_spans
 
-__all__ = ["POLICY", "SOURCE", "OtelSpan", "SpanEvent", "load_otel", "read_spans"]
+__all__ = ["FILE_FORMAT", "POLICY", "SOURCE", "OtelSpan", "SpanEvent", "load_otel", "read_spans"]
 
 
 def _load(path: str | Path, strict: bool) -> list[Run]:
@@ -125,3 +126,19 @@ def load_otel(path: str | Path, *, strict: bool = False) -> list[Run]:
         return _load(path, strict)
     except TranscriptError as exc:
         raise nested(exc, exc.source, path=str(path)) from None
+
+
+def _claims(sniff: Sniff) -> bool:
+    """An OTLP JSON document: an object with ``resourceSpans`` (JSON lines: its first line)."""
+    return sniff.first.kind == "object" and bool(
+        sniff.first.keys & {"resourceSpans", "resource_spans"}
+    )
+
+
+FILE_FORMAT = FileFormat(
+    name=SOURCE,
+    told_by="OpenTelemetry traces: OTLP JSON with resourceSpans",
+    loader=load_otel,
+    claims=_claims,
+)
+"""How the registry tells and reads an OTLP file."""

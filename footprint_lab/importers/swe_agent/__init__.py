@@ -94,6 +94,7 @@ from footprint_lab.importers._parts import (
     reject_constant,
     short,
 )
+from footprint_lab.importers._sniff import FileFormat, Sniff
 from footprint_lab.importers.chat.openai import parse_openai
 from footprint_lab.importers.recorded import settle_outcome
 from footprint_lab.importers.swe_agent._loop import (
@@ -118,11 +119,13 @@ UNIT = "entry"
 """What an error's index counts: the entry of ``history``."""
 __all__ = [
     "ACTION_CALL_ID",
+    "FILE_FORMAT",
     "POLICY",
     "SHELL_TOOL",
     "SOURCE",
     "SUFFIX",
     "load_swe_agent",
+    "rebuild_tool_loop",
     "special_commands",
 ]
 
@@ -454,3 +457,21 @@ def _parse(data: Any, stem: str, *, strict: bool, tool_loop: bool) -> Run:
     if isinstance(exit_status, str | int) and str(exit_status):
         settle_outcome(run, status_of_exit(str(exit_status)), str(exit_status), strict=strict)
     return run
+
+
+def _claims(sniff: Sniff) -> bool:
+    """A ``.traj`` file (its content is the loader's to check), or an object with
+    ``trajectory`` (mini-swe-agent's ``trajectory_format`` is another key)."""
+    return sniff.name.endswith(SUFFIX) or (
+        sniff.first.kind == "object" and "trajectory" in sniff.first.keys
+    )
+
+
+FILE_FORMAT = FileFormat(
+    name=SOURCE,
+    told_by="SWE-agent trajectory: .traj, an object with trajectory / history",
+    loader=load_swe_agent,
+    claims=_claims,
+    tool_loop=True,
+)
+"""How the registry tells and reads a SWE-agent trajectory."""

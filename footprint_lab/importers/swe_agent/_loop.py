@@ -120,9 +120,12 @@ def rebuild_tool_loop(
     kinds: dict[int, UserKind],
     shift: int,
     commands: frozenset[str],
+    call_id: str = ACTION_CALL_ID,
 ) -> list[Rebuilt]:
     """Rebuild, in place, each text-mode action (an assistant entry with an ``action`` and no
-    ``tool_calls``) whose observation follows it as one tool call and its result."""
+    ``tool_calls``) whose observation follows it as one tool call and its result; each call's
+    id is ``call_id`` formatted with the entry's index (another text-mode stack names its own:
+    mini-swe-agent's are ``mini-swe-agent-action-{index}``)."""
     rebuilt: list[Rebuilt] = []
     for p in range(shift, len(entries) - 1):
         entry, after = entries[p], entries[p + 1]
@@ -141,9 +144,7 @@ def rebuild_tool_loop(
         command = action.removesuffix("\n")
         first = command.split(maxsplit=1)[0]
         name = first if first in commands else SHELL_TOOL
-        call = ToolCall(
-            id=ACTION_CALL_ID.format(index=kept[p]), name=name, arguments={"command": command}
-        )
+        call = ToolCall(id=call_id.format(index=kept[p]), name=name, arguments={"command": command})
         reply = messages[k].model_copy(update={"tool_calls": [call]})
         rebuilt.append(Rebuilt(messages[k], reply, call))
         messages[k] = reply

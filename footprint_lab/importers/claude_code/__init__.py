@@ -20,31 +20,49 @@ line is one JSON entry with a ``type``:
   (:func:`~footprint_lab.messages.is_observation`: sent, never the request), told by its text
   because these files flag it inconsistently (``isMeta`` marks caveats and expanded command
   prompts alike, and is absent in older logs): the caveat it writes before a local command
-  (:data:`CAVEAT`) and the messages of that command after it (``<command-name>`` /
-  ``<command-args>`` / ``<local-command-stdout>`` ... text only: the model is told not to
+  (:data:`CAVEAT`; newer versions wrap it in ``<local-command-caveat>``) and the messages of
+  that command after it (``<command-name>`` / ``<command-args>`` /
+  ``<local-command-stdout>`` ... text only: the model is told not to
   respond to them), a message holding nothing but ``<system-reminder>``,
   ``<local-command-stdout|stderr>`` or ``<bash-stdout|stderr>`` elements, and the
   ``[Request interrupted by user ...]`` notice. A message with typed text beside such
   elements, or with an image, stays a request.
-* ``summary`` entries (the titles Claude Code writes for a session) go to
-  ``meta['summaries']``.
+* ``summary`` entries are the titles Claude Code writes for a session (``summary``,
+  ``leafUuid``): they go to ``meta['summaries']``, except a ``summary`` entry that follows a
+  compaction, before any turn, with no ``isCompactSummary`` entry standing in for it, and
+  that is conversation (linked into the chain, or carrying a ``message``): that is the
+  compaction's stand-in (its message, else its ``summary`` text).
 * ``system`` entries are notices the model never sees, except ``subtype:
   "compact_boundary"``: Claude Code compacted the conversation there. The user entry flagged
-  ``isCompactSummary`` that follows holds the summary that replaced everything before the
-  boundary. The history (``messages``) keeps every message before the boundary and never the
-  summary; each assistant reply after the boundary was sent the summary and the messages
-  since the boundary, which is passed as its ``sent`` window with policy ``"claude-code"``,
-  so the run holds an observed record of what the compaction removed. ``meta['compactions']``
-  lists each one (``boundary_line``, ``trigger``, ``preTokens``, ``summary_line``). A summary
-  with no boundary before it starts a compacted part the same way.
+  ``isCompactSummary`` that follows (else a ``summary`` entry, as above) holds the summary that
+  replaced everything before the boundary. The history (``messages``) keeps every message
+  before the boundary and never the summary; each assistant reply after the boundary was sent
+  the summary, the messages the compaction kept verbatim (``compactMetadata.preservedSegment``)
+  and the messages since the boundary, which is passed as its ``sent`` window with policy
+  ``"claude-code"``, so the run holds an observed record naming exactly what the compaction
+  removed. ``meta['compactions']`` lists each one (``boundary_line``, ``trigger``,
+  ``preTokens``, ``summary_line``; ``summary_type: "summary"`` when a ``summary`` entry stood
+  in, ``preserved_uuids`` when it kept a segment). A summary with no boundary before it starts
+  a compacted part the same way.
 * Entries of other types (``file-history-snapshot``, ...) are counted in
   ``meta['ignored_entries']``.
 
-Lines are read in file order (``parentUuid`` links are not followed, so an abandoned branch
-of an edited conversation stays in the history). ``meta`` holds ``sessionId`` (and
-``session_ids`` when a file holds more than one), ``model`` (the first ``message.model`` of an
-assistant entry that is not ``<synthetic>``; ``models`` when there are several), ``cwd``,
-``version`` and ``gitBranch`` where present, ``log_file`` and a ``label``.
+**Branches.** Entries are linked by ``uuid`` / ``parentUuid``; a rewind or an edited prompt
+starts a new branch from an earlier entry and the old branch stays in the file. The
+conversation is the chain Claude Code itself resumes (:mod:`._chain`): from the
+newest leaf up its parents, across each boundary's ``logicalParentUuid``, with the sibling
+entries of a split reply and their tool results. Only its entries are imported, in file order;
+every other ``user`` / ``assistant`` entry is on an abandoned branch, never sent to a later
+call, and is listed in ``meta['abandoned_branches']`` (each: ``leafUuid``, ``fork_uuid``,
+``uuids``, ``lines``, ``message_count``, ``reason``). A file whose entries are not linked
+(older logs) is read in file order. ``meta['order']`` says which (``"parentUuid chain"`` or
+``"file order"``), ``meta['leaf_uuid']`` the leaf followed, ``meta['duplicate_lines']`` the
+lines a later copy of their uuid replaced.
+
+``meta`` holds ``sessionId`` (and ``session_ids`` when a file holds more than one), ``model``
+(the first ``message.model`` of an assistant entry that is not ``<synthetic>``; ``models`` when
+there are several), ``cwd``, ``version`` and ``gitBranch`` where present, ``log_file`` and a
+``label``.
 
 Faults name the file (``path``), the line number (``index``, from 1) and the field inside the
 entry. A file that cannot be read or is not UTF-8, and a line that is not JSON (field
@@ -60,9 +78,7 @@ a block without a type, a ``tool_use`` without an id ...) are skipped and listed
 from __future__ import annotations
 
 import re
-from collections import Counter
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -72,13 +88,22 @@ from footprint_lab.importers._parts import (
     Problems,
     TranscriptError,
     files_in,
-    json_value,
     nested,
     parse_json_text,
     read_text_file,
     short,
 )
+from footprint_lab.importers._sniff import FileFormat, Sniff
 from footprint_lab.importers.chat.anthropic import parse_anthropic
+from footprint_lab.importers.claude_code._chain import Chain, conversation, preserved_segments
+from footprint_lab.importers.claude_code._session import (
+    Session,
+    Turn,
+    add_summary,
+    open_boundary,
+    summary_entry,
+    windows,
+)
 from footprint_lab.messages import Message
 
 SOURCE = "claude-code"
@@ -94,10 +119,9 @@ FORMAT = "a Claude Code session (JSON lines: one entry object a line)"
 SYNTHETIC_MODEL = "<synthetic>"
 """The model Claude Code names on replies it wrote itself (API errors, interruptions)."""
 
-__all__ = ["CAVEAT", "POLICY", "SOURCE", "SUFFIX", "load_claude_code"]
+__all__ = ["CAVEAT", "FILE_FORMAT", "POLICY", "SOURCE", "SUFFIX", "load_claude_code"]
 
 _FACTS = ("sessionId", "cwd", "version", "gitBranch")
-_BLOCK = re.compile(r"content\[(\d+)\]")
 CAVEAT = "Caveat: The messages below were generated by the user while running local commands."
 """How the notice starts that Claude Code writes before the messages of a local command."""
 _OUTPUT_TAGS = (
@@ -122,65 +146,6 @@ _INTERRUPTED = re.compile(r"\s*\[Request interrupted by user[^\]]*\]\s*")
 """The notice Claude Code writes where the person interrupted a reply."""
 
 
-@dataclass
-class _Turn:
-    """One message of the conversation as entries gave it (an assistant reply may span
-    several entries)."""
-
-    role: str
-    """'user' or 'assistant'."""
-    line: int
-    """The line of its first entry."""
-    segment: int
-    """How many compactions came before it."""
-    content: Any
-    """The content as given (a user entry), or the merged block list (an assistant reply)."""
-    count: int
-    """How many messages it becomes."""
-    block_lines: list[tuple[int, int]] = field(default_factory=list)
-    """For each block of ``content``: the line that held it and its index there."""
-    message_id: str | None = None
-    """The assistant reply's ``message.id``."""
-    usage: Any = None
-    """The reply's usage as given (the last entry's that has one)."""
-    usage_line: int = 0
-    """The line ``usage`` came from."""
-
-    def raw(self) -> dict[str, Any]:
-        """The turn as an Anthropic message."""
-        out: dict[str, Any] = {"role": self.role, "content": self.content}
-        if self.role == "assistant":
-            out["usage"] = self.usage
-        return out
-
-    def place(self, where: str) -> tuple[int, str]:
-        """The line and the entry field of ``where``, a field of :meth:`raw`."""
-        if where.startswith("usage"):
-            return self.usage_line, f"message.{where}"
-        block = _BLOCK.match(where)
-        if block is not None and int(block[1]) < len(self.block_lines):
-            line, local = self.block_lines[int(block[1])]
-            return line, f"message.content[{local}]{where[block.end() :]}"
-        return self.line, f"message.{where}"
-
-
-@dataclass
-class _Session:
-    """What the entries of one file said, before the messages are parsed together."""
-
-    turns: list[_Turn] = field(default_factory=list)
-    summaries: dict[int, list[Message]] = field(default_factory=dict)
-    """The summary stand-in of each compacted part (by segment)."""
-    segment: int = 0
-    compactions: list[dict[str, Any]] = field(default_factory=list)
-    titles: list[dict[str, Any]] = field(default_factory=list)
-    facts: dict[str, Any] = field(default_factory=dict)
-    session_ids: list[str] = field(default_factory=list)
-    models: list[str] = field(default_factory=list)
-    sidechain: int = 0
-    ignored: Counter[str] = field(default_factory=Counter)
-
-
 def _entries(text: str, where: str) -> list[tuple[int, Any]]:
     """Each non-blank line's JSON, with its line number (from 1)."""
     out: list[tuple[int, Any]] = []
@@ -197,6 +162,7 @@ def _entries(text: str, where: str) -> list[tuple[int, Any]]:
 
 
 def _kind_of(value: Any) -> str:
+    """What a JSON value that is no entry is, in words."""
     if value is None:
         return "null"
     if isinstance(value, bool):
@@ -208,7 +174,8 @@ def _kind_of(value: Any) -> str:
     return "a list"
 
 
-def _facts(entry: Mapping[str, Any], session: _Session) -> None:
+def _facts(entry: Mapping[str, Any], session: Session) -> None:
+    """Note the session facts an entry carries (the first of each wins)."""
     for key in _FACTS:
         value = entry.get(key)
         if isinstance(value, str) and key not in session.facts:
@@ -218,36 +185,8 @@ def _facts(entry: Mapping[str, Any], session: _Session) -> None:
         session.session_ids.append(session_id)
 
 
-def _boundary(entry: Mapping[str, Any], session: _Session, notes: Problems, line: int) -> None:
-    metadata = entry.get("compactMetadata")
-    if not isinstance(metadata, Mapping):
-        metadata = {}
-    session.segment += 1
-    session.compactions.append(
-        {
-            "boundary_line": line,
-            "trigger": json_value(metadata.get("trigger"), notes, line, "compactMetadata.trigger"),
-            "preTokens": json_value(
-                metadata.get("preTokens"), notes, line, "compactMetadata.preTokens"
-            ),
-            "summary_line": None,
-        }
-    )
-
-
-def _summary(parsed: list[Message], session: _Session, line: int) -> None:
-    """A compact summary: the stand-in of the latest boundary (or of a new compacted part)."""
-    latest = session.compactions[-1] if session.compactions else None
-    if latest is None or latest["summary_line"] is not None:
-        session.segment += 1
-        latest = {"boundary_line": None, "trigger": None, "preTokens": None, "summary_line": None}
-        session.compactions.append(latest)
-    latest["summary_line"] = line
-    session.summaries[session.segment] = parsed
-
-
 def _message(
-    entry: Mapping[str, Any], role: str, session: _Session, notes: Problems, line: int
+    entry: Mapping[str, Any], role: str, session: Session, notes: Problems, line: int
 ) -> None:
     """Read one user or assistant entry into the session (or skip it, with a problem)."""
     message = entry.get("message")
@@ -267,12 +206,15 @@ def _message(
         notes.note(line, f"message.{exc.field}", f"{exc.problem}; the entry is skipped")
         return
     content = raw["content"]
+    uuid = entry.get("uuid")
+    uuids = [uuid] if isinstance(uuid, str) else []
     if role == "user":
         if entry.get("isCompactSummary") is True:
-            _summary(parsed, session, line)
+            add_summary(parsed, session, line)
             return
         lines = [(line, k) for k in range(len(content))] if isinstance(content, list) else []
-        session.turns.append(_Turn("user", line, session.segment, content, len(parsed), lines))
+        turn = Turn("user", line, session.segment, content, len(parsed), lines, uuids=uuids)
+        session.turns.append(turn)
         return
     model = message.get("model")
     if isinstance(model, str) and model != SYNTHETIC_MODEL and model not in session.models:
@@ -289,11 +231,12 @@ def _message(
     ):
         last.content.extend(blocks)
         last.block_lines.extend((line, k) for k in range(len(blocks)))
+        last.uuids.extend(uuids)
         if raw["usage"] is not None:
             last.usage, last.usage_line = raw["usage"], line
         return
     session.turns.append(
-        _Turn(
+        Turn(
             "assistant",
             line,
             session.segment,
@@ -303,58 +246,39 @@ def _message(
             message_id,
             raw["usage"],
             line,
+            uuids,
         )
     )
 
 
-def _read(entries: list[tuple[int, Any]], notes: Problems) -> _Session:
-    session = _Session()
+def _read(entries: list[tuple[int, Any]], notes: Problems, chain: Chain | None) -> Session:
+    """The session the entries hold: in file order, and only the conversation's entries when
+    the file is linked (``chain``)."""
+    session = Session()
+    preserved = preserved_segments(entries)
     for line, entry in entries:
         if not isinstance(entry, dict):
             notes.note(line, "entry", f"not a session entry ({_kind_of(entry)}); skipped")
             continue
         _facts(entry, session)
         kind = entry.get("type")
+        off = chain is not None and line not in chain.keep
         if not isinstance(kind, str):
             notes.note(line, "type", f"an entry needs a type, got {short(kind)}; skipped")
         elif kind == "summary":
-            session.titles.append(
-                {
-                    "summary": json_value(entry.get("summary"), notes, line, "summary"),
-                    "leafUuid": json_value(entry.get("leafUuid"), notes, line, "leafUuid"),
-                    "line": line,
-                }
-            )
+            if not (off and isinstance(entry.get("uuid"), str)):
+                summary_entry(entry, session, notes, line, chain is not None)
         elif kind == "system" and entry.get("subtype") == "compact_boundary":
-            _boundary(entry, session, notes, line)
+            if not off:
+                open_boundary(entry, session, notes, line, preserved)
         elif kind in ("user", "assistant"):
             if entry.get("isSidechain") is True:
                 session.sidechain += 1
-            else:
+            elif not off:
                 _message(entry, kind, session, notes, line)
         else:
             session.ignored[kind] += 1
     return session
-
-
-def _windows(session: _Session, messages: list[Message]) -> list[list[Message] | None] | None:
-    """What each assistant reply was sent, where a compaction decided it (else None)."""
-    if not session.compactions:
-        return None
-    sent: list[list[Message] | None] = []
-    since: dict[int, list[Message]] = {}
-    at = 0
-    for turn in session.turns:
-        produced = messages[at : at + turn.count]
-        at += turn.count
-        if turn.role == "assistant":
-            if turn.segment == 0:
-                sent.append(None)
-            else:
-                part = since.get(turn.segment, [])
-                sent.append([*session.summaries.get(turn.segment, []), *part])
-        since.setdefault(turn.segment, []).extend(produced)
-    return sent
 
 
 def _only_tagged(text: str, tags: tuple[str, ...]) -> bool:
@@ -383,7 +307,7 @@ def _kinds(messages: list[Message]) -> dict[int, UserKind]:
             local = False
             continue
         text = message.content
-        if text.lstrip().startswith(CAVEAT):
+        if text.lstrip().startswith(CAVEAT) or _only_tagged(text, ("local-command-caveat",)):
             kinds[i], local = "observation", True
         elif local and _only_tagged(text, _LOCAL_TAGS):
             kinds[i] = "observation"
@@ -394,7 +318,8 @@ def _kinds(messages: list[Message]) -> dict[int, UserKind]:
     return kinds
 
 
-def _meta(session: _Session, where: str, path: Path) -> dict[str, Any]:
+def _meta(session: Session, where: str, path: Path, chain: Chain | None) -> dict[str, Any]:
+    """The run's ``meta`` (see the module docstring)."""
     meta: dict[str, Any] = {
         "sessionId": session.session_ids[0] if session.session_ids else None,
         "model": session.models[0] if session.models else None,
@@ -409,6 +334,11 @@ def _meta(session: _Session, where: str, path: Path) -> dict[str, Any]:
     meta["sidechain_entries"] = session.sidechain
     if session.ignored:
         meta["ignored_entries"] = dict(session.ignored)
+    meta["order"] = "parentUuid chain" if chain is not None else "file order"
+    meta["leaf_uuid"] = chain.leaf if chain is not None else None
+    meta["abandoned_branches"] = chain.abandoned if chain is not None else []
+    if chain is not None and chain.duplicates:
+        meta["duplicate_lines"] = chain.duplicates
     meta["log_file"] = where
     meta["label"] = meta["sessionId"] or path.stem
     return meta
@@ -419,6 +349,7 @@ _ENTRY_TYPES = frozenset({"user", "assistant", "system", "summary"})
 
 
 def _load_file(path: Path, strict: bool) -> Run:
+    """The run of one session file."""
     where = str(path)
     notes = Problems(SOURCE, strict=strict, unit=UNIT, path=where)
     entries = _entries(read_text_file(path, SOURCE, FORMAT), where)
@@ -439,7 +370,8 @@ def _load_file(path: Path, strict: bool) -> Run:
             f"{', '.join(sorted(_ENTRY_TYPES))}",
             path=where,
         )
-    session = _read(entries, notes)
+    chain = conversation(entries)
+    session = _read(entries, notes, chain)
     turns = session.turns
 
     def place(k: int | None, field: str) -> tuple[int | None, str]:
@@ -458,10 +390,10 @@ def _load_file(path: Path, strict: bool) -> Run:
         usages,
         system=None,
         source=SOURCE,
-        meta=_meta(session, where, path),
+        meta=_meta(session, where, path, chain),
         problems=problems,
         model=session.models[0] if session.models else None,
-        sent=_windows(session, messages),
+        sent=windows(session, messages),
         policy=POLICY,
         kinds=_kinds(messages),
     )
@@ -489,3 +421,40 @@ def load_claude_code(path: str | Path, *, strict: bool = False) -> list[Run]:
         except TranscriptError as exc:
             raise nested(exc, SOURCE, path=str(file)) from None
     return runs
+
+
+_LINE_KEYS = frozenset({"uuid", "parentUuid", "leafUuid"})
+"""Fields only Claude Code's entries carry (pi links entries by ``id`` / ``parentId``)."""
+
+
+def _claims(sniff: Sniff) -> bool:
+    """JSON lines of which one of the first is a Claude Code entry: a ``type`` beside
+    ``uuid`` / ``parentUuid`` / ``leafUuid``, or beside ``sessionId`` and ``message``. Lines
+    with ``type`` and ``message`` alone are not enough: other stacks' JSON lines (pi) have
+    them too."""
+    return any(
+        line.kind == "object"
+        and "type" in line.keys
+        and (bool(line.keys & _LINE_KEYS) or {"sessionId", "message"} <= line.keys)
+        for line in sniff.lines
+    )
+
+
+def _resembles(sniff: Sniff) -> str | None:
+    """What to say of JSON lines that look like Claude Code's but are not."""
+    if any(line.kind == "object" and {"type", "message"} <= line.keys for line in sniff.lines):
+        return (
+            "its lines have type and message as Claude Code's entries do, but none carries "
+            "Claude Code's uuid / parentUuid / sessionId: it is not a Claude Code session"
+        )
+    return None
+
+
+FILE_FORMAT = FileFormat(
+    name=SOURCE,
+    told_by="Claude Code session: JSON lines, each an entry with type and uuid / parentUuid",
+    loader=load_claude_code,
+    claims=_claims,
+    resembles=_resembles,
+)
+"""How the registry tells and reads a Claude Code session."""
