@@ -37,6 +37,9 @@ if TYPE_CHECKING:
     from footprint_lab.auditing import audit as audit
     from footprint_lab.events import Event as Event
     from footprint_lab.events import Recorder as Recorder
+    from footprint_lab.evidence.judge import Finding as Finding
+    from footprint_lab.evidence.judge import judge as judge
+    from footprint_lab.importers import load as load
     from footprint_lab.lab.sweeps import sweep as sweep
     from footprint_lab.ledger import Commit as Commit
     from footprint_lab.ledger import Ledger as Ledger
@@ -117,6 +120,9 @@ __all__ = [  # noqa: RUF022 (the contract's order, not the alphabet)
     "clear_tool_results",
     # Why a message left the window, or stayed.
     "explain",
+    # Any stack's file, and what its own policy did.
+    "load",
+    "judge",
 ]
 
 _WINDOW = "footprint_lab.window"
@@ -191,6 +197,9 @@ _LAZY: dict[str, str] = {
     "Violation": "footprint_lab.auditing",
     "audit": "footprint_lab.auditing",
     "sweep": "footprint_lab.lab.sweeps",  # pandas: loaded only when asked for
+    "judge": "footprint_lab.evidence.judge",
+    "Finding": "footprint_lab.evidence.judge",
+    "load": "footprint_lab.importers",  # every format's loader: loaded only when asked for
 }
 """Every name the root exports, and the module it comes from."""
 

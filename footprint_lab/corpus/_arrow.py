@@ -26,6 +26,7 @@ FAMILIES: tuple[str, ...] = (
     "records",
     "refusals",
     "evictions",
+    "findings",
     "problems",
 )
 """The frame families a store holds, one Parquet dataset each."""

@@ -41,7 +41,14 @@ __all__ = [
     "run_id_of",
 ]
 
-CAPTURED: tuple[str, ...] = ("calls", "messages", "records", "refusals", "evictions")
+CAPTURED: tuple[str, ...] = (
+    "calls",
+    "messages",
+    "records",
+    "refusals",
+    "evictions",
+    "findings",
+)
 """The capture frames a store keeps (beside ``runs`` and ``problems``)."""
 
 

@@ -38,7 +38,8 @@ __all__ = ["FRAMES", "Corpus"]
 
 FRAMES: tuple[str, ...] = FAMILIES
 """The frames of a corpus: ``runs``, ``calls``, ``messages``, ``records``, ``refusals``,
-``evictions``, ``problems``."""
+``evictions``, ``findings`` (what :func:`footprint_lab.judge` finds about each compaction a
+stack performed), ``problems``."""
 
 Executing = Executor | Literal["inline", "processes"] | None
 

@@ -56,8 +56,8 @@ __all__ = [
 
 STORE_FORMAT = "footprint-lab/corpus"
 """The ``format`` of a store's ``corpus.json``."""
-STORE_VERSION = 1
-"""The store layout's version."""
+STORE_VERSION = 2
+"""The store layout's version (2: a ``findings`` family, the judge's findings per run)."""
 
 EntryStatus = Literal["imported", "error", "duplicate"]
 """What became of a source file: its runs are in the store; it did not import (its error is

@@ -18,6 +18,7 @@ from footprint_lab.evidence.dependencies import (
     transcript_facts,
 )
 from footprint_lab.evidence.facts import Link, TranscriptFacts
+from footprint_lab.evidence.judge import FINDING_RULES, Finding, FindingRule, judge
 from footprint_lab.evidence.losses import (
     Loss,
     WireCheck,
@@ -32,7 +33,10 @@ from footprint_lab.evidence.windows import SentWindow, SentWindows
 
 __all__ = [
     "DEFAULT_MIN_CHARS",
+    "FINDING_RULES",
     "Dependency",
+    "Finding",
+    "FindingRule",
     "Link",
     "Loss",
     "SentWindow",
@@ -43,6 +47,7 @@ __all__ = [
     "calls_of",
     "dependencies",
     "dependencies_in",
+    "judge",
     "losses",
     "named",
     "request_lost",

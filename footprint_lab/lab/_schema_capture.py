@@ -308,6 +308,23 @@ _CAPTURE: dict[str, FrameSpec] = {
             detail=(TEXT, "A human sentence about what happened."),
         ),
     ),
+    "findings": FrameSpec(
+        "One row per finding :func:`footprint_lab.judge` makes about a compaction the run's own "
+        "stack performed (its observed records): facts, not failures. Empty for a run with no "
+        "observed record (one of ours, or a file whose stack never compacted).",
+        columns_of(
+            record=(INT, "Index in ``run.records`` of the observed record."),
+            iteration=(INT, "The record's iteration."),
+            policy=(TEXT, "The stack's policy the record names (``claude-code``, ``codex``, ...)."),
+            rule=(TEXT, "Which rule: 'context-grew', 'request-lost', 'refetched', ..."),
+            stage_ids=(TEXT, "What it concerns: stage ids, separated by spaces."),
+            tokens_before=(INT, "Billed input tokens of the last call before; <NA>: unknown."),
+            tokens_after=(INT, "Billed input tokens of the first call after; <NA>: unknown."),
+            figure=(FLOAT, "The finding's own measure, in ``unit``; <NA> when it has none."),
+            unit=(TEXT, "What ``figure`` counts ('tokens (reported)', 'characters', 'USD', ...)."),
+            detail=(TEXT, "One sentence a person reads."),
+        ),
+    ),
     "pauses": FrameSpec(
         "One row per ``run.paused`` event.",
         columns_of(

@@ -150,6 +150,15 @@ def render_corpus_report(
         grid_name=data.grid_name,
         howto=GRID_HOWTO,
         configurations=configurations,
+        findings=[
+            {
+                "format": str(r["format"]),
+                "rule": str(r["rule"]),
+                "compactions": int(r["compactions"]),
+                "findings": int(r["findings"]),
+            }
+            for r in data.findings.to_dict("records")
+        ],
         columns=RUN_TABLE_COLUMNS,
         runs=rows,
         links=links,

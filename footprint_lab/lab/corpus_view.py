@@ -109,6 +109,10 @@ class OverviewFrames:
     violations: pd.DataFrame
     """One row per source format × violation kind with any: ``format``, ``kind``,
     ``violations`` (how many the source's own policy committed)."""
+    findings: pd.DataFrame
+    """One row per source format × judge rule with any (:func:`footprint_lab.judge`):
+    ``format``, ``rule``, ``compactions`` (how many of the stack's compactions the rule names)
+    and ``findings``."""
     grid: pd.DataFrame | None
     """The evidence grid's result table (None when no grid was run)."""
     grid_name: str | None
@@ -184,6 +188,20 @@ def overview_frames(corpus: CorpusLike, grid: str | None = None) -> OverviewFram
             "violations": column([r[2] for r in rows], "Int64"),
         }
     )
+    findings = corpus.sql(
+        "select r.format as format, f.rule as rule, "
+        "count(distinct f.run_id || ':' || cast(f.record as varchar)) as compactions, "
+        "count(*) as findings from findings f join runs r on f.run_id = r.run_id "
+        "group by r.format, f.rule order by r.format, f.rule"
+    )
+    findings = pd.DataFrame(
+        {
+            "format": column(findings["format"].astype(str).tolist(), "string"),
+            "rule": column(findings["rule"].astype(str).tolist(), "string"),
+            "compactions": column([int(v) for v in findings["compactions"]], "Int64"),
+            "findings": column([int(v) for v in findings["findings"]], "Int64"),
+        }
+    )
     grids = grid_tables(corpus)
     if grid is not None and grid not in grids:
         raise ValueError(
@@ -198,6 +216,7 @@ def overview_frames(corpus: CorpusLike, grid: str | None = None) -> OverviewFram
         runs=runs.reset_index(drop=True),
         observed=table,
         violations=violations,
+        findings=findings,
         grid=frame,
         grid_name=chosen,
     )

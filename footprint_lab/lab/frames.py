@@ -28,6 +28,7 @@ from footprint_lab.lab._frames import (
     calls,
     commits,
     evictions,
+    findings,
     losses,
     messages,
     pauses,
@@ -88,7 +89,8 @@ class Frames:
 
     ``losses`` is filled only by ``capture(run, evidence=True)`` (it costs a scan of every
     dependent call's window); ``violations`` only for a strategy wrapped in
-    :func:`footprint_lab.audit`.
+    :func:`footprint_lab.audit` or a stack's own policy an importer observed; ``findings``
+    only for a run with observed records (:func:`footprint_lab.judge`).
 
     The frames and their columns (generated from :mod:`footprint_lab.lab.schema`):
 
@@ -105,6 +107,7 @@ class Frames:
     violations: pd.DataFrame = field(default_factory=lambda: empty_frame("violations"))
     pauses: pd.DataFrame = field(default_factory=lambda: empty_frame("pauses"))
     losses: pd.DataFrame = field(default_factory=lambda: empty_frame("losses"))
+    findings: pd.DataFrame = field(default_factory=lambda: empty_frame("findings"))
     membership_mode: str = "full"
     """'full' or 'window' (see above); 'mixed' for a ``capture_many`` of both."""
     info: dict[str, Any] = field(default_factory=dict)
@@ -152,6 +155,7 @@ class Frames:
             violations=f["violations"],
             pauses=f["pauses"],
             losses=f["losses"],
+            findings=f["findings"],
             membership_mode=membership_mode,
             info={} if info is None else info,
         )
@@ -270,6 +274,7 @@ def capture(
         violations=violations.build(ctx),
         pauses=pauses.build(ctx),
         losses=losses.build(ctx) if evidence else empty_frame("losses"),
+        findings=findings.build(ctx),
         membership_mode=mode,
         info=_info(run, label, evidence),
     )

@@ -52,6 +52,7 @@ from footprint_lab.lab.views import (
     REFUSAL_MEANINGS,
     STATE_MEANINGS,
     boundary_views,
+    compactions_view,
     counterfactual_banner,
     describe,
     import_problem_items,
@@ -291,6 +292,7 @@ def _run_context(
         "problems": _problems_context(source.import_problems) if isinstance(source, Run) else None,
         "figures": figures,
         "visits": _visits_context(source),
+        "compactions": compactions_view(source) if isinstance(source, Run) else None,
         "boundary": _boundary_context(run_id, frames, source),
         "records": _records_context(frames, source),
     }

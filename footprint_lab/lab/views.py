@@ -57,6 +57,11 @@ from footprint_lab.lab._boundary_views import (
     window_at,
 )
 from footprint_lab.lab._compact import compact_records
+from footprint_lab.lab._compaction_views import (
+    CompactionsView,
+    CompactionView,
+    compactions_view,
+)
 from footprint_lab.lab._inspect_views import (
     LATENCY_NOTE,
     SEARCH_LIMIT,
@@ -107,6 +112,8 @@ __all__ = [
     "BoundaryRecord",
     "BoundarySample",
     "BoundaryView",
+    "CompactionView",
+    "CompactionsView",
     "RuleFired",
     "RunNote",
     "Truncation",
@@ -118,6 +125,7 @@ __all__ = [
     "boundary_views",
     "call_costs",
     "call_of_iteration",
+    "compactions_view",
     "counterfactual_banner",
     "describe",
     "import_problem_items",

@@ -17,7 +17,7 @@ from footprint_lab.lab import capture
 from footprint_lab.lab.schema import CORPUS_KEYS, FRAME_SPECS, spec
 from tests.corpus.helpers import SOURCES, TAU_BENCH, TRANSCRIPTS, digest, without_keys
 
-CAPTURED = ("calls", "messages", "records", "refusals", "evictions")
+CAPTURED = ("calls", "messages", "records", "refusals", "evictions", "findings")
 
 
 def test_the_build_imports_every_file_and_says_so(real_corpus: Corpus) -> None:
@@ -49,7 +49,18 @@ def test_every_run_of_every_file_is_a_row_of_runs(
         assert json.loads(row.meta) == json.loads(json.dumps(run.meta, default=str))
     # Sources of every kind are there, tau-bench with its fifty trajectories.
     formats = runs.groupby("format").size().to_dict()
-    assert set(formats) == {"swe-agent", "openhands", "inspect", "claude-code", "tau-bench"}
+    assert set(formats) == {
+        "swe-agent",
+        "mini-swe-agent",
+        "openhands",
+        "openhands-v1",
+        "inspect",
+        "claude-code",
+        "codex",
+        "gemini-cli",
+        "pi",
+        "tau-bench",
+    }
     assert formats["tau-bench"] == 50
 
 
@@ -97,7 +108,7 @@ def test_building_again_imports_nothing_and_only_the_changed_file(tmp_path: Path
     shutil.copytree(TRANSCRIPTS / "claude-code", sources / "claude-code")
     store = tmp_path / "store"
     first = Corpus.build(sources, store, executor="inline")
-    assert first.last_build is not None and first.last_build.imported == 12
+    assert first.last_build is not None and first.last_build.imported == 14
     before = first.frame("runs")
 
     again = Corpus.build(sources, store, executor="inline")

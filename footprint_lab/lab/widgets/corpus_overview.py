@@ -28,7 +28,7 @@ from footprint_lab.lab.corpus_view import (
     overview_frames,
 )
 from footprint_lab.lab.widgets._figures import figure_widget
-from footprint_lab.lab.widgets._html import heading_html, note_html
+from footprint_lab.lab.widgets._html import heading_html, label_html, note_html, table_html
 from footprint_lab.lab.widgets._lifecycle import LabWidget, subject_of
 from footprint_lab.lab.widgets.inspector import Inspector
 
@@ -71,6 +71,14 @@ class CorpusOverview(LabWidget):
             "distributions": figure_widget(plots.run_distributions(data.runs)),
             "source_policies": figure_widget(plots.source_policies(data.observed, data.violations)),
         }
+        self.findings_html = widgets.HTML(
+            label_html("The stacks' own compactions, judged")
+            + table_html(
+                data.findings,
+                empty="No finding about any compaction of a source's own policy.",
+                csv="findings-by-stack.csv",
+            )
+        )
         self.worst_run: dict[str, str] = {}
         self.frontier_note = widgets.HTML(
             note_html(GRID_HOWTO, tone="muted") if data.grid is None else ""
@@ -87,7 +95,7 @@ class CorpusOverview(LabWidget):
             children=[
                 widgets.VBox([self.figures["by_format"], self.figures["by_model"]]),
                 self.figures["distributions"],
-                self.figures["source_policies"],
+                widgets.VBox([self.figures["source_policies"], self.findings_html]),
                 widgets.VBox(frontier),
             ],
             titles=list(OVERVIEW_TABS),

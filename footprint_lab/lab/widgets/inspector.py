@@ -1,6 +1,7 @@
 """The Inspector: one run you can click through in Jupyter.
 
-Layer: lab. Seven tabs — Overview, Window map, Pins, Refusals, Boundary, Calls and Search —
+Layer: lab. Eight tabs — Overview, Window map, Pins, Refusals, Compactions (what the run's own
+stack's compactions did, :mod:`._compactions_pane`), Boundary, Calls and Search —
 over the pure builders of :mod:`footprint_lab.lab.plots` and the views of
 :mod:`footprint_lab.lab.views`; drag the iteration slider and see the exact messages sent at
 that call (``run.window_sent``), which of them were pinned or refused, which left and why, the
@@ -43,6 +44,7 @@ from footprint_lab.lab.views import (
     run_notes,
 )
 from footprint_lab.lab.widgets._boundary_pane import BoundaryPane
+from footprint_lab.lab.widgets._compactions_pane import CompactionsPane
 from footprint_lab.lab.widgets._figures import figure_widget
 from footprint_lab.lab.widgets._html import (
     heading_html,
@@ -70,6 +72,7 @@ INSPECTOR_TABS: tuple[str, ...] = (
     "Window map",
     "Pins",
     "Refusals",
+    "Compactions",
     "Boundary",
     "Calls",
     "Search",
@@ -88,13 +91,16 @@ SNAPSHOT_FIGURES: tuple[str, ...] = ("window_size", "window_map")
 
 
 class Inspector(HtmlShare, LabWidget):
-    """One run, in seven tabs: Overview, Window map, Pins, Refusals, Boundary, Calls, Search.
+    """One run, in eight tabs: Overview, Window map, Pins, Refusals, Compactions, Boundary,
+    Calls, Search.
 
     Parts (for code and tests): ``run``, ``frames`` (its capture), ``numbers``
     (:func:`~footprint_lab.lab.widgets.key_numbers`), ``figures`` (``window_size``,
     ``window_map``, ``pins``, ``refusals`` — ``go.FigureWidget``), ``tabs``, ``overview_html``,
     ``records_html`` (the records table, under the chart in Overview), ``pins_html``,
-    ``refusals_html``, ``slider`` (the iteration shown in Boundary), ``play``,
+    ``refusals_html``, ``compactions`` (each compaction the run's own stack performed, with the
+    judge's findings and a button to its boundary, a :class:`~._compactions_pane.CompactionsPane`),
+    ``slider`` (the iteration shown in Boundary), ``play``,
     ``boundary_pane`` (the anywidget showing that iteration: the window sent, what left there
     and the record(s) filed there, each in words) and ``boundary`` (the
     :class:`~footprint_lab.lab.views.BoundaryView` it shows), ``call_html`` (beside the pane:
@@ -175,6 +181,7 @@ class Inspector(HtmlShare, LabWidget):
         self.call_html = widgets.HTML()
         self.diff = DiffPane(run, self.frames, self._call_of)
         self.search_pane = SearchPane(run, self.frames)
+        self.compactions = CompactionsPane(run, self.open_boundary)
         self._show_beside(self.slider.value)
         self.tabs = widgets.Tab(children=self._tab_children(), titles=list(INSPECTOR_TABS))
         banner = counterfactual_banner(run.meta)
@@ -251,6 +258,7 @@ class Inspector(HtmlShare, LabWidget):
             ),
             widgets.VBox([self.figures["pins"], self.pins_html]),
             widgets.VBox([self.figures["refusals"], self.refusals_html]),
+            self.compactions,
             boundary,
             self.calls,
             self.search_pane,
@@ -332,6 +340,13 @@ class Inspector(HtmlShare, LabWidget):
             left_count=len(left),
         )
 
+    def open_boundary(self, iteration: int) -> None:
+        """Show iteration ``iteration``'s boundary and switch to the Boundary tab (a click on a
+        compaction, a cell of the window map or a point of the window-size chart does this)."""
+        if self.slider.min <= iteration <= self.slider.max:
+            self.slider.value = iteration
+            self.tabs.selected_index = INSPECTOR_TABS.index("Boundary")
+
     def _on_slider(self, change: Mapping[str, Any]) -> None:
         self.show_boundary(int(change["new"]))
 
@@ -339,10 +354,7 @@ class Inspector(HtmlShare, LabWidget):
         xs = list(getattr(points, "xs", []) or [])
         if not xs or xs[0] is None:
             return
-        iteration = int(xs[0])
-        if self.slider.min <= iteration <= self.slider.max:
-            self.slider.value = iteration
-            self.tabs.selected_index = INSPECTOR_TABS.index("Boundary")
+        self.open_boundary(int(xs[0]))
 
     # -- overview and tables --------------------------------------------------------------
 

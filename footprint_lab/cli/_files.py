@@ -1,0 +1,148 @@
+"""``footprint-lab report``'s reading: every run of the files and folders named, grouped for
+the report, and what a folder held that was left out, with why. Layer: top (the CLI).
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from footprint_lab.agent import Run
+from footprint_lab.cli._text import closing_lines, report_lines
+
+if TYPE_CHECKING:
+    from footprint_lab.importers import TranscriptError
+
+__all__ = ["Skipped", "gather", "report"]
+
+Skipped = list[tuple[Path, str]]
+"""Files of a folder the report leaves out, each with why."""
+
+
+def _label(run: Run, path: Path) -> tuple[str, str]:
+    """The report section (scenario) and the label of one run read from ``path``: a saved
+    run's scenario and strategy, as ``run.save`` left them; an imported run's file and its
+    label (``meta['label']``, else the file's name)."""
+    if run.meta.get("format") == "footprint-lab-run":
+        scenario = str(run.meta.get("scenario") or path.stem)
+        return scenario, f"{run.strategy or 'no strategy'} ({path.stem})"
+    label = str(run.meta.get("label") or path.stem)
+    if run.strategy:  # an observed policy: the stack's own (e.g. swe-agent)
+        label = f"{label} ({run.strategy})"
+    return str(path), label
+
+
+def _add(grouped: dict[str, dict[str, Run]], path: Path, runs: Sequence[Run]) -> None:
+    for run in runs:
+        scenario, label = _label(run, path)
+        section = grouped.setdefault(scenario, {})
+        unique, n = label, 2
+        while unique in section:
+            unique, n = f"{label} #{n}", n + 1
+        section[unique] = run
+
+
+_DOCUMENTATION = "documentation (README, LICENSE, SOURCE, .md, .txt, .rst): not read"
+
+
+def _why(error: TranscriptError, path: Path) -> str:
+    """Why a folder's file was skipped: its error less the file's name (the line names it);
+    for a file no format claims, the formats tried by name only (the error of a file named
+    on the command line says how each is told)."""
+    from footprint_lab.importers import FORMATS
+
+    if error.source == "load":
+        problem = error.problem.partition("; formats tried: ")[0]
+        return f"{problem}; formats tried: {', '.join(FORMATS)}"
+    text = str(error)
+    head = f"{path}: "
+    return text[len(head) :] if text.startswith(head) else text
+
+
+def _walk(folder: Path, grouped: dict[str, dict[str, Run]], skipped: Skipped) -> None:
+    """Every file under ``folder`` that :func:`footprint_lab.importers.load` reads, into
+    ``grouped``; what it does not (documentation, hidden files, files of no format or broken
+    for theirs), into ``skipped`` with why."""
+    from footprint_lab.importers import TranscriptError, detect_format, folder_entries, load
+
+    try:
+        entries = sorted(folder.iterdir(), key=lambda p: p.name)
+    except OSError as exc:
+        skipped.append((folder, f"cannot list the folder: {exc.strerror or exc}"))
+        return
+    kept = set(folder_entries(folder))
+    for entry in entries:
+        if entry not in kept:
+            why = "hidden" if entry.name.startswith(".") else _DOCUMENTATION
+            skipped.append((entry, why))
+            continue
+        if entry.is_dir():
+            try:
+                detect_format(entry)  # a folder is read whole only when it is one (tau-bench)
+            except TranscriptError:
+                _walk(entry, grouped, skipped)
+                continue
+        try:
+            runs = load(entry)
+        except TranscriptError as exc:
+            skipped.append((entry, _why(exc, entry)))
+            continue
+        _add(grouped, entry, runs)
+
+
+def gather(paths: Sequence[Path]) -> tuple[dict[str, dict[str, Run]], Skipped]:
+    """The runs of every path, for the report: each file is read by
+    :func:`footprint_lab.importers.load` (a saved run, or a transcript of any stack it reads;
+    one file may hold many runs), each folder file by file (a tau-bench folder whole).
+
+    Returns:
+        ``{section: {label: run}}`` — one section per file (a saved run's section is its
+        scenario) — and the files of the folders that were left out, each with why.
+
+    Raises:
+        TranscriptError: a file named in ``paths`` does not load (the message names the file,
+            and the formats tried when none claims it).
+    """
+    from footprint_lab.importers import TranscriptError, detect_format, load
+
+    grouped: dict[str, dict[str, Run]] = {}
+    skipped: Skipped = []
+    for path in paths:
+        if path.is_dir():
+            try:
+                detect_format(path)
+            except TranscriptError:
+                _walk(path, grouped, skipped)
+                continue
+        _add(grouped, path, load(path))
+    return grouped, skipped
+
+
+def report(paths: Sequence[Path], output: Path) -> int:
+    """Read saved runs and transcripts (files or folders) and write one report; a file that
+    does not load is a clear error and exit code 2, a folder's files that do not load are
+    skipped and named (on stderr)."""
+    from footprint_lab.importers import TranscriptError
+    from footprint_lab.lab.report import write_report
+
+    try:
+        grouped, skipped = gather(paths)
+    except TranscriptError as exc:
+        print(f"footprint-lab report: {exc}", file=sys.stderr)
+        return 2
+    for path, why in skipped:
+        print(f"footprint-lab report: skipped {path}: {why}", file=sys.stderr)
+    if not grouped:
+        named = ", ".join(str(p) for p in paths)
+        print(f"footprint-lab report: no runs to report in {named}", file=sys.stderr)
+        return 2
+    written = write_report(grouped, output)
+    runs = sum(len(section) for section in grouped.values())
+    lines = [f"{runs} run(s) from {len(grouped)} file(s)"]
+    if skipped:
+        lines.append(f"{len(skipped)} file(s) skipped (listed on stderr)")
+    for line in [*lines, "", *closing_lines(grouped), "", *report_lines(written)]:
+        print(line)
+    return 0
