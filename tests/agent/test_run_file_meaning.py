@@ -244,11 +244,26 @@ def test_every_honest_run_loads_equal(
 
 
 _DATA = Path(__file__).resolve().parents[2] / "data"
+
+
+def _sources(folder: Path) -> list[Path]:
+    """What ``load`` reads in ``folder``, each source once: files, and folders a format reads
+    whole (an OpenHands V1 conversation), recursively; licences and documentation left out."""
+    from footprint_lab.importers import folder_entries, is_whole_folder
+
+    found: list[Path] = []
+    for entry in folder_entries(folder):
+        if entry.is_dir() and not is_whole_folder(entry):
+            found.extend(_sources(entry))
+        else:
+            found.append(entry)
+    return found
+
+
 _REAL = sorted(
     path
     for folder in ("transcripts", "transcripts-extra", "tau-bench")
-    for path in (_DATA / folder).rglob("*")
-    if path.is_file() and path.name not in {"LICENSE", "README.md", "SOURCE.md"}
+    for path in _sources(_DATA / folder)
 )
 
 

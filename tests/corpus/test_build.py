@@ -113,8 +113,8 @@ def test_building_again_imports_nothing_and_only_the_changed_file(tmp_path: Path
 
     again = Corpus.build(sources, store, executor="inline")
     assert again.last_build is not None
-    assert (again.last_build.imported, again.last_build.unchanged) == (0, 12)
-    assert "0 imported" in str(again.last_build) and "12 unchanged" in str(again.last_build)
+    assert (again.last_build.imported, again.last_build.unchanged) == (0, 14)
+    assert "0 imported" in str(again.last_build) and "14 unchanged" in str(again.last_build)
     assert str(again.last_build) in repr(again)  # a notebook shows what the build did
     pd.testing.assert_frame_equal(again.frame("runs"), before, check_exact=True)
 
@@ -124,7 +124,7 @@ def test_building_again_imports_nothing_and_only_the_changed_file(tmp_path: Path
     changed = Corpus.build(sources, store, executor="inline")
     report = changed.last_build
     assert report is not None
-    assert (report.imported, report.changed, report.unchanged) == (1, 1, 11)
+    assert (report.imported, report.changed, report.unchanged) == (1, 1, 13)
     new_id = f"{digest(touched)[:16]}-0"
     ids = changed.run_ids()
     assert new_id in ids and old_id not in ids and len(ids) == len(before)
