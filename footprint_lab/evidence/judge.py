@@ -434,17 +434,24 @@ def _compactions(run: Run) -> list[Mapping[str, Any]]:
     return [c for c in found if isinstance(c, Mapping)] if isinstance(found, list) else []
 
 
+def _foreign(record: WindowRecord) -> bool:
+    """Whether a record is a foreign policy's: observed (a stack's own, from its file) or filed
+    by :func:`footprint_lab.audit` (its ``violations`` a list, empty when it broke nothing)."""
+    return record.observed or record.violations is not None
+
+
 def judge(run: Run, *, pricing: Pricing | None = None) -> list[Finding]:
-    """Every finding about the compactions ``run`` records (its observed records), in record
-    order and, within a record, in :data:`FINDING_RULES` order. A run without observed records
-    (one of ours, or a file whose stack never compacted) has none.
+    """Every finding about the compactions of a foreign policy ``run`` records — a stack's own
+    (observed records) or one wrapped in :func:`footprint_lab.audit` — in record order and,
+    within a record, in :data:`FINDING_RULES` order. A run of the shipped strategies, or a file
+    whose stack never compacted, has none.
 
     Args:
         run: Any run; only its observed records are judged.
         pricing: The prices ``cache-cost`` uses (default: the model's list price, when the
             built-in table knows the model; no ``cache-cost`` finding otherwise).
     """
-    observed = [(k, r) for k, r in enumerate(run.records) if r.observed]
+    observed = [(k, r) for k, r in enumerate(run.records) if _foreign(r)]
     if not observed:
         return []
     ratio = run_tokens_per_char(run)
@@ -455,21 +462,23 @@ def judge(run: Run, *, pricing: Pricing | None = None) -> list[Finding]:
         except PricingError:
             price = None
     compactions = _compactions(run)
-    if len(compactions) != len(observed):
+    if len(compactions) != sum(1 for _, r in observed if r.observed):
         # The file's list of compactions and the observed records pair one to one only when
         # every compaction it lists was followed by a call; otherwise no pairing is claimed
         # and the trigger rules say nothing.
         compactions = []
+    paired = iter(compactions)  # the file's compactions, one per observed record in order
+    order = {rule: i for i, rule in enumerate(FINDING_RULES)}
     findings: list[Finding] = []
-    for n, (k, record) in enumerate(observed):
+    for k, record in observed:
+        compaction = next(paired, None) if record.observed else None
         found = [
             *_grew(record, k, run.calls),
             *_violations(run, record, k),
             *_refetched(run, record, k, ratio),
-            *_trigger(run, record, k, compactions[n] if n < len(compactions) else None),
+            *_trigger(run, record, k, compaction),
             *_empty(run, record, k),
             *_cache_cost(run, record, k, price, ratio),
         ]
-        order = {rule: i for i, rule in enumerate(FINDING_RULES)}
         findings.extend(sorted(found, key=lambda f: order[f.rule]))
     return findings

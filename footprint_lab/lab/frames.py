@@ -301,6 +301,8 @@ def _info(run: Run, label: str | None, evidence: bool) -> dict[str, Any]:
         "provider": run.provider,
         "imported_from": meta.get("imported_from"),
         "recorded": meta.get("recorded"),
+        "abandoned_branches": meta.get("abandoned_branches"),
+        "off_branch_events": meta.get("off_branch_events"),
         "not_applicable": meta.get("not_applicable"),
         "estimated_calls": meta.get("estimated_calls"),
         "estimated_tokens_per_char": meta.get("estimated_tokens_per_char"),

@@ -239,7 +239,8 @@ class RunNote:
 
     kind: str
     """'not recorded' (the source's file lacks it), 'cannot apply' (the policy could not
-    engage on this run) or 'estimated' (token figures from characters)."""
+    engage on this run), 'abandoned branch' (a rewind or an edit the file keeps, in no window)
+    or 'estimated' (token figures from characters)."""
     text: str
     """The sentence."""
 
@@ -250,6 +251,9 @@ def run_notes(facts: Mapping[str, Any]) -> list[RunNote]:
     estimated — each once, in a fixed order."""
     notes = [RunNote("not recorded", text) for text in unrecorded_notes(facts)]
     notes += [RunNote("cannot apply", reason.detail) for reason in reasons_of(facts)]
+    abandoned = _abandoned(facts)
+    if abandoned is not None:
+        notes.append(RunNote("abandoned branch", abandoned))
     estimated = facts.get("estimated_calls")
     if isinstance(estimated, int) and estimated > 0:
         ratio = facts.get("estimated_tokens_per_char")
@@ -262,6 +266,36 @@ def run_notes(facts: Mapping[str, Any]) -> list[RunNote]:
             )
         )
     return notes
+
+
+ABANDONED = "abandoned branch (rewind or edit)"
+"""What the views call the part of a conversation its person left behind (a rewind or an
+edited message in Claude Code, pi or OpenHands V1): in the file, in no window sent."""
+
+
+def _abandoned(facts: Mapping[str, Any]) -> str | None:
+    """The sentence about a run's abandoned branches (None when its file has none)."""
+    branches = facts.get("abandoned_branches")
+    listed = branches if isinstance(branches, list) else []
+    messages = 0
+    for branch in listed:
+        if isinstance(branch, Mapping):
+            count = branch.get("message_count", branch.get("messages"))
+            messages += count if isinstance(count, int) else 0
+    off = facts.get("off_branch_events")
+    events = off if isinstance(off, int) and off > 0 else 0
+    if not listed and not events:
+        return None
+    what = (
+        f"{len(listed)} {ABANDONED if len(listed) == 1 else 'abandoned branches (rewind or edit)'}"
+        f" holding {messages} message(s)"
+        if listed
+        else f"{events} event(s) on an {ABANDONED}"
+    )
+    return (
+        f"{what}: in the file, but in no window this run sent (the conversation is the path "
+        "from its root to its latest message)"
+    )
 
 
 def import_problem_items(

@@ -11,17 +11,22 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from footprint_lab import (
     Finding,
+    audit,
     clear_tool_results,
     judge,
     load,
+    replay,
     sliding_window,
     summarize_oldest,
     token_budget,
 )
 from footprint_lab.agent.run import Run
+from footprint_lab.auditing import keep_last_messages
 from footprint_lab.evidence.judge import FINDING_RULES, context_window_of
 from footprint_lab.export import to_otel
 from footprint_lab.importers import load_otel, load_tau_bench
@@ -88,6 +93,59 @@ def test_our_runs_have_no_finding_here_nor_after_an_otel_round_trip(
     [back] = load_otel(to_otel(run, tmp_path / "run.otel.json"))
     assert [r.model_dump() for r in back.records] == [r.model_dump() for r in run.records]
     assert judge(back) == []
+
+
+RULE_OF = {
+    "lost-current-request": "request-lost",
+    "split-tool-pair": "split-tool-pair",
+    "non-contiguous-removal": "non-contiguous-removal",
+    "window-opens-on-non-user": "window-opens-on-non-user",
+    "system-dropped": "system-dropped",
+    "rewritten-without-frame": "rewritten-without-frame",
+}
+
+
+@settings(
+    max_examples=60,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(
+    st.sampled_from(sorted(SCENARIOS)),
+    st.integers(1, 6),
+    st.sampled_from(["audited", "shipped"]),
+)
+def test_after_an_otel_round_trip_the_judge_finds_exactly_the_records_violations(
+    tmp_path: Path, name: str, keep: int, kind: str
+) -> None:
+    """Our own runs replayed, exported to OTLP and read back: under an audited foreign trimmer
+    (keep the last ``keep`` messages, whatever they are; an agent refuses it, replay records
+    what it broke) the judge's violation findings are exactly the violations its records
+    carry, record by record; under the shipped sliding window there are none. The round trip
+    changes no finding."""
+    policy = audit(keep_last_messages(keep)) if kind == "audited" else sliding_window(keep)
+    run = replay(SCENARIOS[name]().run(None), policy)
+    [back] = load_otel(to_otel(run, tmp_path / f"{name}-{keep}-{kind}.otel.json"))
+    assert judge(back) == judge(run)
+    found = sorted((f.record_index, f.rule) for f in judge(back) if f.rule in set(RULE_OF.values()))
+    carried = sorted(
+        (k, RULE_OF[v.kind])
+        for k, record in enumerate(back.records)
+        for v in record.violations or ()
+        if v.kind in RULE_OF
+    )
+    # A lost request the trimmer's inserted summary quotes is no finding; keep_last inserts none.
+    assert found == carried
+    if kind == "shipped":
+        assert judge(back) == []
+
+
+def test_an_audited_trimmer_breaks_rules_the_judge_names() -> None:
+    """The property above is not empty: keeping the last message only splits pairs and loses
+    the request on a real scenario."""
+    run = replay(SCENARIOS["deploy-audit"]().run(None), audit(keep_last_messages(1)))
+    rules = {f.rule for f in judge(run)}
+    assert {"request-lost", "split-tool-pair"} <= rules
 
 
 # -- context-grew ------------------------------------------------------------------------------

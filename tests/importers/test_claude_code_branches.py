@@ -412,3 +412,18 @@ def test_every_entry_is_on_the_chain_on_a_branch_or_a_repeat(entries: list[dict[
     for n, entry in numbered:
         if entry["type"] in ("user", "assistant") and not entry.get("isSidechain"):
             assert (n in chain.keep) + (n in abandoned) + (n in chain.duplicates) == 1, n
+
+
+def test_the_views_name_the_abandoned_branch(tmp_path: Path) -> None:
+    """The real forked session: its abandoned branch is said above the run's figures, in the
+    Inspector and the report, in the words of the issue."""
+    from footprint_lab.lab import Inspector, write_report
+    from footprint_lab.lab.views import run_notes
+
+    [run] = load_claude_code(FORKED)
+    [note] = [n for n in run_notes(run.meta) if n.kind == "abandoned branch"]
+    assert "abandoned branch (rewind or edit)" in note.text
+    assert f"holding {run.meta['abandoned_branches'][0]['message_count']} message(s)" in note.text
+    assert note.text in Inspector(run).overview_html.value
+    report = write_report({"forked": {"session": run}}, tmp_path / "report.html")
+    assert "abandoned branch (rewind or edit)" in report.read_text(encoding="utf-8")

@@ -290,7 +290,8 @@ def _recover(graph: _Graph, chain: set[str]) -> None:
         if _is_boundary(entry):
             chain.update(summaries.get(uuid, []))
         message = entry.get("message")
-        reply = message.get("id") if isinstance(message, Mapping) else None
+        found = message.get("id") if isinstance(message, Mapping) else None
+        reply = found if isinstance(found, str) else None  # a mutated id is no reply's
         if entry.get("type") != "assistant" or reply in done:
             continue
         group = siblings.get(reply, [uuid]) if isinstance(reply, str) else [uuid]
