@@ -61,6 +61,7 @@ from footprint_lab.otlp.genai import (
 from footprint_lab.otlp.names import (
     AGENT_NAME,
     CHAT,
+    CONVERSATION_COMPACTED,
     ERROR_TYPE,
     EVENT_PREFIX,
     EXECUTE_TOOL,
@@ -177,6 +178,8 @@ def _chat_spans(b: _Build, system_json: str | None, carried: set[int]) -> list[S
     calls_json: list[JsonDict] = b.checkpoint["calls"]
     root_start = b.at(0)
     out: list[SpanDraft] = []
+    # The calls a record removed something before: the conventions' compacted conversation.
+    compacted = {r.iteration for r in run.records if r.removed_message_count or r.cleared_stage_ids}
     for k, call in enumerate(run.calls):
         sent = ledger.window_at(call.sent_commit) if 0 <= call.sent_commit < len(ledger) else []
         inputs = []
@@ -206,6 +209,7 @@ def _chat_spans(b: _Build, system_json: str | None, carried: set[int]) -> list[S
             SYSTEM_INSTRUCTIONS: system_json,
             INPUT_MESSAGES: json_text(inputs),
             OUTPUT_MESSAGES: None if outputs is None else json_text(outputs),
+            CONVERSATION_COMPACTED: True if call.iteration in compacted else None,
             FL_CALL_INDEX: k,
             FL_STAGE_ID: call.stage_id,
             FL_ITERATION: call.iteration,

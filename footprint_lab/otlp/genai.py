@@ -15,6 +15,7 @@ from footprint_lab.messages import ContentPart, Message
 from footprint_lab.otlp.names import (
     CACHE_READ_TOKENS,
     CACHE_WRITE_TOKENS,
+    COMPACTION_PART,
     EXTENSION,
     INPUT_TOKENS,
     OUTPUT_TOKENS,
@@ -38,6 +39,9 @@ def _genai_part(part: ContentPart) -> JsonDict:
     out: JsonDict = {"type": kind}
     if part.text is not None:
         out["content"] = part.text
+    provider_id = part.original.get("id")
+    if kind == COMPACTION_PART and isinstance(provider_id, str):
+        out["id"] = provider_id  # an encrypted compaction: the provider's id, no content
     return out
 
 
@@ -62,6 +66,9 @@ def genai_message(
         parts.append(
             {"type": "tool_call_response", "id": message.tool_call_id, "response": message.content}
         )
+    elif message.authored == "compaction-frame" and message.content:
+        # A summary standing in for what left: the conventions' compaction part.
+        parts.append({"type": COMPACTION_PART, "content": message.content})
     elif message.content:
         parts.append({"type": "text", "content": message.content})
     for call in message.tool_calls:

@@ -15,6 +15,7 @@ from typing import Any
 
 from footprint_lab.messages import ContentPart, Message, ToolCall, arguments_json
 from footprint_lab.otlp.names import (
+    COMPACTION_PART,
     EVENT_CONTENT,
     FINISH_REASONS,
     INPUT_MESSAGES,
@@ -123,6 +124,12 @@ class MessageReader:
             elif kind == "reasoning":
                 text = text_of(part.get("content"), problems, index, f"{at}.content")
                 typed.append(ContentPart(kind="thinking", text=text, original=dict(part)))
+            elif kind == COMPACTION_PART and part.get("content") is not None:
+                # A readable summary standing in for what left: the message's text.
+                texts.append(text_of(part.get("content"), problems, index, f"{at}.content"))
+            elif kind == COMPACTION_PART:
+                # An encrypted compaction: opaque, sized by nothing the trace holds.
+                typed.append(ContentPart(kind=COMPACTION_PART, original=dict(part)))
             else:
                 if kind == "tool_call":
                     problems.note(index, at, f"a tool call in a {role} message; kept as a part")

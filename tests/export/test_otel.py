@@ -24,6 +24,7 @@ from footprint_lab import (
     ask_human,
     replay,
     sliding_window,
+    summarize_oldest,
     token_budget,
     tool,
 )
@@ -952,3 +953,58 @@ def test_a_usage_beyond_int64_is_a_clear_error_and_writes_nothing(tmp_path: Path
     with pytest.raises(ValueError, match=r"gen_ai\.usage\.input_tokens.*64-bit"):
         to_otel(done, target)
     assert not target.exists()
+
+
+# -- compactions as the conventions write them ------------------------------------------------
+
+
+def _foreign(document: dict[str, Any]) -> dict[str, Any]:
+    """``document`` with footprint_lab's own attributes left out: a trace another tool wrote."""
+    for span in spans_of(document):
+        span["attributes"] = [
+            kv for kv in span["attributes"] if not kv["key"].startswith("footprint_lab.")
+        ]
+    return document
+
+
+def test_a_compaction_is_the_conventions_compacted_flag_and_compaction_part(
+    tmp_path: Path,
+) -> None:
+    """Each model call after a compaction carries ``gen_ai.conversation.compacted`` (true, and
+    only there); the summary that stood in is a ``compaction`` part of its input; a trace
+    another tool wrote that way (footprint_lab's attributes left out) loads back with an
+    observed record per compaction, naming what left, the summary its stand-in."""
+    summarizer = lambda ms: f"{len(ms)} earlier messages: deployments checked"  # noqa: E731
+    run = deploy_audit().run(
+        summarize_oldest(threshold_tokens=300, keep_recent_turns=2, summarizer=summarizer)
+    )
+    compactions = [r for r in run.records if r.removed_message_count]
+    assert compactions, "the scenario compacts"
+    document = otel_document(run)
+    chats = [s for s in spans_of(document) if attrs(s).get("gen_ai.operation.name") == "chat"]
+    flagged = [attrs(s).get("gen_ai.conversation.compacted") for s in chats]
+    assert flagged == [
+        True if call.iteration in {r.iteration for r in compactions} else None for call in run.calls
+    ]
+    parts = [
+        part
+        for s in chats
+        for message in json.loads(attrs(s)["gen_ai.input.messages"])
+        for part in message["parts"]
+        if part["type"] == "compaction"
+    ]
+    assert parts and all(p["content"].endswith("deployments checked") for p in parts)
+    path = tmp_path / "foreign.otel.json"
+    path.write_text(json.dumps(_foreign(document)))
+    [back] = load_otel(path)
+    observed = [r for r in back.records if r.observed]
+    assert [r.iteration for r in observed] == [r.iteration for r in compactions]
+    for ours, theirs in zip(compactions, observed, strict=True):
+        left = [run.ledger.message(s).content for s in ours.removed_stage_ids]
+        gone = [back.ledger.message(s).content for s in theirs.removed_stage_ids]
+        assert [c for c in gone if not c.endswith("deployments checked")] == [
+            c for c in left if not c.endswith("deployments checked")
+        ]
+        stage = back.ledger.commits[theirs.commit].stage_id
+        [stand_in] = [m for m in back.ledger.messages_of(stage) if m.authored]
+        assert stand_in.content.endswith("deployments checked")

@@ -30,6 +30,7 @@ from footprint_lab.agent.run import Run
 from footprint_lab.importers._parts import short
 from footprint_lab.ledger import HISTORY
 from footprint_lab.otlp.names import (
+    COMPACTION_PART,
     EVENT_PREFIX,
     EXTENSION,
     FL_CALL,
@@ -85,7 +86,8 @@ def _exact_message(raw: Any, index: int, where: str) -> tuple[int, dict[str, Any
     call_id = ext.get("tool_call_id")
     for _, part, at in typed_parts(parts, index, where):
         kind = part["type"]
-        if kind == "text":
+        if kind == "text" or (kind == COMPACTION_PART and "content" in part):
+            # A compaction frame's summary is written as the conventions' compaction part.
             text = part.get("content")
             if not isinstance(text, str):
                 fail(index, f"{at}.content", f"expected text, got {short(text)}")
