@@ -15,7 +15,7 @@ from footprint_lab.cli._text import closing_lines, report_lines
 if TYPE_CHECKING:
     from footprint_lab.importers import TranscriptError
 
-__all__ = ["Skipped", "gather", "report"]
+__all__ = ["Skipped", "gather", "gather_or_say", "report"]
 
 Skipped = list[tuple[Path, str]]
 """Files of a folder the report leaves out, each with why."""
@@ -120,20 +120,33 @@ def gather(paths: Sequence[Path]) -> tuple[dict[str, dict[str, Run]], Skipped]:
     return grouped, skipped
 
 
-def report(paths: Sequence[Path], output: Path) -> int:
-    """Read saved runs and transcripts (files or folders) and write one report; a file that
-    does not load is a clear error and exit code 2, a folder's files that do not load are
-    skipped and named (on stderr)."""
+def gather_or_say(
+    paths: Sequence[Path], command: str
+) -> tuple[dict[str, dict[str, Run]], Skipped] | None:
+    """:func:`gather`, saying on stderr (as ``footprint-lab COMMAND: ...``) what a folder's
+    files left out and why; None, with the error said, when a file named does not load."""
     from footprint_lab.importers import TranscriptError
-    from footprint_lab.lab.report import write_report
 
     try:
         grouped, skipped = gather(paths)
     except TranscriptError as exc:
-        print(f"footprint-lab report: {exc}", file=sys.stderr)
-        return 2
+        print(f"footprint-lab {command}: {exc}", file=sys.stderr)
+        return None
     for path, why in skipped:
-        print(f"footprint-lab report: skipped {path}: {why}", file=sys.stderr)
+        print(f"footprint-lab {command}: skipped {path}: {why}", file=sys.stderr)
+    return grouped, skipped
+
+
+def report(paths: Sequence[Path], output: Path) -> int:
+    """Read saved runs and transcripts (files or folders) and write one report; a file that
+    does not load is a clear error and exit code 2, a folder's files that do not load are
+    skipped and named (on stderr)."""
+    from footprint_lab.lab.report import write_report
+
+    gathered = gather_or_say(paths, "report")
+    if gathered is None:
+        return 2
+    grouped, skipped = gathered
     if not grouped:
         named = ", ".join(str(p) for p in paths)
         print(f"footprint-lab report: no runs to report in {named}", file=sys.stderr)

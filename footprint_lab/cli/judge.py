@@ -10,13 +10,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 import textwrap
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from footprint_lab.cli._files import gather
+from footprint_lab.cli._files import gather_or_say
 
 __all__ = ["JUDGE_DESCRIPTION", "WIDTH", "add_judge_command", "judge_files"]
 
@@ -66,15 +65,11 @@ def judge_files(paths: Sequence[Path], *, as_json: bool = False) -> int:
     """Print every finding of every run in ``paths``; return the exit status (0, or 2 when a
     file does not load)."""
     from footprint_lab.evidence.judge import judge
-    from footprint_lab.importers import TranscriptError
 
-    try:
-        grouped, skipped = gather(paths)
-    except TranscriptError as exc:
-        print(f"footprint-lab judge: {exc}", file=sys.stderr)
+    gathered = gather_or_say(paths, "judge")
+    if gathered is None:
         return 2
-    for path, why in skipped:
-        print(f"footprint-lab judge: skipped {path}: {why}", file=sys.stderr)
+    grouped, _ = gathered
     runs = compactions = found = 0
     for source, section in grouped.items():
         for label, run in section.items():

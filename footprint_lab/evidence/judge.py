@@ -339,36 +339,36 @@ def _trigger(
             rule = "early-trigger"
         else:
             return []
-        return [
-            Finding(
-                rule=rule,
-                iteration=record.iteration,
-                record_index=k,
-                stage_ids=list(record.removed_stage_ids),
-                tokens_before=tokens,
-                figure=share,
-                unit="share of the threshold",
-                detail=f"the compaction fired at {tokens:,} tokens, {share:.0%} of the "
-                f"{threshold:,}-token threshold the file records",
-            )
-        ]
+        of = f"the {threshold:,}-token threshold the file records"
+        return [_fired(rule, record, k, tokens, share, "share of the threshold", of)]
     window = context_window_of(run)
     if window is None or window <= 0 or tokens / window < LATE_SHARE:
         return []
+    of = f"the model's {window:,}-token context window"
     share = tokens / window
-    return [
-        Finding(
-            rule="late-trigger",
-            iteration=record.iteration,
-            record_index=k,
-            stage_ids=list(record.removed_stage_ids),
-            tokens_before=tokens,
-            figure=share,
-            unit="share of the context window",
-            detail=f"the compaction fired at {tokens:,} tokens, {share:.0%} of the model's "
-            f"{window:,}-token context window",
-        )
-    ]
+    return [_fired("late-trigger", record, k, tokens, share, "share of the context window", of)]
+
+
+def _fired(
+    rule: FindingRule,
+    record: WindowRecord,
+    k: int,
+    tokens: int,
+    share: float,
+    unit: str,
+    of: str,
+) -> Finding:
+    """A trigger finding: the compaction fired at ``tokens``, ``share`` of ``of``."""
+    return Finding(
+        rule=rule,
+        iteration=record.iteration,
+        record_index=k,
+        stage_ids=list(record.removed_stage_ids),
+        tokens_before=tokens,
+        figure=share,
+        unit=unit,
+        detail=f"the compaction fired at {tokens:,} tokens, {share:.0%} of {of}",
+    )
 
 
 _WINDOW_KEYS = ("context_window", "model_context_window")

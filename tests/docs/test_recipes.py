@@ -19,22 +19,14 @@ from pathlib import Path
 
 import pytest
 
+from footprint_lab.importers import FORMATS
+
 ROOT = Path(__file__).resolve().parents[2]
 RECIPES = ROOT / "docs" / "recipes"
 PAGES = sorted(p for p in RECIPES.glob("*.md") if p.name != "index.md")
-STACKS = (
-    "swe-agent",
-    "mini-swe-agent",
-    "openhands",
-    "openhands-v1",
-    "inspect",
-    "claude-code",
-    "codex",
-    "gemini-cli",
-    "openai-responses",
-    "aider",
-    "pi",
-)
+STACKS = tuple(name for name in FORMATS if name not in ("otel", "tau-bench", "footprint-lab-run"))
+"""Every stack whose own files load reads (a recipe each): the registry's formats less
+OpenTelemetry traces, tau-bench's logs and our own saved runs."""
 FENCE = re.compile(r"^```(?P<lang>\w*)\n(?P<body>.*?)^```\n", re.MULTILINE | re.DOTALL)
 TRANSCRIPT = re.compile(r"(?:tests/)?data/(?:transcripts|openai-responses)/[\w./-]+")
 
