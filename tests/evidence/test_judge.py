@@ -358,3 +358,27 @@ def test_a_condensation_that_forgot_nothing_is_an_empty_summary(tmp_path: Path) 
     assert observed and observed[0].removed_message_count == 0
     [empty_summary] = [f for f in judge(run) if f.rule == "empty-summary"]
     assert "removed nothing" in empty_summary.detail
+
+
+@pytest.mark.parametrize(
+    ("threshold", "trigger", "rule"),
+    [
+        (120_000, "auto", "late-trigger"),
+        (200_000, "auto", "early-trigger"),
+        (200_000, "manual", None),
+    ],
+)
+def test_a_recorded_threshold_names_a_late_or_early_trigger(
+    threshold: int, trigger: str, rule: str | None
+) -> None:
+    """No importer records a stack's compaction threshold today (Claude Code writes only the
+    tokens it compacted at, ``preTokens`` 155,116), so the real run's compaction is given one in
+    its meta here: past it by more than the slack is late, short of it early (automatic
+    compactions only: a person's /compact is never early)."""
+    run = one(CLAUDE)
+    run.meta["compactions"][0].update(threshold=threshold, trigger=trigger)
+    found = [f for f in judge(run) if f.rule in ("late-trigger", "early-trigger")]
+    assert [f.rule for f in found] == ([rule] if rule else [])
+    if rule:
+        assert found[0].figure == pytest.approx(155_116 / threshold)
+        assert found[0].unit == "share of the threshold"
