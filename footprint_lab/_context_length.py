@@ -3,8 +3,9 @@
 Layer: the base (beside ``messages``). A provider raises :class:`ContextLengthError`; the agent
 catches it, runs its strategy once, forced, and retries. It is defined here, below both the
 window core and the providers, so each can give it under its own name without importing the
-other: :mod:`footprint_lab.providers.base` is its home in the API (its ``__module__`` says so),
-and ``footprint_lab.window`` / ``footprint_lab.window.errors``, its older homes, re-export it.
+other: :mod:`footprint_lab.providers.base` is its home in the API, and ``footprint_lab.window``
+/ ``footprint_lab.window.errors``, its older homes, re-export it. Its ``__module__`` is this
+file, where it is defined, so ``inspect.getsource`` (Jupyter's ``??``) and pickles find it.
 """
 
 from __future__ import annotations
@@ -23,6 +24,3 @@ class ContextLengthError(RuntimeError):
         super().__init__(storable_text(message))
         self.provider = provider
 
-
-# Where users meet it and where pickles find it: the providers' protocol module re-exports it.
-ContextLengthError.__module__ = "footprint_lab.providers.base"

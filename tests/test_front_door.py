@@ -6,7 +6,9 @@ new homes and stay importable from their old paths."""
 
 from __future__ import annotations
 
+import inspect
 import json
+import pickle
 import subprocess
 import sys
 import textwrap
@@ -119,7 +121,11 @@ def test_context_length_error_lives_with_the_providers_and_its_old_paths_give_it
     import footprint_lab.window.errors
 
     error = footprint_lab.providers.base.ContextLengthError
-    assert error.__module__ == "footprint_lab.providers.base"
+    # Its __module__ is the file that defines it: Jupyter's ?? (inspect.getsource) and pickles
+    # find it there (#37 item 5); the providers' protocol module is where users meet it.
+    assert error.__module__ == "footprint_lab._context_length"
+    assert "class ContextLengthError(RuntimeError)" in inspect.getsource(error)
+    assert pickle.loads(pickle.dumps(error("too long", provider="p"))).args == ("too long",)
     assert footprint_lab.ContextLengthError is error
     assert footprint_lab.providers.ContextLengthError is error
     assert footprint_lab.window.ContextLengthError is error

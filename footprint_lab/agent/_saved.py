@@ -6,13 +6,15 @@ re-exports them). Nothing here knows a run: these are the records a saved run is
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
 from footprint_lab.messages import Message, StorableStr
+from footprint_lab.window.records import WindowRecord
 
-__all__ = ["FORMAT", "VERSION", "SavedCommit", "SavedError", "SavedLedger"]
+__all__ = ["FORMAT", "VERSION", "SavedCommit", "SavedError", "SavedLedger", "named_records"]
 
 FORMAT: Literal["footprint-lab/run"] = "footprint-lab/run"
 VERSION: Literal[1] = 1
@@ -59,3 +61,20 @@ class SavedError(BaseModel):
     """The exception's class name."""
     message: StorableStr
     """Its message (storable text: a lone surrogate escaped)."""
+
+
+def named_records(
+    records: Sequence[WindowRecord], commits: Sequence[SavedCommit]
+) -> list[WindowRecord]:
+    """``records`` each told the commit of the window its visit was given (``given_commit``,
+    never saved: the commit before the first of its stage, as the run's writer names it)."""
+    out: list[WindowRecord] = []
+    for record in records:
+        at = record.commit
+        if record.given_commit is None and at is not None and 0 <= at < len(commits):
+            start = at
+            while start and commits[start - 1].stage_id == commits[at].stage_id:
+                start -= 1
+            record = record.model_copy(update={"given_commit": start - 1})
+        out.append(record)
+    return out

@@ -311,27 +311,8 @@ def _replay(
     trigger = getattr(strategy, "trigger", None)
     if getattr(trigger, "threshold_fraction", None) is not None and tokens.context_window is None:
         strategy = None  # it cannot run here: meta['not_applicable'] says why (below)
-    ledger = Ledger()
-    run = Run(
-        request="",
-        ledger=ledger,
-        status=source.status if source.status != "paused" else "done",
-        output=source.output,
-        events=[] if recorder is None else recorder.events,
-        strategy=strategy_name(configured),
-        system=source.system,
-        model=source.model,
-        provider=source.provider,
-        keep_last_tool_results=keep_last,
-        meta={
-            **{k: v for k, v in source.meta.items() if not k.startswith("_")},
-            "counterfactual": True,
-            "replay_of": source.meta.get("label") or source.meta.get("scenario") or "run",
-            # What the source's own reported usage says a character costs (for cost estimates).
-            "tokens_per_char": read.tokens_per_char,
-            "note": COUNTERFACTUAL_NOTE,
-        },
-    )
+    run = _replay_run(read, configured, keep_last, recorder)
+    ledger = run.ledger
     # The agent's tool roster, when the source still has its agent (a notice names only those).
     roster = None if source.agent is None else frozenset(source.agent.tools)
     source_stage: dict[str, str | None] = {}
@@ -422,6 +403,49 @@ def _replay(
     run.phase = "finished"  # a replay is over: it saves and reopens like any finished run
     run.meta["source_stage_ids"] = source_stage
     run.last_usage = last_usage
+    _replay_facts(run, configured, messages, keep_last, tokens)
+    return run
+
+
+def _replay_run(
+    read: ReplaySource,
+    configured: WindowStrategy | None,
+    keep_last: int,
+    recorder: Recorder | None,
+) -> Run:
+    """The replay's run before any commit: the source's facts, marked counterfactual."""
+    source = read.run
+    return Run(
+        request="",
+        ledger=Ledger(),
+        status=source.status if source.status != "paused" else "done",
+        output=source.output,
+        events=[] if recorder is None else recorder.events,
+        strategy=strategy_name(configured),
+        system=source.system,
+        model=source.model,
+        provider=source.provider,
+        keep_last_tool_results=keep_last,
+        meta={
+            **{k: v for k, v in source.meta.items() if not k.startswith("_")},
+            "counterfactual": True,
+            "replay_of": source.meta.get("label") or source.meta.get("scenario") or "run",
+            # What the source's own reported usage says a character costs (for cost estimates).
+            "tokens_per_char": read.tokens_per_char,
+            "note": COUNTERFACTUAL_NOTE,
+        },
+    )
+
+
+def _replay_facts(
+    run: Run,
+    configured: WindowStrategy | None,
+    messages: list[Message],
+    keep_last: int,
+    tokens: ReplayTokens,
+) -> None:
+    """What a finished replay says of itself: why its policy could not apply, and which of
+    its token figures are estimated."""
     reasons = not_applicable(
         configured,
         messages,
@@ -435,7 +459,6 @@ def _replay(
     if tokens.estimated:
         run.meta["estimated_calls"] = tokens.estimated
         run.meta["estimated_tokens_per_char"] = tokens.ratio
-    return run
 
 
 def _window_stage(

@@ -9,19 +9,22 @@ and events intact up to the fault, so it can be inspected.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from footprint_lab.agent._open_batch import batch_progress as batch_progress
+from footprint_lab.agent._open_batch import open_batch as open_batch
 from footprint_lab.agent._runfile_io import atomic_write, with_checksum
 from footprint_lab.agent._saved import FORMAT as FORMAT
 from footprint_lab.agent._saved import VERSION as VERSION
 from footprint_lab.agent._saved import SavedCommit as SavedCommit
 from footprint_lab.agent._saved import SavedError as SavedError
 from footprint_lab.agent._saved import SavedLedger as SavedLedger
+from footprint_lab.agent._saved import named_records
 from footprint_lab.events import Event
 from footprint_lab.ledger import HISTORY, WINDOW, Commit, Ledger
 from footprint_lab.messages import Message, StorableStr
@@ -230,6 +233,13 @@ class Checkpoint(RunState):
     window: list[int]
     """The window, as positions into ``ledger.messages``."""
 
+    @model_validator(mode="after")
+    def _records_know_their_given_commit(self) -> Checkpoint:
+        """Each record's ``given_commit`` (never saved: the ledger says it) read back, so a
+        checkpoint equals itself after a JSON round trip."""
+        self.records = named_records(self.records, self.ledger.commits)
+        return self
+
     @property
     def answered_calls(self) -> list[str]:
         """Which calls of the open tool batch already have a committed result (a resume from
@@ -249,29 +259,6 @@ class Checkpoint(RunState):
         a symlink is written through; the file gets the mode ``open()`` would give it.
         """
         return atomic_write(path, with_checksum(self.model_dump_json()))
-
-
-def open_batch(window: Sequence[Message]) -> tuple[Message | None, list[str]]:
-    """The last assistant message of ``window`` and the ids of its calls that have a result
-    after it, in call order. Derived from the window itself, so a checkpoint needs no extra
-    field to say which calls of a batch were answered."""
-    for index in range(len(window) - 1, -1, -1):
-        message = window[index]
-        if message.role != "assistant":
-            continue
-        results = {m.tool_call_id for m in window[index + 1 :] if m.role == "tool"}
-        return message, [c.id for c in message.tool_calls if c.id in results]
-    return None, []
-
-
-def batch_progress(window: Sequence[Message]) -> tuple[list[str], list[str]]:
-    """``(answered, pending)``: ids of the open tool batch's calls that have a committed
-    result, and those that have none yet, in call order (both empty when no batch is open)."""
-    assistant, answered = open_batch(window)
-    if assistant is None:
-        return [], []
-    done = set(answered)
-    return answered, [c.id for c in assistant.tool_calls if c.id not in done]
 
 
 @dataclass

@@ -225,10 +225,24 @@ def build_run(
             history.add(committed)
             sent_chars += committed[0].chars
         i += 1
-    window = run.window = writer.window
-    last = window[-1] if window else None
+    run.window = writer.window
+    _finish(run, messages, usages, sent, model)
+    if outcome is not None:
+        settle_outcome(run, outcome, outcome_detail, strict=strict)
+    return run
+
+
+def _finish(
+    run: Run,
+    messages: Sequence[Message],
+    usages: Sequence[Usage | None],
+    sent: Sequence[Sequence[Message] | None] | None,
+    model: str | None,
+) -> None:
+    """An imported run's status by the one rule of imports (it ends on a reply that asks for
+    no tool: done; else incomplete) and what its file recorded (``meta["recorded"]``)."""
+    last = run.window[-1] if run.window else None
     answered = last is not None and last.role == "assistant" and not last.tool_calls
-    # The one status rule of imported runs (footprint_lab.importers.recorded).
     run.status = "done" if answered else "incomplete"
     run.output = last.content if answered and last is not None else None
     run.phase = "finished"
@@ -239,9 +253,6 @@ def build_run(
         model=model is not None,
         outcome=False,
     ).model_dump()
-    if outcome is not None:
-        settle_outcome(run, outcome, outcome_detail, strict=strict)
-    return run
 
 
 def _commit_observed(writer: RunWriter, observed: ObservedWindow, policy: str) -> None:

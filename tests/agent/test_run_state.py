@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import dataclasses
 
+import pytest
+
+from footprint_lab import sliding_window
 from footprint_lab.agent.run import STATE_FIELDS, Checkpoint, Run, RunState
-from footprint_lab.scenarios import deploy_audit
+from footprint_lab.scenarios import SCENARIOS, deploy_audit
 
 
 def test_a_run_carries_every_field_of_the_shared_state() -> None:
@@ -24,3 +27,15 @@ def test_the_shared_state_round_trips_field_for_field() -> None:
     checkpoint = run.checkpoint()
     for name in STATE_FIELDS:
         assert getattr(checkpoint, name) == getattr(run, name), name
+
+
+@pytest.mark.parametrize("name", sorted(SCENARIOS))
+def test_a_checkpoint_equals_itself_after_a_json_round_trip(name: str) -> None:
+    """#37 item 5: a record's ``given_commit`` is never saved (the ledger says it), and the
+    checkpoint read back tells each record its own again, so the two are equal."""
+    run = SCENARIOS[name]().run(sliding_window(keep_recent_turns=2))
+    assert run.records
+    cp = run.checkpoint()
+    back = Checkpoint.model_validate_json(cp.model_dump_json())
+    assert back == cp
+    assert [r.given_commit for r in back.records] == [r.given_commit for r in cp.records]
