@@ -294,10 +294,22 @@ def message_view(
     return _boundary_message(message, position, limit).model_dump(mode="json")
 
 
-def _input_tokens(frames: Frames) -> dict[int, Any]:
-    """Call index -> the input tokens its provider reported (<NA> when none)."""
+_NO_TOKENS = (pd.NA, pd.NA)
+"""A call's input tokens and their source when it has none."""
+
+
+def _input_tokens(frames: Frames) -> dict[int, tuple[Any, Any]]:
+    """Call index -> its input tokens (<NA> when none) and where they came from (<NA>: the
+    provider reported them; else 'counted', 'scaled' or 'estimated', in a replay)."""
     calls = frames.calls
-    return dict(zip(calls["call"].astype(int), calls["input_tokens"], strict=True))
+    sources = calls["tokens_from"] if "tokens_from" in calls.columns else [pd.NA] * len(calls)
+    return dict(
+        zip(
+            calls["call"].astype(int),
+            zip(calls["input_tokens"], sources, strict=True),
+            strict=True,
+        )
+    )
 
 
 def _caption(
@@ -305,7 +317,9 @@ def _caption(
 ) -> str:
     chars = sum(m.chars for m in window)
     if sent and call is not None:
-        reported = f", {int(tokens)} input tokens reported" if not pd.isna(tokens) else ""
+        count, source = tokens
+        how = "reported" if pd.isna(source) else str(source)  # never "reported" for a scaled one
+        reported = f", {int(count)} input tokens {how}" if not pd.isna(count) else ""
         label = call_label(iteration, call)
         return f"{label}: {len(window)} message(s), {chars} chars sent{reported}."
     if window:
@@ -326,7 +340,7 @@ def boundary_caption(
     """The line above a boundary's messages: the iteration, its call, how many messages and
     characters were sent and the input tokens reported (or why no call was made)."""
     call = (call_of if call_of is not None else call_of_iteration(frames)).get(iteration)
-    tokens = _input_tokens(frames).get(call, pd.NA) if call is not None else pd.NA
+    tokens = _input_tokens(frames).get(call, _NO_TOKENS) if call is not None else _NO_TOKENS
     return _caption(iteration, call, window, sent, tokens)
 
 
@@ -406,14 +420,13 @@ def boundary_view(
             for record in by_iteration.get(iteration, [])
         ]
         call = call_of.get(iteration)
+        counted = tokens.get(call_of.get(iteration, -1), _NO_TOKENS)
         shown.append(
             BoundaryIteration(
                 iteration=iteration,
                 call=call,
                 sent=sent,
-                caption=_caption(
-                    iteration, call, window, sent, tokens.get(call_of.get(iteration, -1), pd.NA)
-                ),
+                caption=_caption(iteration, call, window, sent, counted),
                 window=tuple(rows),
                 left=tuple(gone),
                 why=tuple(_why(run, d) for d in here_left),

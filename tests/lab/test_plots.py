@@ -266,3 +266,29 @@ def test_the_package_keeps_every_public_name_of_the_module() -> None:
     assert set(plots.__all__) == names
     assert all(hasattr(plots, name) for name in names)
     assert plots.__doc__ and "Layer: lab" in plots.__doc__
+
+
+def test_token_figures_say_where_they_came_from() -> None:
+    """#37 item 3: a replay's tokens that no provider reported are labelled as what they are
+    (scaled from the source's own reported ones here), in the chart and the Boundary caption,
+    never "reported"."""
+    from pathlib import Path
+
+    from footprint_lab import replay, token_budget
+    from footprint_lab.importers import load
+    from footprint_lab.lab.views import boundary_caption, window_at
+
+    data = Path(__file__).resolve().parents[2] / "data" / "transcripts" / "inspect"
+    [run] = load(data / "browser.json")
+    replayed = replay(run, token_budget(threshold_tokens=2000, keep_recent_turns=2))
+    frames = capture(replayed)
+    sources = set(frames.calls["tokens_from"].dropna())
+    assert sources == {"scaled"}
+    names = [t.name for t in plots.window_size(frames).data]
+    assert "input tokens (reported / scaled)" in names
+    scaled = frames.calls[frames.calls["tokens_from"] == "scaled"].iloc[0]
+    iteration = int(scaled["iteration"])
+    window, sent = window_at(replayed, frames, iteration)
+    caption = boundary_caption(frames, iteration, window, sent)
+    assert f"{int(scaled['input_tokens'])} input tokens scaled" in caption
+    assert "reported" not in caption

@@ -65,11 +65,23 @@ def _removal_trace(removals: pd.DataFrame, scatter: Any, big: bool) -> Any:
     )
 
 
+def tokens_label(calls: pd.DataFrame) -> str:
+    """What the input tokens of ``calls`` are: ``input tokens (reported)`` where the provider
+    reported them; in a replay, ``(counted)``, ``(scaled)`` or ``(estimated)`` as each call's
+    ``tokens_from`` says (several, joined, when they differ) — never "reported" for a figure
+    nobody reported."""
+    kinds: set[str] = set()
+    if "tokens_from" in calls.columns:
+        known = calls[calls["input_tokens"].notna()]
+        kinds = {"reported" if pd.isna(k) else str(k) for k in known["tokens_from"]}
+    return f"input tokens ({' / '.join(sorted(kinds)) if kinds else 'reported'})"
+
+
 def _add_call_traces(
     fig: go.Figure, calls: pd.DataFrame, scatter: Any, *, big: bool, tokens: bool
 ) -> None:
-    """``chars sent`` on the primary axis and, when reported, ``input tokens (reported)`` on
-    the secondary one."""
+    """``chars sent`` on the primary axis and, when known, the input tokens on the secondary
+    one, named by where they came from (:func:`tokens_label`)."""
     mode = "lines" if big else "lines+markers"
     fig.add_trace(
         scatter(
@@ -87,10 +99,10 @@ def _add_call_traces(
             scatter(
                 x=values(calls["iteration"]),
                 y=values(calls["input_tokens"]),
-                name="input tokens (reported)",
+                name=tokens_label(calls),
                 mode=mode,
                 line={"color": SECONDARY_LINE, "width": 1.5, "dash": "dot"},
-                hovertemplate="iteration %{x}<br>%{y:,} input tokens reported<extra></extra>",
+                hovertemplate="iteration %{x}<br>%{y:,} " + tokens_label(calls) + "<extra></extra>",
             ),
             secondary_y=True,
         )
@@ -164,7 +176,7 @@ def window_size(frames: Frames) -> go.Figure:
     if has_tokens:
         token_columns.append(calls["input_tokens"])
     fig.update_yaxes(
-        title_text="input tokens (reported)",
+        title_text=tokens_label(calls),
         rangemode="tozero",
         showgrid=False,
         secondary_y=True,
