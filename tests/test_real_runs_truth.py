@@ -350,3 +350,18 @@ def test_a_sweep_of_a_real_run_says_which_settings_cannot_apply(tau: list[Run]) 
     assert pd.isna(by_keep.loc[100, "cost_ratio"])
     assert "holds every window" in by_keep.loc[100, "not_applicable"]
     assert pd.isna(by_keep.loc[2, "not_applicable"]) and by_keep.loc[2, "cost_ratio"] < 1
+
+
+def test_the_inspector_prints_no_default_and_no_zero_for_what_a_file_lacks(
+    tau: list[Run],
+) -> None:
+    """#37 item 3: tau-bench records no pin limit and no token usage; the Inspector says so
+    instead of the library's default pin limit and a peak of 0 tokens "reported"."""
+    pairs = dict(Inspector(tau[0])._key_pairs())
+    assert pairs["pin limit"] == "not recorded"
+    assert pairs["peak input tokens"] == "none reported"
+    assert not any(key.startswith("peak input tokens (") for key in pairs)
+    replayed = replay(tau[0], sliding_window(keep_recent_turns=2))
+    again = dict(Inspector(replayed)._key_pairs())
+    assert again["pin limit"] == 2  # the replay's own setting
+    assert "peak input tokens (estimated)" in again

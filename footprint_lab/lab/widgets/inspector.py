@@ -25,8 +25,10 @@ import ipywidgets as widgets
 import pandas as pd
 
 from footprint_lab.agent.run import Run
+from footprint_lab.importers.recorded import recorded_of
 from footprint_lab.lab import plots
 from footprint_lab.lab.frames import capture
+from footprint_lab.lab.plots.window_size import tokens_label
 from footprint_lab.lab.render import render, state_style, table_context
 from footprint_lab.lab.schema import LEFT_STATES
 from footprint_lab.lab.summary import key_numbers
@@ -361,6 +363,15 @@ class Inspector(HtmlShare, LabWidget):
     def _key_pairs(self) -> list[tuple[str, Any]]:
         n = self.numbers
         run = self.run
+        # A setting the source's file did not record is said so, never the library's default;
+        # a token figure says where it came from, and a run with none shows none (not 0).
+        imported = recorded_of(run.meta) is not None and not run.meta.get("counterfactual")
+        calls = self.frames.calls
+        peak = (
+            (f"peak {tokens_label(calls)}", n["peak_input_tokens"])
+            if calls["input_tokens"].notna().any()
+            else ("peak input tokens", "none reported")
+        )
         pairs: list[tuple[str, Any]] = [
             ("status", run.status),
             ("strategy", run.strategy or "none"),
@@ -375,10 +386,10 @@ class Inspector(HtmlShare, LabWidget):
             ("pins granted", n["pins"]),
             ("yielded (no pin slot)", n["yielded"]),
             ("stand-downs", n["stand_downs"]),
-            ("pin limit", run.keep_last_tool_results),
+            ("pin limit", "not recorded" if imported else run.keep_last_tool_results),
             ("peak chars sent", n["peak_window_chars"]),
             ("last chars sent", n["final_window_chars"]),
-            ("peak input tokens (reported)", n["peak_input_tokens"]),
+            peak,
         ]
         if n["pauses"]:
             pairs.append(("pauses", n["pauses"]))
