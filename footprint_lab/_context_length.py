@@ -23,4 +23,3 @@ class ContextLengthError(RuntimeError):
     def __init__(self, message: str, *, provider: str | None = None) -> None:
         super().__init__(storable_text(message))
         self.provider = provider
-
