@@ -43,7 +43,7 @@ browser:
 	  fi; }
 
 # The whole suite, as CI runs it: tests/ and notebooks/ (nbval), the browser tests and the
-# strict documentation build (tests/docs). About 18 minutes on a 2-core machine.
+# strict documentation build (tests/docs). About 20 minutes on a 2-core machine.
 test: $(STAMP) lint typecheck browser
 	$(BIN)/pytest --nbval-lax -p no:cacheprovider
 
