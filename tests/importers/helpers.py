@@ -9,9 +9,12 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+from hypothesis import currently_in_test_context, event
 from hypothesis import strategies as st
 
 from footprint_lab import Message, Run, load_run
+from footprint_lab.importers import TranscriptError
 
 PNG = "iVBORw0KGgo" * 20
 URL = "data:image/png;base64," + PNG
@@ -126,3 +129,41 @@ def reused_call_ids(messages: list[dict[str, Any]], prefix: str) -> list[str]:
         out.extend(f"{prefix}[{i}].tool_calls[{k}].id" for k, id_ in enumerate(ids) if id_ in seen)
         seen.update(ids)
     return out
+
+
+def seen(label: str) -> None:
+    """Count ``label`` among a hypothesis test's events (nothing outside one)."""
+    if currently_in_test_context():
+        event(label)
+
+
+def one_run_or_transcript_error(loader: Any, path: Path, source: str) -> Run | None:
+    """The fuzz tests' one oracle for a loader of one run per file (or conversation folder):
+    ``loader(path)`` gives the run — each problem it lists from ``source``, strict raising
+    exactly at the first of them, and every reply one call — or None for a
+    :class:`TranscriptError` naming the file (one under ``path`` for a folder), the field and
+    the rule, which strict raises too."""
+    try:
+        (run,) = loader(path)
+    except TranscriptError as exc:
+        seen("rejected")
+        assert exc.path is not None and exc.path.startswith(str(path)), exc
+        assert path.is_dir() or exc.path == str(path)
+        assert exc.field and exc.problem
+        with pytest.raises(TranscriptError):
+            loader(path, strict=True)
+        return None
+    assert all(p.source == source for p in run.import_problems)
+    try:
+        loader(path, strict=True)
+    except TranscriptError as exc:
+        seen("imported with problems")
+        assert run.import_problems, f"strict raised with no problem listed: {exc}"
+        first = run.import_problems[0]
+        assert (exc.index, exc.field, exc.problem) == (first.index, first.field, first.problem)
+        assert exc.path == (first.path if path.is_dir() else str(path))
+    else:
+        seen("imported clean")
+        assert run.import_problems == []
+    assert len(run.calls) == sum(m.role == "assistant" for m in history(run))
+    return run

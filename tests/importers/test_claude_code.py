@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, currently_in_test_context, event, given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from footprint_lab import evidence, replay, sliding_window
@@ -20,7 +20,13 @@ from footprint_lab.importers._parts import TranscriptError
 from footprint_lab.importers.claude_code import load_claude_code
 from footprint_lab.lab import capture
 from tests.importers import helpers
-from tests.importers.helpers import history, run_counts, sites, wrong_values
+from tests.importers.helpers import (
+    history,
+    one_run_or_transcript_error,
+    run_counts,
+    sites,
+    wrong_values,
+)
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "transcripts" / "claude-code"
 FILES = ("edge_cases.jsonl", "representative_messages.jsonl")
@@ -511,36 +517,10 @@ SESSIONS = {name: [e for _, e in raw_entries(DATA / name)] for name in FILES}
 SESSIONS["compacted"] = compacted_session()
 
 
-def seen(label: str) -> None:
-    """Count ``label`` in hypothesis's statistics (when hypothesis runs the test)."""
-    if currently_in_test_context():
-        event(label)
-
-
 def imports_or_raises(path: Path) -> Run | None:
-    """The run, or None for a TranscriptError naming ``path``; strict raises exactly when the
-    lenient import listed a problem, and at the first one."""
-    try:
-        (run,) = load_claude_code(path)
-    except TranscriptError as exc:
-        seen("rejected")
-        assert exc.path == str(path) and exc.field and exc.problem
-        with pytest.raises(TranscriptError):
-            load_claude_code(path, strict=True)
-        return None
-    assert all(p.source == "claude-code" for p in run.import_problems)
-    try:
-        load_claude_code(path, strict=True)
-    except TranscriptError as exc:
-        seen("imported with problems")
-        assert run.import_problems, f"strict raised with no problem listed: {exc}"
-        first = run.import_problems[0]
-        assert (exc.index, exc.field, exc.problem) == (first.index, first.field, first.problem)
-        assert exc.path == str(path)
-    else:
-        seen("imported clean")
-        assert run.import_problems == []
-    assert len(run.calls) == sum(m.role == "assistant" for m in history(run))
+    """The run, or None for a TranscriptError naming ``path`` (the importers' one oracle:
+    :func:`tests.importers.helpers.one_run_or_transcript_error`)."""
+    run = one_run_or_transcript_error(load_claude_code, path, "claude-code")
     return run
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, currently_in_test_context, event, given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from footprint_lab import evidence, load_run, replay, sliding_window
@@ -25,7 +25,7 @@ from footprint_lab.importers._sniff import sniff
 from footprint_lab.lab import capture
 from footprint_lab.messages import Message
 from tests.importers import helpers
-from tests.importers.helpers import history, wrong_values
+from tests.importers.helpers import history, one_run_or_transcript_error, wrong_values
 
 ROOT = Path(__file__).resolve().parents[2] / "data"
 DATA = ROOT / "transcripts" / "codex"
@@ -553,31 +553,12 @@ ROLLOUTS = {
 }
 
 
-def seen(label: str) -> None:
-    if currently_in_test_context():
-        event(label)
-
-
 def imports_or_raises(path: Path) -> None:
-    """A run, or a TranscriptError naming ``path``; strict raises exactly the first problem."""
-    try:
-        (run,) = load_codex(path)
-    except TranscriptError as exc:
-        seen("rejected")
-        assert exc.path == str(path) and exc.field and exc.problem
-        return
-    assert all(p.source == "codex" for p in run.import_problems)
-    try:
-        load_codex(path, strict=True)
-    except TranscriptError as exc:
-        seen("imported with problems")
-        first = run.import_problems[0]
-        assert (exc.index, exc.field, exc.problem) == (first.index, first.field, first.problem)
-    else:
-        seen("imported clean")
-        assert run.import_problems == []
-    assert len(run.calls) == sum(m.role == "assistant" for m in history(run))
-    capture(run)
+    """The run, or None for a TranscriptError naming ``path`` (the importers' one oracle:
+    :func:`tests.importers.helpers.one_run_or_transcript_error`)."""
+    run = one_run_or_transcript_error(load_codex, path, "codex")
+    if run is not None:
+        capture(run)
 
 
 @FUZZ

@@ -26,7 +26,7 @@ from footprint_lab.importers._sniff import sniff
 from footprint_lab.importers.gemini_cli import FILE_FORMAT
 from footprint_lab.lab import capture
 from tests.importers import helpers
-from tests.importers.helpers import history, wrong_values
+from tests.importers.helpers import history, one_run_or_transcript_error, wrong_values
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "transcripts" / "gemini-cli"
 REAL = DATA / "fixture.gemini_golden.json"
@@ -736,24 +736,9 @@ SOURCES: dict[str, Any] = {
 
 
 def imports_or_raises(path: Path) -> None:
-    """A run or a TranscriptError naming ``path``; strict raises exactly when the lenient
-    import listed a problem, and at the first one."""
-    try:
-        runs = load_gemini_cli(path)
-    except TranscriptError as exc:
-        assert exc.path == str(path) and exc.field and exc.problem
-        with pytest.raises(TranscriptError):
-            load_gemini_cli(path, strict=True)
-        return
-    (run,) = runs
-    try:
-        load_gemini_cli(path, strict=True)
-    except TranscriptError as exc:
-        first = run.import_problems[0]
-        assert (exc.index, exc.field, exc.problem) == (first.index, first.field, first.problem)
-    else:
-        assert run.import_problems == []
-    assert len(run.calls) == sum(m.role == "assistant" for m in history(run))
+    """The run, or None for a TranscriptError naming ``path`` (the importers' one oracle:
+    :func:`tests.importers.helpers.one_run_or_transcript_error`)."""
+    one_run_or_transcript_error(load_gemini_cli, path, "gemini-cli")
 
 
 @FUZZ

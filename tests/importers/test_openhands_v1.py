@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, currently_in_test_context, event, given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from footprint_lab import load_run, replay, sliding_window
@@ -31,7 +31,7 @@ from footprint_lab.importers._sniff import sniff
 from footprint_lab.importers.openhands_v1 import RESEMBLES
 from footprint_lab.lab import capture
 from tests.importers import helpers
-from tests.importers.helpers import history, wrong_values
+from tests.importers.helpers import history, one_run_or_transcript_error, wrong_values
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "transcripts" / "openhands-v1"
 CONV = DATA / "conv-cd945624"
@@ -648,36 +648,12 @@ STATE_READ = frozenset(
 )
 
 
-def seen(label: str) -> None:
-    if currently_in_test_context():
-        event(label)
-
-
 def imports_or_raises(path: Path) -> Run | None:
-    """The run, or None for a TranscriptError naming a file under ``path``; strict raises
-    exactly when the lenient import listed a problem, and at the first one."""
-    try:
-        (run,) = load_openhands_v1(path)
-    except TranscriptError as exc:
-        seen("rejected")
-        assert exc.path is not None and exc.path.startswith(str(path)) and exc.field
-        with pytest.raises(TranscriptError):
-            load_openhands_v1(path, strict=True)
-        return None
-    assert all(p.source == "openhands-v1" for p in run.import_problems)
-    try:
-        load_openhands_v1(path, strict=True)
-    except TranscriptError as exc:
-        seen("imported with problems")
-        assert run.import_problems, f"strict raised with no problem listed: {exc}"
-        first = run.import_problems[0]
-        assert (exc.index, exc.field, exc.problem) == (first.index, first.field, first.problem)
-        assert exc.path == first.path
-    else:
-        seen("imported clean")
-        assert run.import_problems == []
-    assert len(run.calls) == sum(m.role == "assistant" for m in history(run))
-    capture(run)
+    """The run, or None for a TranscriptError naming ``path`` (the importers' one oracle:
+    :func:`tests.importers.helpers.one_run_or_transcript_error`)."""
+    run = one_run_or_transcript_error(load_openhands_v1, path, "openhands-v1")
+    if run is not None:
+        capture(run)
     return run
 
 

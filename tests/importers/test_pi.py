@@ -30,7 +30,7 @@ from footprint_lab.importers import TranscriptError, detect_format, load, load_p
 from footprint_lab.importers.recorded import unrecorded_notes
 from footprint_lab.lab import capture
 from tests.importers import helpers
-from tests.importers.helpers import history, sites, wrong_values
+from tests.importers.helpers import history, one_run_or_transcript_error, sites, wrong_values
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "transcripts" / "pi"
 REAL = DATA / "real.session-01.jsonl"
@@ -677,24 +677,11 @@ FUZZ = settings(
 
 
 def imports_or_raises(path: Path) -> None:
-    """The runs, or a TranscriptError naming ``path``; strict raises exactly when the lenient
-    import listed a problem, and at the first one."""
-    try:
-        (run,) = load_pi(path)
-    except TranscriptError as exc:
-        assert exc.path == str(path) and exc.field and exc.problem
-        with pytest.raises(TranscriptError):
-            load_pi(path, strict=True)
-        return
-    try:
-        load_pi(path, strict=True)
-    except TranscriptError as exc:
-        first = run.import_problems[0]
-        assert (exc.index, exc.field, exc.problem) == (first.index, first.field, first.problem)
-    else:
-        assert run.import_problems == []
-    assert len(run.calls) == sum(m.role == "assistant" for m in history(run))
-    run.save(path.with_suffix(".run.json"))
+    """The run, or None for a TranscriptError naming ``path`` (the importers' one oracle:
+    :func:`tests.importers.helpers.one_run_or_transcript_error`)."""
+    run = one_run_or_transcript_error(load_pi, path, "pi")
+    if run is not None:
+        run.save(path.with_suffix(".run.json"))
 
 
 @FUZZ
