@@ -94,3 +94,34 @@ class Delegating:
 
     async def complete(self, request: ProviderRequest) -> ProviderResponse:
         return await self.inner.complete(request)
+
+
+def by_content(run: Any, value: Any) -> Any:
+    """``value`` (a record's or call's dump) with every stage id of ``run`` replaced by what
+    that stage committed (role, content, call id of each message): a replay keeps its source's
+    ids and numbers its own stages after them, so two runs that did the same thing are compared
+    by what their ids name, not by the numbers (#37 item 1)."""
+    ledger = run.ledger
+    names: dict[str, Any] = {}
+
+    def name(stage: str) -> Any:
+        if stage not in names:
+            # Sorted: a parallel batch's results are committed in the order they finished,
+            # which two runs of one script need not share.
+            names[stage] = tuple(
+                sorted((m.role, m.content, m.tool_call_id or "") for m in ledger.messages_of(stage))
+            ) or ("stage", stage.partition("#")[0])
+        return names[stage]
+
+    stages = {m.stage_id for m in ledger.messages} | {c.stage_id for c in ledger.commits}
+
+    def walk(v: Any) -> Any:
+        if isinstance(v, str) and v in stages:
+            return name(v)
+        if isinstance(v, dict):
+            return {k: walk(x) for k, x in v.items()}
+        if isinstance(v, list | tuple):
+            return [walk(x) for x in v]
+        return v
+
+    return walk(value)

@@ -6,6 +6,7 @@ import pytest
 
 from footprint_lab import Agent, Reply, ScriptedProvider, replay, sliding_window, token_budget
 from footprint_lab.scenarios import SCENARIOS, deploy_audit
+from tests.builders import by_content
 
 
 @pytest.mark.parametrize("name", sorted(SCENARIOS))
@@ -14,11 +15,12 @@ def test_replay_under_its_own_strategy_reproduces_the_records_exactly(name: str)
     for strategy in scenario.strategies().values():
         run = scenario.run(strategy)
         again = replay(run, strategy)
-        # ``commit`` is a position in each run's own log: a live batch whose later call
-        # finished first was committed in that order, plus a window commit putting the window
-        # back in call order, while the replay commits the recorded conversation in call order.
-        assert [r.model_dump(exclude={"commit"}) for r in again.records] == [
-            r.model_dump(exclude={"commit"}) for r in run.records
+        # The replay keeps the source's ids for the source's messages, and numbers its own
+        # window stages after them (#37 item 1): a record is compared by what its ids name
+        # (``span_key`` hashes them). The walker commits the conversation as the run did, a
+        # batch's results in the order they finished, so every ``commit`` is the same.
+        assert [by_content(again, r.model_dump(exclude={"span_key"})) for r in again.records] == [
+            by_content(run, r.model_dump(exclude={"span_key"})) for r in run.records
         ]
         for i in range(len(run.calls)):
             assert [m.content for m in again.window_sent(i)] == [

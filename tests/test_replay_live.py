@@ -24,6 +24,7 @@ from footprint_lab import (
 from footprint_lab.agent.run import Run
 from footprint_lab.messages import Message
 from footprint_lab.window.strategies import WindowStrategy
+from tests.builders import by_content
 
 REQUEST = "Audit every deployment and report what you find."
 CONTEXT_WINDOW = 1_000_000  # never exceeded: a live run's forced retry has no replay twin
@@ -133,8 +134,13 @@ def _records(run: Run) -> list[dict[str, Any]]:
     # a result that finishes before an earlier call's is placed in call order by one more
     # window commit, so two live runs of one script can number the same record differently
     # (the window they send is the same: ``_sent``). ``tokens_from`` says how the replay got
-    # its figure, which is the point.
-    return [r.model_dump(exclude={"tokens_from", "commit"}) for r in run.records]
+    # its figure, which is the point. A replay keeps the unmanaged source's stage ids, so a
+    # record is compared by what its ids name (``by_content``), not by their numbers (its
+    # ``span_key`` hashes them).
+    return [
+        by_content(run, r.model_dump(exclude={"tokens_from", "commit", "given_commit", "span_key"}))
+        for r in run.records
+    ]
 
 
 def _check_replay_equals_live(family: str, data: st.DataObject) -> None:

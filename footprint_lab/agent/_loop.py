@@ -29,8 +29,6 @@ from footprint_lab.agent.injections import InjectionContext, injection_message
 from footprint_lab.agent.run import Run
 from footprint_lab.agent.writer import RunWriter
 from footprint_lab.events import (
-    LlmEnd,
-    LlmStart,
     Recorder,
     ReplyTruncated,
     RunCancelled,
@@ -376,16 +374,7 @@ class _Loop:
             tools=[t.spec for t in self.agent.tools.values()],
             max_output_tokens=self.agent.max_output_tokens,
         )
-        call = self.writer.call(stage, iteration, retry=retry)
-        self.recorder.emit(
-            LlmStart(
-                iteration=iteration,
-                at_ms=self.now(),
-                stage_id=stage,
-                messages=call.messages,
-                chars=call.chars,
-            )
-        )
+        call = self.writer.call(stage, iteration, retry=retry)  # and its start event
         try:
             returned: object = await self.agent.provider.complete(request)
         finally:
@@ -432,11 +421,8 @@ class _Loop:
                 raise
             self.rejection = exc
             return None
-        self.writer.reply(stage, response.message, response.usage)
+        self.writer.reply(stage, response.message, response.usage)  # and the call's end event
         self.run.last_usage = response.usage
-        self.recorder.emit(
-            LlmEnd(iteration=iteration, at_ms=self.now(), stage_id=stage, usage=response.usage)
-        )
         return response
 
     async def recover(self, iteration: int) -> None:

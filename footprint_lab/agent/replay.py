@@ -30,11 +30,19 @@ this order, and named in each record's and call's ``tokens_from``:
 
 A live run keeps the spec's rule: zero reported tokens raise ``CompactionUnmeasurableError``.
 
+**Ids mean one thing everywhere.** A replay walks its source's recorded conversation with the
+one walker (:class:`~footprint_lab.agent.transcript.Walk`, which the importers use too) and
+commits each of the source's messages under the stage id it has in the source, so
+``explain(replay, "tool-calls#4")`` speaks of the message the source calls ``tool-calls#4``.
+The stages the replay adds (its window visits, their notices and summaries) are numbered after
+every id the source allocated, so they never collide with the source's. With no strategy, a
+replay of a run nobody's policy trimmed is that run, commit for commit; its ledger holds only
+usage a provider reported (a counted, scaled or estimated figure is its call's alone).
+
 Replaying one run under many strategies (a grid)? Read it once: a :class:`ReplaySource`
 holds the run's transcript, its calls by reply and its ratio, and the stamped copies its
-replays commit — replays that commit a message under the same stage id (every replay of one
-run under a strategy allocates the same stage ids) share that copy instead of each making its
-own.
+replays commit — every replay commits a source message under the same stage id, so all the
+replays of one source share each copy instead of each making its own.
 
 Here replay takes a run. The root's ``footprint_lab.replay`` — the function, in
 :mod:`footprint_lab.replay`, this module's old path, above the importers — takes a transcript
@@ -50,13 +58,13 @@ from collections.abc import Awaitable, Collection, Generator
 from footprint_lab._async import run_sync
 from footprint_lab.agent._replay_tokens import ReplayTokens, replies_of
 from footprint_lab.agent.run import CallRecord, Run
-from footprint_lab.agent.transcript import transcript
+from footprint_lab.agent.transcript import Walk, in_call_order, recorded
 from footprint_lab.agent.writer import RunWriter
 from footprint_lab.applicability import not_applicable
 from footprint_lab.auditing import AuditedPolicy
-from footprint_lab.events import LlmEnd, LlmStart, Recorder
+from footprint_lab.events import Recorder
 from footprint_lab.ledger import Ledger
-from footprint_lab.messages import Message, is_observation, window_chars
+from footprint_lab.messages import Message, window_chars
 from footprint_lab.pricing import source_tokens_per_char
 from footprint_lab.usage import Usage
 from footprint_lab.window.apply import OnBreach, check_keep_last_tool_results, start_boundary
@@ -106,8 +114,9 @@ class ReplaySource:
             )
         self.run = run
         """The run replayed."""
-        self.messages: list[Message] = transcript(run)
-        """Its recorded conversation (:func:`~footprint_lab.agent.transcript.transcript`)."""
+        self.messages: list[Message] = recorded(run)
+        """Its recorded conversation, in the order the run committed it
+        (:func:`~footprint_lab.agent.transcript.recorded`)."""
         self.originals: list[CallRecord | None] = replies_of(
             run, sum(1 for m in self.messages if m.role == "assistant")
         )
@@ -139,7 +148,9 @@ def transcript_of(run: Run) -> tuple[list[Message], list[Usage | None]]:
     """The recorded conversation of ``run`` (what window stages and injections wrote left out)
     and the usage each assistant reply reported, in order."""
     read = ReplaySource(run)
-    return read.messages, [None if call is None else call.usage for call in read.originals]
+    return in_call_order(read.messages), [
+        None if call is None else call.usage for call in read.originals
+    ]
 
 
 def replay(
@@ -306,104 +317,59 @@ def _replay(
     recorder: Recorder | None,
 ) -> _Steps:
     keep_last = check_keep_last_tool_results(keep_last_tool_results)
-    source, messages, originals, stamped = read.run, read.messages, read.originals, read.stamped
+    source, originals = read.run, read.originals
     configured = strategy
     trigger = getattr(strategy, "trigger", None)
     if getattr(trigger, "threshold_fraction", None) is not None and tokens.context_window is None:
         strategy = None  # it cannot run here: meta['not_applicable'] says why (below)
     run = _replay_run(read, configured, keep_last, recorder)
-    ledger = run.ledger
     # The agent's tool roster, when the source still has its agent (a notice names only those).
     roster = None if source.agent is None else frozenset(source.agent.tools)
-    source_stage: dict[str, str | None] = {}
     writer = RunWriter(run, recorder=recorder)
-    # Characters of ``window``, kept as it grows: summing the whole window at every call is
-    # quadratic in the run's length when nothing is removed.
-    sent_chars = 0
+    # The source's messages keep their stage ids (an id names one message in both runs); the
+    # replay's own stages are numbered after every id the source allocated.
+    commits = source.ledger.commits
+    opening = commits[0].stage_id if commits and commits[0].stage_id.startswith("seed#") else None
+    walk = Walk(
+        writer,
+        read.messages,
+        system=source.system,
+        keep_ids=True,
+        opening=opening,
+        stamp=read.stamped,
+    )
     last_usage: Usage | None = None
     last_from: TokenSource = "reported"
-    reply_no = 0
-    i = 0
-    while i < len(messages):
-        message = messages[i]
-        if message.role == "assistant":
-            if len(ledger) == 0:
-                # A reply with nothing before it still follows a commit (the empty seed), as
-                # in an import: its call's sent_commit names it.
-                writer.seed([])
-            run.iterations += 1
-            iteration = run.iterations
-            if strategy is not None and (
-                yield from _window_stage(
-                    writer, strategy, iteration, (last_usage, last_from), keep_last, roster, tokens
-                )
-            ):
-                sent_chars = window_chars(writer.window)
-            stage = writer.stage("call-llm")
-            usage, tokens_from = tokens.of_call(
-                writer.window, sent_chars, originals[reply_no], message
+    for reply_no, i in enumerate(walk.replies()):
+        run.iterations += 1
+        iteration = run.iterations
+        if strategy is not None and (
+            yield from _window_stage(
+                writer, strategy, iteration, (last_usage, last_from), keep_last, roster, tokens
             )
-            reply_no += 1
-            call = writer.call(
-                stage,
-                iteration,
-                chars=sent_chars,
-                usage=usage,
-                tokens_from=None if tokens_from == "reported" else tokens_from,
-            )
-            if recorder is not None:
-                recorder.emit(
-                    LlmStart(
-                        iteration=iteration,
-                        stage_id=stage,
-                        messages=call.messages,
-                        chars=call.chars,
-                    )
-                )
-            if usage is not None:
-                if recorder is not None:
-                    recorder.emit(LlmEnd(iteration=iteration, stage_id=stage, usage=usage))
-                last_usage, last_from = usage, tokens_from or "reported"
-            source_stage.setdefault(stage, message.stage_id)
-            sent_chars += writer.reply(stage, stamped(i, stage), usage).chars
-            i += 1
-            continue
-        # Consecutive tool results form one tool-calls stage; a user message is a new request,
-        # unless the source's environment wrote it (an observation keeps its own stage kind).
-        j = i
-        observed = is_observation(message)
-        kind = (
-            "tool-calls"
-            if message.role == "tool"
-            else (message.stage_id or "").partition("#")[0]
-            if observed
-            else "seed"
+        ):
+            walk.chars = window_chars(writer.window)
+        stage = walk.call_stage(i)
+        usage, tokens_from = tokens.of_call(
+            writer.window, walk.chars, originals[reply_no], read.messages[i]
         )
-        while j < len(messages) and messages[j].role == message.role and message.role == "tool":
-            j += 1
-        stage = writer.stage(kind)
-        batch = [stamped(k, stage) for k in range(i, max(j, i + 1))]
-        source_stage.setdefault(stage, message.stage_id)
-        # As the agent's opening `seed` stage does: the commits line up with the source's.
-        system = source.system if not run.requests else None
-        if message.role == "user" and not observed:
-            run.request = message.content
-            run.requests.append(message.content)
-        if kind == "seed":
-            committed = writer.seed(batch, stage=stage, system=system)
-        elif message.role == "tool":
-            # One commit per result, as the agent commits a batch's results as they finish, so
-            # the replay's commits (and every record's ``commit``) line up with the source's.
-            committed = [writer.result(stage, result) for result in batch]
-        else:
-            committed = writer.append(stage, batch)
-        sent_chars += window_chars(committed)
-        i += len(batch)
+        writer.call(
+            stage,
+            iteration,
+            chars=walk.chars,
+            usage=usage,
+            tokens_from=None if tokens_from == "reported" else tokens_from,
+        )
+        if usage is not None:
+            last_usage, last_from = usage, tokens_from or "reported"
+        # The ledger holds what a provider reported; a counted, scaled or estimated figure is
+        # the call's alone (``CallRecord.tokens_from`` names it), so a replay with no strategy
+        # commits exactly what its source committed.
+        walk.reply(i, stage, usage if tokens_from == "reported" else None)
     run.window = writer.window
     run.phase = "finished"  # a replay is over: it saves and reopens like any finished run
-    run.meta["source_stage_ids"] = source_stage
     run.last_usage = last_usage
-    _replay_facts(run, configured, messages, keep_last, tokens)
+    _replay_facts(run, configured, read.messages, keep_last, tokens)
     return run
 
 
@@ -417,7 +383,7 @@ def _replay_run(
     source = read.run
     return Run(
         request="",
-        ledger=Ledger(),
+        ledger=Ledger(first_stage=source.ledger.stage_count),
         status=source.status if source.status != "paused" else "done",
         output=source.output,
         events=[] if recorder is None else recorder.events,

@@ -23,7 +23,14 @@ from dataclasses import dataclass
 from itertools import compress, repeat
 
 from footprint_lab.agent.run import CallRecord, Run
-from footprint_lab.events import BudgetPressure, Compaction, ContextEvicted, Recorder
+from footprint_lab.events import (
+    BudgetPressure,
+    Compaction,
+    ContextEvicted,
+    LlmEnd,
+    LlmStart,
+    Recorder,
+)
 from footprint_lab.ledger import Ledger
 from footprint_lab.messages import (
     Message,
@@ -147,16 +154,32 @@ class RunWriter:
             truncated=False,
         )
         self.run.calls.append(call)
+        if self.recorder is not None:
+            self.recorder.emit(
+                LlmStart(
+                    iteration=iteration,
+                    at_ms=self.run.ledger.now(),
+                    stage_id=stage,
+                    messages=call.messages,
+                    chars=call.chars,
+                )
+            )
         return call
 
     def reply(self, stage: str, message: Message, usage: Usage | None) -> Message:
         """Commit the model's reply under its call's stage: its usage (when any), then the
-        message, which the window now ends with."""
+        message, which the window now ends with; then the call's end event, when this writer
+        records events and the usage is known."""
         ledger = self.run.ledger
         if usage is not None:
             ledger.put(stage, "usage", usage)
         (committed,) = ledger.append(stage, [message])
         self.window.append(committed)
+        if usage is not None and self.recorder is not None:
+            iteration = self.run.calls[-1].iteration if self.run.calls else self.run.iterations
+            self.recorder.emit(
+                LlmEnd(iteration=iteration, at_ms=ledger.now(), stage_id=stage, usage=usage)
+            )
         return committed
 
     # -- tool results ----------------------------------------------------------------------
@@ -178,7 +201,8 @@ class RunWriter:
         window = self.window
         at = len(window)
         if order is not None:
-            rank = order[committed.tool_call_id or ""]
+            # A result answering none of the calls (an imported file's) goes after those that do.
+            rank = order.get(committed.tool_call_id or "", len(order))
             while at and window[at - 1].role == "tool":
                 if order.get(window[at - 1].tool_call_id or "", -1) < rank:
                     break

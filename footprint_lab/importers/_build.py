@@ -2,9 +2,12 @@
 
 Layer: importers (above the agent's run model). Every message gets a stage id in the agent's
 own scheme (``seed#n`` for user turns, ``call-llm#n`` for assistant replies with their usage,
-``tool-calls#n`` for consecutive tool results), so ``replay`` and ``capture`` treat an import
-like any recorded run. Import is linear in the number of messages: the size of what each call
-sent is a running total, never a re-count of the window.
+``tool-calls#n`` for consecutive tool results, each committed alone as the agent commits a
+batch's results), so ``replay`` and ``capture`` treat an import like any recorded run. The
+commits are made by the one walker, :class:`~footprint_lab.agent.transcript.Walk`, which
+``replay`` uses too: a replay of an import with no strategy is the import, commit for commit.
+Import is linear in the number of messages: the size of what each call sent is a running total,
+never a re-count of the window.
 
 Where a source recorded what each call really received (``sent``), the run's windows are those
 inputs: each call whose input differs from the running window gets a ``window#n`` stage holding
@@ -20,6 +23,7 @@ from contextvars import ContextVar
 from typing import Any, Literal
 
 from footprint_lab.agent.run import ImportProblem, Run
+from footprint_lab.agent.transcript import Walk
 from footprint_lab.agent.writer import RunWriter
 from footprint_lab.importers._observed import HistoryIndex, ObservedWindow, observe_window
 from footprint_lab.importers._parts import TranscriptError, json_problem
@@ -168,63 +172,26 @@ def build_run(
     run.meta = {"imported_from": source, **storable_value(meta or {})}
     run.import_problems = list(problems)
     writer = RunWriter(run)
-    sent_chars = 0
     replies = iter(usages)
     inputs = iter(sent) if sent is not None else None
     history = HistoryIndex()
-    # seed#0 carries the system prompt, as in an agent run, and the first user turn.
-    seed = writer.stage("seed")
-    if system is not None:
-        writer.system(seed, system)
-    first_seed: str | None = seed
-    i = 0
-    while i < len(messages):
-        message = messages[i]
-        if message.role == "tool":
-            j = i
-            while j < len(messages) and messages[j].role == "tool":
-                j += 1
-            committed = writer.append(writer.stage("tool-calls"), messages[i:j])
-            history.add(committed)
-            sent_chars += sum(m.chars for m in committed)
-            i = j
-            continue
-        if message.role == "assistant":
-            if len(ledger) == 0:
-                # A reply with nothing before it still follows a commit (the empty seed).
-                writer.seed([], stage=first_seed)
-                first_seed = None
-            run.iterations += 1
-            recorded = next(inputs, None) if inputs is not None else None
-            if recorded is not None:
-                observed = observe_window(
-                    recorded, history, writer.window, system=system, request=run.request or None
-                )
-                if observed.removed or observed.fresh or len(observed.window) != len(writer.window):
-                    _commit_observed(writer, observed, policy or source)
-                    sent_chars = sum(m.chars for m in writer.window)
-            stage = writer.stage("call-llm")
-            usage = next(replies, None)
-            writer.call(stage, run.iterations, chars=sent_chars, usage=usage)
-            if usage is not None:
-                run.last_usage = usage
-            committed = [writer.reply(stage, message, usage)]
-            history.add(committed)
-            sent_chars += committed[0].chars
-        else:
-            kind = None if kinds is None or message.role != "user" else kinds.get(i)
-            if kind is not None:
-                stage = writer.stage(kind)
-            else:
-                if message.role == "user" and message.authored is None:
-                    run.request = message.content
-                    run.requests.append(message.content)
-                stage = first_seed if first_seed is not None else writer.stage("seed")
-                first_seed = None
-            committed = writer.append(stage, [message])
-            history.add(committed)
-            sent_chars += committed[0].chars
-        i += 1
+    walk = Walk(writer, messages, system=system, keep_ids=False, kinds=kinds, on_commit=history.add)
+    for i in walk.replies():
+        run.iterations += 1
+        recorded = next(inputs, None) if inputs is not None else None
+        if recorded is not None:
+            observed = observe_window(
+                recorded, history, writer.window, system=system, request=run.request or None
+            )
+            if observed.removed or observed.fresh or len(observed.window) != len(writer.window):
+                _commit_observed(writer, observed, policy or source)
+                walk.chars = sum(m.chars for m in writer.window)
+        stage = walk.call_stage(i)
+        usage = next(replies, None)
+        writer.call(stage, run.iterations, chars=walk.chars, usage=usage)
+        if usage is not None:
+            run.last_usage = usage
+        walk.reply(i, stage, usage)
     run.window = writer.window
     _finish(run, messages, usages, sent, model)
     if outcome is not None:

@@ -48,7 +48,17 @@ def wall_clock_ms() -> int:
 class Ledger:
     """Append-only commit log of one run. Nothing in it is ever edited or removed."""
 
-    def __init__(self, clock: Clock | None = None) -> None:
+    def __init__(self, clock: Clock | None = None, *, first_stage: int = 0) -> None:
+        """An empty ledger.
+
+        Args:
+            clock: Milliseconds for each commit (default the wall clock).
+            first_stage: The ``n`` of the first stage id it allocates: a replay's ledger
+                commits its source's messages under their own ids and numbers the stages it
+                adds after every id the source allocated, so no id names two things.
+        """
+        if type(first_stage) is not int or first_stage < 0:
+            raise ValueError(f"first_stage must be an integer >= 0, got {first_stage!r}")
         self._clock: Clock = clock or wall_clock_ms
         self._commits: list[Commit] = []
         self._messages: list[Message] = []
@@ -56,7 +66,7 @@ class Ledger:
         self._position: dict[int, int] = {}
         self._by_stage: dict[str, list[int]] = {}
         self._key_index: dict[str, list[int]] = {}
-        self._stage_counter = 0
+        self._stage_counter = first_stage
 
     # -- writing -------------------------------------------------------------------------
 

@@ -42,11 +42,25 @@ def _without_clock(value: Any) -> Any:
     return value
 
 
-@pytest.mark.parametrize("name", sorted(BUILDERS))
-def test_a_golden_file_loads_and_saves_byte_for_byte(name: str, tmp_path: Path) -> None:
-    golden = FOLDER / f"{name}.json"
+GOLDEN = sorted([*FOLDER.glob("*.json"), *FOLDER.glob("before-*/*.json")])
+"""Today's golden files and those an older writer saved (``before-37/``: a replay that
+renumbered its source's stage ids), which must load as they did."""
+
+
+@pytest.mark.parametrize("golden", GOLDEN, ids=lambda p: f"{p.parent.name}/{p.stem}")
+def test_a_golden_file_loads_and_saves_byte_for_byte(golden: Path, tmp_path: Path) -> None:
     again = load_run(golden).save(tmp_path / golden.name)
     assert again.read_bytes() == golden.read_bytes()
+
+
+def test_a_replay_saved_before_stable_ids_keeps_its_own_ids() -> None:
+    """A replay saved before #37 numbered its source's messages anew and kept the map in
+    ``meta['source_stage_ids']``; it still loads with the ids it was saved with."""
+    old = load_run(FOLDER / "before-37" / "replay-budget.json")
+    assert old.meta["source_stage_ids"]
+    renamed = {k: v for k, v in old.meta["source_stage_ids"].items() if k != v}
+    assert renamed, "the old replay renumbered some of its source's stages"
+    assert all(old.ledger.messages_of(k) for k in renamed)
 
 
 @pytest.mark.parametrize("name", sorted(BUILDERS))

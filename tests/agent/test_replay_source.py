@@ -36,8 +36,7 @@ def _written(run: Run) -> list[Any]:
         [[(m.content, m.stage_id) for m in run.window_sent(i)] for i in range(len(run.calls))],
         [c.model_dump() for c in run.calls],
         [r.model_dump() for r in run.records],
-        {k: v for k, v in run.meta.items() if k != "source_stage_ids"},
-        run.meta.get("source_stage_ids"),
+        run.meta,
     ]
 
 
@@ -67,19 +66,15 @@ def test_replays_share_a_copy_only_under_the_same_stage_and_never_hold_the_sourc
     for replayed in (first, second, unmanaged):
         assert originals.isdisjoint(id(m) for m in replayed.ledger.messages)
 
-    # Every replay under a strategy allocates the same stage ids: the two share each copy of
-    # the transcript. A replay with no strategy allocates no window stages: past its opening
-    # seed its stage ids differ, and so do its copies.
+    # Every replay keeps the source's stage ids for the source's messages (#37 item 1), so all
+    # of them share each copy of the transcript, and each copy carries its original's id.
     def copies(replayed: Run) -> list[Any]:  # the transcript's copies, in transcript order
         return [m for m in replayed.ledger.messages if not (m.stage_id or "").startswith("window")]
 
     assert len(copies(first)) == len(copies(second)) == len(copies(unmanaged)) > 1
     assert all(a is b for a, b in zip(copies(first), copies(second), strict=True))
-    shared = [a is b for a, b in zip(copies(first), copies(unmanaged), strict=True)]
-    assert shared == [
-        a.stage_id == b.stage_id for a, b in zip(copies(first), copies(unmanaged), strict=True)
-    ]
-    assert shared[0] and not all(shared)
+    assert all(a is b for a, b in zip(copies(first), copies(unmanaged), strict=True))
+    assert [m.stage_id for m in copies(first)] == [m.stage_id for m in run.ledger.messages]
 
 
 def test_a_source_is_read_from_a_run_only() -> None:
