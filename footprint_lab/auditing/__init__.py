@@ -15,7 +15,7 @@ from __future__ import annotations
 import inspect
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 from footprint_lab.auditing.policies import (
     AbortSignal,
@@ -69,6 +69,9 @@ class AuditedPolicy:
     name: str
     markers: Sequence[str] = FRAME_MARKERS
     """Openings by which an inserted message says it is a summary (case-insensitive)."""
+    audits_a_foreign_policy: ClassVar[bool] = True
+    """Read by the window core: a breach raised in an agent names what the user can do
+    (``replay(run, audit(policy))``, a lawful strategy), not strategy-author methods."""
 
     async def plan(self, input: StrategyInput) -> StrategyResult | None:
         """Run the policy on the window, diff, and file a record with the violations."""

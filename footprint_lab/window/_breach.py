@@ -50,13 +50,35 @@ class Breach:
     """For a split tool pair: the index in the given window of the half that stays (the call
     whose result left, or the result whose call left)."""
 
-    def error(self, strategy: str) -> WindowStrategyError:
-        """The error ``apply_window`` raises for this breach."""
+    def error(self, strategy: str, *, audited: bool = False) -> WindowStrategyError:
+        """The error ``apply_window`` raises for this breach.
+
+        Args:
+            strategy: The strategy's name.
+            audited: The strategy is a foreign policy wrapped in ``audit()``: its author is
+                not the user, so the error points to what the user can do (audit it over a
+                recorded run, or choose a lawful strategy), not to strategy-author methods.
+        """
         where = f"message {self.message_index}" + (f" ({self.stage_id})" if self.stage_id else "")
-        return WindowStrategyError(
-            f"strategy {strategy!r} broke the rule {self.rule!r} at {where}: {self.detail}; "
+        what = f"strategy {strategy!r} broke the rule {self.rule!r} at {where}: {self.detail}"
+        todo = (
             "build removals with input.plan_removal() and input.drop() / input.replace(), "
-            "which obey every rule",
+            "which obey every rule"
+        )
+        if audited:
+            what = (
+                f"the audited policy {strategy!r} broke the rule {self.rule!r} at {where}: "
+                f"{self.detail}"
+            )
+            todo = (
+                "an agent sends only windows that keep the law, so it cannot run this policy; "
+                "to see what it would do, audit it over a recorded run with "
+                "replay(run, audit(policy)), which records every rule it breaks, or let the "
+                "agent run a lawful strategy such as summarize_oldest(...), which folds the "
+                "oldest turns into a summary and keeps the request"
+            )
+        return WindowStrategyError(
+            f"{what}; {todo}",
             rule=self.rule,
             message_index=self.message_index,
             stage_id=self.stage_id,

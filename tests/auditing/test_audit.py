@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from typing import Any
 
 import pytest
 
@@ -145,3 +146,33 @@ def test_compact_style_default_keep_recent_10_and_peers_on_a_long_session() -> N
     )
     ours = replay(source, audit(sliding_window(4)))
     assert all(r.violations == [] for r in ours.records)
+
+
+def test_an_agent_refusing_an_audited_policy_says_what_the_user_can_do() -> None:
+    """#37 item 4: spec 001's default folds the request into its summary, so an agent cannot
+    send its windows; the error points to replay(run, audit(policy)) and summarize_oldest, not
+    to the strategy-author methods a user of someone else's policy cannot call, and the
+    replay it suggests works on the same conversation."""
+    from footprint_lab import Agent, Reply, ScriptedProvider, tool
+
+    @tool
+    def look(n: int) -> str:
+        """Look."""
+        return f"r{n} " + "x" * 50
+
+    def agent(strategy: Any) -> Any:
+        replies = [Reply.tool_calls([("look", {"n": i})]) for i in range(14)]
+        builder = Agent.create(
+            provider=ScriptedProvider([*replies, Reply.text("done")]), max_iterations=20
+        ).tool(look)
+        return (builder if strategy is None else builder.window(strategy)).build()
+
+    refused = agent(audit(default_keep_recent_10())).run("go")
+    assert refused.status == "error"
+    said = str(refused.error)
+    assert "audited policy 'default-keep-recent-10'" in said
+    assert "lost-current-request" in said
+    assert "replay(run, audit(policy))" in said and "summarize_oldest" in said
+    assert "plan_removal" not in said
+    audited = replay(agent(None).run("go"), audit(default_keep_recent_10()))
+    assert any(r.violations for r in audited.records)
