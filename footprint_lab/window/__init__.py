@@ -23,6 +23,16 @@ strategy says of itself — only the engine's caller may choose to record a brea
 raising it — and sets the record's facts from what it saw; every module in this package points
 back here.
 
+**The floor, and when pins stand down.** Whatever the strategy, a window never shrinks below its
+floor: the current request, the pins (``keep_last_tool_results``) and the keep window, with the
+system turns nothing removes. A pin that blocks stands down: when the two previous visits were
+both *blocked by their pins* — each removed nothing, named ``last-tool-result``, and left the
+window above its floor (a turn refused for another reason, or a budget the floor exceeds) — no
+pin is offered for one visit, and its observations say ``stand_down``. A visit *at* the floor
+is not blocked: it kept what the floor promises. So a short keep window over distinct tools
+holds its floor instead of dropping its pins every third visit.
+(:func:`~footprint_lab.window.pins.blocked_by_pins`)
+
 Glossary
 --------
 turn

@@ -6,8 +6,9 @@ Layer: window core; a pin is one of the refusal engine's guards, so it obeys the
 Rules: one pin per tool *name*, always its latest result after the current request; newest
 first; a parallel batch is one turn and costs one slot; a pin inside the keep window costs
 nothing; at most ``limit`` slots are admitted and the names that found no slot are counted as
-``yielded``. Stand-down: when the two previous records both removed nothing and both named
-``last-tool-result``, no pin is offered on this visit and the observations say so.
+``yielded``. Stand-down: when the two previous visits were both blocked by their pins — each
+removed nothing, named ``last-tool-result`` and left the window above its floor — no pin is
+offered on this visit and the observations say so.
 """
 
 from __future__ import annotations
@@ -34,14 +35,38 @@ key of this name goes to the run or replay (pins are run-level, see
 factory."""
 
 
+_FLOOR_REASONS = frozenset(
+    {"current-request", "system-envelope", "last-tool-result", "inside-keep-window", "within-slack"}
+)
+"""What keeps a window at its floor (1 request + the pins + the keep window, and the system
+turns nothing removes; slack the strategy allows on purpose)."""
+
+
+def blocked_by_pins(record: WindowRecord) -> bool:
+    """Whether a visit was blocked by its pins: it removed nothing, a pin refused, and the
+    window was above its floor — some turn refused for another reason than the floor's, or a
+    budget the floor exceeds. A visit at the floor was not blocked: it kept what the floor
+    promises (the two claims of spec 000 meet here; see the law in ``footprint_lab.window``)."""
+    if record.removed_message_count != 0:
+        return False
+    reasons = {ref.reason for ref in record.refusals}
+    if "last-tool-result" not in reasons:
+        return False
+    refused_turns = len({ref.turn_index for ref in record.refusals})
+    at_floor = (
+        record.over_budget is not True
+        and reasons <= _FLOOR_REASONS
+        and (record.turns_before is None or refused_turns >= record.turns_before)
+    )
+    return not at_floor
+
+
 def should_stand_down(prior_records: Sequence[WindowRecord]) -> bool:
-    """True when the two previous records both removed nothing and both named a pin."""
+    """True when the two previous visits were both blocked by their pins
+    (:func:`blocked_by_pins`)."""
     if len(prior_records) < 2:
         return False
-    return all(
-        r.removed_message_count == 0 and any(ref.reason == "last-tool-result" for ref in r.refusals)
-        for r in prior_records[-2:]
-    )
+    return all(blocked_by_pins(r) for r in prior_records[-2:])
 
 
 def choose_pins(

@@ -4,6 +4,7 @@ yielded counting, the request boundary, and stand-down."""
 from __future__ import annotations
 
 from footprint_lab import Message, WindowRecord, apply_window, sliding_window
+from footprint_lab.window.pins import blocked_by_pins
 from footprint_lab.window.records import Refusal
 from tests.builders import call, calls, result, user
 
@@ -77,11 +78,71 @@ def test_nothing_at_or_before_the_current_request_is_pinnable() -> None:
 
 
 def _blocked(iteration: int) -> WindowRecord:
+    """A visit its pins blocked: it removed nothing, a pin refused, and the window was above
+    its floor (a budget the request, the pins and the keep window exceed)."""
     return WindowRecord(
         strategy="sliding-window",
         iteration=iteration,
         refusals=[Refusal(reason="last-tool-result", turn_index=1, message_index=1)],
+        over_budget=True,
     )
+
+
+def test_a_visit_at_the_floor_is_not_blocked_by_its_pins() -> None:
+    """#37 item 4: sliding_window(1) and (2) over distinct tools, two pins. A visit that fills
+    the pins removes nothing and names last-tool-result, but the window is at its floor
+    (request + pins + keep window): it was not blocked, and the pins never stand down. Before,
+    they stood down every third visit (window sizes 1, 3, 5, 7, 3, 5, 7, ...)."""
+    from footprint_lab import Agent, Reply, ScriptedProvider, tool
+
+    tools = []
+    for k in range(12):
+
+        def look(n: int) -> str:
+            return f"r{n} " + "x" * 50
+
+        look.__name__, look.__doc__ = f"t{k}", "Look."
+        tools.append(tool(look))
+    replies = [Reply.tool_calls([(f"t{i}", {"n": i})]) for i in range(12)]
+    for keep in (1, 2):
+        run = (
+            Agent.create(provider=ScriptedProvider([*replies, Reply.text("done")]))
+            .tools(*tools)
+            .window(sliding_window(keep))
+            .build()
+            .run("go")
+        )
+        floor = 1 + 2 * (2 + keep)  # the request, and two messages a round: 2 pins + keep
+        sizes = [c.messages for c in run.calls]
+        growing = list(range(1, floor, 2))
+        assert sizes == [*growing, *[floor] * (len(sizes) - len(growing))]
+        assert not any(r.observations and r.observations.stand_down for r in run.records)
+        assert not any(blocked_by_pins(r) for r in run.records)
+
+
+def test_a_pin_that_keeps_a_budget_above_the_floor_still_stands_down() -> None:
+    at_floor = WindowRecord(
+        strategy="sliding-window",
+        iteration=3,
+        turns_before=2,
+        refusals=[
+            Refusal(reason="current-request", turn_index=0, message_index=0),
+            Refusal(reason="last-tool-result", turn_index=1, message_index=1),
+        ],
+    )
+    assert not blocked_by_pins(at_floor)
+    assert blocked_by_pins(at_floor.model_copy(update={"over_budget": True}))
+    # A turn refused for a reason that is not the floor's: the window was above it.
+    above = at_floor.model_copy(
+        update={
+            "turns_before": 3,
+            "refusals": [
+                *at_floor.refusals,
+                Refusal(reason="unresolved-tool-call", turn_index=2, message_index=3),
+            ],
+        }
+    )
+    assert blocked_by_pins(above)
 
 
 def test_stand_down_after_two_blocked_visits() -> None:

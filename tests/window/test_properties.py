@@ -140,6 +140,7 @@ def _prior(draw_blocked: bool) -> list[WindowRecord]:
         strategy="x",
         iteration=1,
         refusals=[Refusal(reason="last-tool-result", turn_index=1, message_index=1)],
+        over_budget=True,  # above its floor: the pins blocked it (see blocked_by_pins)
     )
     return [blocked, blocked]
 
