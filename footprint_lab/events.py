@@ -159,8 +159,26 @@ class RunCancelled(_Event):
     """The step that had not finished (see ``Run.phase``): a resume starts there."""
 
 
+class PolicyChanged(_Event):
+    """A conversation went on under another window policy than the one it was written under
+    (``agent.continue_from(run, allow_policy_change=True)``): the records before this event
+    are the old policy's, those after it the new one's."""
+
+    type: Literal["run.policy_changed"] = "run.policy_changed"
+    strategy_before: StorableStr
+    """The strategy the conversation was written under, with its knobs when known
+    (``sliding-window(keep_recent_turns=2)``; ``no strategy``)."""
+    strategy_after: StorableStr
+    """The strategy it goes on under."""
+    pins_before: int
+    """``keep_last_tool_results`` before."""
+    pins_after: int
+    """``keep_last_tool_results`` from here on."""
+
+
 Event = Annotated[
-    LlmStart
+    PolicyChanged
+    | LlmStart
     | LlmEnd
     | ReplyTruncated
     | ToolEnd

@@ -14,7 +14,12 @@ from footprint_lab.agent.checkpoint import (
     load_checkpoint,
     load_run,
 )
-from footprint_lab.agent.injections import InjectionContext, InjectionRule, after_compaction
+from footprint_lab.agent.injections import (
+    InjectionContext,
+    InjectionRule,
+    Redelivered,
+    after_compaction,
+)
 from footprint_lab.agent.run import CallRecord, PauseState, Run, RunStatus
 from footprint_lab.agent.tools import Tool, ask_human, current_call_id, tool
 
@@ -28,6 +33,7 @@ __all__ = [
     "InjectionContext",
     "InjectionRule",
     "PauseState",
+    "Redelivered",
     "RestoredError",
     "Run",
     "RunFileError",

@@ -24,11 +24,13 @@ from collections.abc import Callable
 from footprint_lab.agent import _batch, _pauses
 from footprint_lab.agent._driver import StopRequested, attach_run, detached
 from footprint_lab.agent._parts import AgentParts
+from footprint_lab.agent._policy import policy_of
 from footprint_lab.agent.checkpoint import Checkpoint, run_from_checkpoint
-from footprint_lab.agent.injections import InjectionContext, injection_message
+from footprint_lab.agent.injections import InjectionContext, Redelivered, injection_message
 from footprint_lab.agent.run import Run
 from footprint_lab.agent.writer import RunWriter
 from footprint_lab.events import (
+    PolicyChanged,
     Recorder,
     ReplyTruncated,
     RunCancelled,
@@ -87,6 +89,19 @@ class _Loop:
                 provider_state=previous.provider_state,
             )
             self.recorder.events.extend(previous.events)
+            before, after = policy_of(previous), policy_of(agent)
+            if before.differs_from(after):
+                # Allowed by continue_from(..., allow_policy_change=True): said, not silent.
+                self.recorder.emit(
+                    PolicyChanged(
+                        iteration=previous.iterations,
+                        at_ms=ledger.now(),
+                        strategy_before=str(before),
+                        strategy_after=str(after),
+                        pins_before=before.pins,
+                        pins_after=after.pins,
+                    )
+                )
             positions = [previous.ledger.position(m) for m in previous.window]
             window = [ledger.messages[p] for p in positions if p is not None]
         self.writer = RunWriter(run, window, self.recorder)
@@ -360,9 +375,46 @@ class _Loop:
             record=self.iteration_record,
             changed=self.window_changed,
         )
-        texts = [text for rule in self.agent.injections if (text := rule(context))]
-        if texts:
-            self.writer.append(self.writer.stage("inject"), [injection_message(t) for t in texts])
+        at_end: list[Message] = []
+        at_removal: list[Message] = []
+        for rule in self.agent.injections:
+            text = rule(context)
+            if text:
+                where = at_removal if isinstance(text, Redelivered) else at_end
+                where.append(injection_message(str(text)))
+        if not (at_end or at_removal):
+            return
+        stage = self.writer.stage("inject")
+        point = self._removal_point() if at_removal else None
+        if point is None:
+            self.writer.append(stage, at_removal + at_end)
+            return
+        self.writer.insert(stage, at_removal, point)
+        if at_end:
+            self.writer.append(stage, at_end)
+
+    def _removal_point(self) -> int | None:
+        """Where this iteration's visit removed a span, in the window as it now stands: after
+        the messages the visit put in its place (a drop notice, a summary). None when the visit
+        removed nothing, or only cleared results in place."""
+        record = self.iteration_record
+        if (
+            record is None
+            or record.removed_message_count == 0
+            or record.cleared_stage_ids
+            or record.given_commit is None
+        ):
+            return None
+        given = self.ledger.window_at(record.given_commit)
+        now = self.window
+        point = 0
+        limit = min(len(given), len(now))
+        while point < limit and given[point] is now[point]:
+            point += 1
+        was_given = set(map(id, given))
+        while point < len(now) and id(now[point]) not in was_given:
+            point += 1  # the visit's own stand-ins
+        return point
 
     async def _send(self, iteration: int, stage: str, *, retry: bool) -> ProviderResponse:
         # Built from trusted parts: construct without re-validating every message.

@@ -18,6 +18,7 @@ from typing import Self
 
 from footprint_lab.agent._driver import Flight, drive
 from footprint_lab.agent._loop import CheckpointHook, _Loop
+from footprint_lab.agent._policy import policy_of
 from footprint_lab.agent.builder import AgentBuilder
 from footprint_lab.agent.checkpoint import Checkpoint, run_from_checkpoint
 from footprint_lab.agent.injections import InjectionRule
@@ -189,7 +190,9 @@ class Agent:
         """Forget the conversation: the next ``run`` starts afresh."""
         self.conversation = None
 
-    def continue_from(self, source: Run | Checkpoint) -> Agent:
+    def continue_from(
+        self, source: Run | Checkpoint, *, allow_policy_change: bool = False
+    ) -> Agent:
         """Stand in a finished conversation — a run, a checkpoint, or either loaded from a file
         in another process — so the next ``run(request)`` continues it with its history.
 
@@ -199,12 +202,24 @@ class Agent:
         *not* restored: a scripted provider of the new agent is scripted for the continuation
         only, starting at its first reply.
 
+        A conversation written under one window policy (strategy and pin limit) goes on under
+        another only when asked: a policy that quietly changed is one nobody can audit. With
+        ``allow_policy_change=True`` the continued run says so in a ``run.policy_changed``
+        event (:class:`~footprint_lab.events.PolicyChanged`) before its first call: the records
+        before it are the old policy's.
+
+        Args:
+            source: The finished run or its checkpoint.
+            allow_policy_change: Go on under this agent's policy when it is not the one the
+                conversation was written under (recorded, as above).
+
         Returns:
             This agent (``agent.continue_from(run).run("next request")`` reads naturally).
 
         Raises:
             ValueError: the run did not finish — paused (use ``agent.resume``), stopped on a
-                fault (use ``agent.resume_on_error``) or interrupted (use ``agent.resume``).
+                fault (use ``agent.resume_on_error``) or interrupted (use ``agent.resume``); or
+                it was written under another window policy and ``allow_policy_change`` is False.
         """
         run = run_from_checkpoint(source) if isinstance(source, Checkpoint) else source
         if run.status == "paused" or run.phase == "resume":
@@ -220,6 +235,16 @@ class Agent:
             raise ValueError(
                 f"the run is {run.status} and has not finished (phase {run.phase!r}): finish "
                 "it with agent.resume(checkpoint)"
+            )
+        before = policy_of(run)
+        after = policy_of(self)
+        if before.differs_from(after) and not allow_policy_change:
+            raise ValueError(
+                f"the conversation was written under {before} with "
+                f"keep_last_tool_results={before.pins}, and this agent runs {after} with "
+                f"keep_last_tool_results={after.pins}: build the agent with the same window "
+                "policy, or pass allow_policy_change=True to go on under this one (the run "
+                "records the change as a run.policy_changed event)"
             )
         self.conversation = run
         return self

@@ -34,12 +34,33 @@ InjectionRule = Callable[[InjectionContext], str | None]
 """Returns the text to inject at this boundary, or None."""
 
 
+class Redelivered(str):
+    """Text a rule re-delivers after a compaction (what :func:`after_compaction`'s rule
+    returns; a rule that wraps it and passes its text on keeps the mark). The agent puts it
+    where the compaction's removal was (after its drop notice or summary), at the front of what
+    the next compaction may take, so the previous copy leaves with the next compacted span —
+    not at the end, where it would stay inside the keep window and the copies would pile up."""
+
+    __slots__ = ()
+
+
 def after_compaction(text: str) -> InjectionRule:
     """Re-deliver ``text`` (e.g. standing instructions) whenever the window was just changed,
-    as the TypeScript compaction library re-injects skills after a compaction."""
+    as the TypeScript compaction library re-injects skills after a compaction: "fresh on each
+    compaction".
+
+    Each compaction that removed a span delivers one fresh copy, placed where the removal was
+    (after its drop notice or summary); the previous copy stands at the front of what the next
+    compaction takes, so it leaves with that span, and the records name it. A copy never
+    counts against a strategy's keep window (an injection opens no turn of the conversation).
+    A compaction that removed nothing but cleared results in place delivers its copy at the
+    end of the window."""
+    if not isinstance(text, str):
+        raise TypeError(f"after_compaction takes the text to re-deliver, got {type(text).__name__}")
+    copy = Redelivered(text)
 
     def rule(ctx: InjectionContext) -> str | None:
-        return text if ctx.changed else None
+        return copy if ctx.changed else None
 
     return rule
 

@@ -118,6 +118,16 @@ class RunWriter:
         self.window.extend(committed)
         return committed
 
+    def insert(self, stage: str, messages: Iterable[Message], at: int) -> list[Message]:
+        """Commit ``messages`` under ``stage`` and place them at index ``at`` of the window (a
+        re-delivered injection goes where a compaction's removal was), followed by a window
+        commit, so ``ledger.window_at`` reads the window as it is."""
+        committed = self.run.ledger.append(stage, messages)
+        self.window[at:at] = committed
+        if at < len(self.window) - len(committed):
+            self.run.ledger.set_window(stage, self.window)
+        return committed
+
     # -- model calls -----------------------------------------------------------------------
 
     def call(

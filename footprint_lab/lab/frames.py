@@ -24,6 +24,7 @@ from typing import Any, ClassVar, Literal
 import pandas as pd
 
 from footprint_lab.agent.run import Run
+from footprint_lab.events import PolicyChanged
 from footprint_lab.lab._frames import (
     calls,
     commits,
@@ -188,7 +189,16 @@ class Frames:
         row per frame with its size and columns."""
         from footprint_lab.lab.render import render
 
-        keys = ("label", "strategy", "status", "iterations", "runs", "counterfactual", "evidence")
+        keys = (
+            "label",
+            "strategy",
+            "status",
+            "iterations",
+            "runs",
+            "counterfactual",
+            "evidence",
+            "policy_changes",
+        )
         facts = [
             (key, ", ".join(map(str, value)) if isinstance(value, list) else value)
             for key in keys
@@ -308,7 +318,19 @@ def _info(run: Run, label: str | None, evidence: bool) -> dict[str, Any]:
         "estimated_tokens_per_char": meta.get("estimated_tokens_per_char"),
         # A replay's own usage is the original's: the ratio is the one its source showed.
         "tokens_per_char": source_tokens_per_char(run),
+        "policy_changes": _policy_changes(run),
     }
+
+
+def _policy_changes(run: Run) -> list[str]:
+    """Where a conversation went on under another window policy (``run.policy_changed``
+    events), in words: the records before each are the old policy's."""
+    return [
+        f"after iteration {e.iteration}: {e.strategy_before} with {e.pins_before} pin(s) became "
+        f"{e.strategy_after} with {e.pins_after} pin(s)"
+        for e in run.events
+        if isinstance(e, PolicyChanged)
+    ]
 
 
 # -- many runs -------------------------------------------------------------------------------

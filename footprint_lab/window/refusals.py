@@ -129,6 +129,20 @@ class RemovalPlan:
         return self.span is not None
 
 
+def keep_window_start(messages: Sequence[Message], starts: list[int], keep: int) -> int:
+    """The first turn of the keep window: the last ``keep`` turns, not counting the turns an
+    injection opened (``authored="injection"``: standing instructions re-delivered after a
+    compaction are the library's, not the conversation's, so a copy never takes a turn's slot
+    of the keep window). Reads back ``keep`` turns and the injections among them, no more."""
+    k = len(starts)
+    counted = 0
+    while k > 0 and counted < keep:
+        k -= 1
+        if messages[starts[k]].authored != "injection":
+            counted += 1
+    return k if counted == keep else 0
+
+
 def walk_start(
     messages: Sequence[Message],
     turns: Sequence[Turn],
@@ -141,7 +155,7 @@ def walk_start(
     and its first turn) and the pins (the turns they hold, and their observations)."""
     table = TurnTable.of(turns)
     keep = max(0, keep_recent_turns)
-    keep_start = max(0, len(table.starts) - keep)
+    keep_start = keep_window_start(messages, table.starts, keep)
     facts = guards.facts
     if facts is not None and facts.window.messages is messages:
         window: Window | None = facts.window

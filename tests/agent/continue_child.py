@@ -39,7 +39,8 @@ def second(source: str, path: Path, report: Path) -> None:
         .window(sliding_window(100))  # engages late: the first window is the history as-is
         .build()
     )
-    assert agent.continue_from(loaded) is agent
+    # Another policy than the first run's (summarize-oldest, sliding-window(3)): allowed.
+    assert agent.continue_from(loaded, allow_policy_change=True) is agent
     run = agent.run(NEXT_REQUEST)
     out = {
         "status": run.status,

@@ -87,3 +87,49 @@ def test_continue_from_refuses_runs_that_did_not_finish() -> None:
     assert failed.status == "error"
     with pytest.raises(ValueError, match="resume_on_error"):
         _agent([]).continue_from(failed)
+
+
+def test_a_conversation_goes_on_under_another_policy_only_when_asked(tmp_path: Path) -> None:
+    """#37 item 4: a policy that quietly changed is one nobody can audit. continue_from refuses
+    a conversation written under another strategy (knobs compared while the run has its agent)
+    or pin limit, saying what to change; allowed, the run records a run.policy_changed event,
+    which the run file keeps and the lab's captured facts state."""
+    from footprint_lab import Agent, Reply, ScriptedProvider, sliding_window, tool
+
+    @tool
+    def look(n: int) -> str:
+        """Look."""
+        return f"r{n} " + "x" * 50
+
+    def agent(keep: int | None, pins: int = 2) -> Agent:
+        replies = [Reply.tool_calls([("look", {"n": 1})]), Reply.text("ok")]
+        builder = Agent.create(
+            provider=ScriptedProvider(replies), keep_last_tool_results=pins
+        ).tool(look)
+        built: Agent = (builder if keep is None else builder.window(sliding_window(keep))).build()
+        return built
+
+    first = agent(2).run("first")
+    for other in (agent(3), agent(2, pins=1), agent(None)):
+        with pytest.raises(ValueError, match="allow_policy_change=True"):
+            other.continue_from(first)
+    same = agent(2).continue_from(first).run("second")
+    assert not [e for e in same.events if e.type == "run.policy_changed"]
+    changed = agent(3).continue_from(first, allow_policy_change=True).run("second")
+    [event] = [e for e in changed.events if e.type == "run.policy_changed"]
+    assert event.strategy_before == "sliding-window(keep_recent_turns=2)"
+    assert event.strategy_after == "sliding-window(keep_recent_turns=3)"
+    assert event.iteration == first.iterations
+    loaded = load_run(changed.save(tmp_path / "changed.json"))
+    assert [e for e in loaded.events if e.type == "run.policy_changed"] == [event]
+    # The lab states it: the captured run's facts, and their view in a notebook.
+    from footprint_lab.lab import capture
+
+    frames = capture(loaded)
+    [said] = frames.info["policy_changes"]
+    assert said == (
+        f"after iteration {first.iterations}: sliding-window(keep_recent_turns=2) with 2 pin(s) "
+        "became sliding-window(keep_recent_turns=3) with 2 pin(s)"
+    )
+    assert said in frames._repr_html_()
+    assert capture(same).info["policy_changes"] == []

@@ -460,12 +460,14 @@ def test_forced_compaction_re_delivers_injections_on_the_retry() -> None:
     assert len(retries) == len(forced)
     for i in retries:
         sent = run.window_sent(i)
-        assert sent[-1].authored == "injection"
-        assert sent[-1].content == "Standing order: cite the deployment id."
-        assert sent[-1].stage_id is not None and sent[-1].stage_id.startswith("inject#")
+        # One copy, where the forced compaction's removal was: right after its drop notice.
+        [copy] = [m for m in sent if m.authored == "injection"]
+        assert copy.content == "Standing order: cite the deployment id."
+        assert copy.stage_id is not None and copy.stage_id.startswith("inject#")
+        assert sent[sent.index(copy) - 1].authored == "drop-notice"
     # ...and after: the injected message stays in the window like any committed message.
     after = retries[0] + 1
-    first_injection = run.window_sent(retries[0])[-1]
+    [first_injection] = [m for m in run.window_sent(retries[0]) if m.authored == "injection"]
     assert first_injection in run.window_sent(after)
 
 

@@ -22,7 +22,7 @@ from footprint_lab.window.result import WindowResult
 from footprint_lab.window.shape import Window
 from footprint_lab.window.strategies.splice import RemovalFacts as RemovalFacts
 from footprint_lab.window.strategies.splice import Splicing
-from footprint_lab.window.turns import Turn
+from footprint_lab.window.turns import Turn, TurnTable
 
 _STAGE_ID = operator.attrgetter("stage_id")
 _CHARS = operator.attrgetter("chars")
@@ -134,6 +134,23 @@ class StrategyInput(Splicing):
     def model(self) -> str | None:
         """The model the run calls, when known."""
         return self._boundary.model
+
+    def holds_more_turns_than(self, n: int) -> bool:
+        """Whether the window holds more than ``n`` turns that count against a keep window:
+        a turn an injection opened does not (see
+        :func:`~footprint_lab.window.refusals.keep_window_start`)."""
+        turns = self.turns
+        if len(turns) <= n:
+            return False
+        messages = self.messages
+        starts = TurnTable.of(turns).starts
+        counted = 0
+        for k in range(len(starts) - 1, -1, -1):
+            if messages[starts[k]].authored != "injection":
+                counted += 1
+                if counted > n:
+                    return True
+        return False
 
     def plan_removal(
         self,

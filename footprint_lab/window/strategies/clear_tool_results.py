@@ -45,7 +45,7 @@ class ClearToolResults:
             if measured is None:
                 return None
             facts.update(measured)
-        elif len(input.turns) <= self.keep_recent_turns and not input.forced:
+        elif not input.holds_more_turns_than(self.keep_recent_turns) and not input.forced:
             return None
         plan = input.plan_clearing(
             self.name,

@@ -26,7 +26,7 @@ class SlidingWindow:
     def plan(self, input: StrategyInput) -> StrategyResult | None:
         """Drop the oldest span the refusal engine allows."""
         slack = self.slack_turns
-        if len(input.turns) <= self.keep_recent_turns + slack and not input.forced:
+        if not input.holds_more_turns_than(self.keep_recent_turns + slack) and not input.forced:
             return None
         plan = input.plan_removal(self.keep_recent_turns)
         if not slack:
