@@ -21,7 +21,7 @@ from typing import Any
 from footprint_lab.agent._runfile_state import request_positions, stage_kind
 from footprint_lab.agent.run import Run
 from footprint_lab.agent.transcript import transcript
-from footprint_lab.ledger import Ledger, stage_number
+from footprint_lab.ledger import Ledger
 from footprint_lab.messages import Message, window_chars
 from footprint_lab.window.records import WindowRecord
 from footprint_lab.window.turns import segment_turns
@@ -82,10 +82,9 @@ def parent_prefix(source: Run, at: int, replies: Sequence[Message]) -> Run:
     messages, message_commit, commits, _ = ledger.export()
     kept = bisect.bisect_left(message_commit, cut)
     head = commits[:cut]
-    numbers = [n for n in map(stage_number, (c.stage_id for c in head)) if n is not None]
-    prefix = Ledger.restore(
-        messages[:kept], message_commit[:kept], head, max(numbers, default=-1) + 1
-    )
+    # The fork numbers its own stages after every id the parent allocated, as a replay does:
+    # an id names one message in the parent and the fork (#37 item 1).
+    prefix = Ledger.restore(messages[:kept], message_commit[:kept], head, ledger.stage_count)
     stages: set[str | None] = {c.stage_id for c in head}
     stages.add(None)  # a span that names no frame stage is kept with its iteration
     texts = [prefix.messages[p].content for p in request_positions(prefix.messages)]

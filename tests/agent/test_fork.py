@@ -114,12 +114,12 @@ def test_a_fork_keeps_the_parents_ledger_up_to_at_and_sends_the_replayed_window(
     assert _view(forked.window_sent(first)) == _view(replayed.window_sent(at - 1))
     assert forked.status == "done" and forked.output == "asked again: d4 failed"
     # the meta names the parent, the boundary and the strategy
-    assert forked.meta["fork_of"] == "deploy-audit"
-    assert forked.meta["fork_at"] == at
-    assert forked.meta["fork_strategy"] == (None if fork_strategy == "none" else forked.strategy)
+    assert forked.origin.parent_id == "deploy-audit"
+    assert forked.origin.at == at
+    assert forked.origin.strategy == (None if fork_strategy == "none" else forked.strategy)
     # a splice record says exactly what left the parent's window, and the lab agrees
     splices = [r for r in forked.records if r.forked]
-    assert len(splices) == int(forked.meta["fork_window_changed"]) <= 1
+    assert len(splices) == int(forked.origin.window_changed) <= 1
     assert all(r.iteration == at for r in splices)
     check_all(forked, capture(forked))
     # the parent never changed
@@ -131,7 +131,7 @@ def test_a_fork_of_a_run_under_its_own_strategy_changes_nothing_up_to_the_call()
     forked = fork(parent, at=5, strategy=sliding_window(keep_recent_turns=3), provider=_answer())
     # replay sends what the live run sent, so the window at 5 is the parent's own
     assert _view(forked.window_sent(4)) == _view(parent.window_sent(4))
-    assert forked.meta["fork_window_changed"] is (
+    assert forked.origin.window_changed is (
         next(r for r in parent.records if r.iteration == 5).removed_message_count > 0
     )
 
@@ -260,7 +260,7 @@ def test_an_interrupt_mid_fork_carries_the_fork_and_leaves_the_parent_alone() ->
     with pytest.raises(KeyboardInterrupt) as caught:
         fork(parent, at=4, strategy=sliding_window(2), provider=provider, tools=[read_log])
     cancelled = caught.value.run  # type: ignore[attr-defined]
-    assert cancelled.status == "cancelled" and cancelled.meta["fork_at"] == 4
+    assert cancelled.status == "cancelled" and cancelled.origin.at == 4
     assert parent.checkpoint().model_dump_json() == saved
 
 
@@ -280,12 +280,12 @@ def test_a_saved_run_forks_and_the_fork_round_trips_through_a_file(tmp_path: Pat
         provider=_answer(2),
         tools=[deploy_audit().tools[0]],
     )
-    assert forked.status == "done" and forked.meta["fork_of"] == "deploy-audit"
+    assert forked.status == "done" and forked.origin.parent_id == "deploy-audit"
     again = load_run(forked.save(tmp_path / "fork.json"))
     assert again.checkpoint().model_dump_json() == forked.checkpoint().model_dump_json()
     check_all(again, capture(again))
     # a fork of a fork names its parent as a fork
-    assert fork(again, at=6, strategy=None, provider=_answer()).meta["fork_of"] == (
+    assert fork(again, at=6, strategy=None, provider=_answer()).origin.parent_id == (
         "deploy-audit (fork at 5)"
     )
 
@@ -315,13 +315,13 @@ def test_an_imported_real_run_forks_with_the_tools_passed_by_name(
         tools={"bash": bash},
     )
     assert forked.status == "done" and forked.output == "patched"
-    assert forked.meta["fork_of"] == parent.meta["imported_from"]
+    assert forked.origin.parent_id == parent.origin.format
     results = [m.content for m in forked.ledger.messages if m.role == "tool"][-2:]
     assert results[0] == "$ pytest -q\nok"
     assert results[1].startswith("error: tool 'str_replace_editor' was not passed to fork")
     cut = _parent_boundary_commit(parent, at)
     assert forked.ledger.commits[:cut] == parent.ledger.commits[:cut]
-    assert forked.meta["fork_window_changed"]  # three turns of a long run: much left
+    assert forked.origin.window_changed  # three turns of a long run: much left
     assert parent.checkpoint().model_dump_json() == saved
     check_all(forked, capture(forked))
     again = load_run(forked.save(tmp_path / "fork.json"))
@@ -381,7 +381,10 @@ def test_the_root_face_serves_fork() -> None:
     agent = Agent.create(provider=ScriptedProvider([Reply.text("a")])).build()
     run = agent.run("q")
     again = fork(run, at=1, strategy=None, provider=ScriptedProvider([Reply.text("b")]))
-    assert again.output == "b" and again.calls[0].stage_id == run.calls[0].stage_id
+    assert again.output == "b"
+    # Its own call is a new stage, numbered after every id the parent allocated: the parent's
+    # call-llm#1 said "a", so it never names the fork's "b" (#37 item 1).
+    assert again.calls[0].stage_id == f"call-llm#{run.ledger.stage_count}"
 
 
 def test_a_fork_of_a_conversation_stands_in_the_request_of_its_boundary(tmp_path: Path) -> None:

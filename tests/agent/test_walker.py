@@ -23,7 +23,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from footprint_lab import explain, sliding_window
+from footprint_lab import explain, fork, sliding_window
 from footprint_lab.agent.replay import replay
 from footprint_lab.agent.run import Run
 from footprint_lab.importers import as_run, load
@@ -210,3 +210,27 @@ def test_an_import_and_its_replay_commit_alike() -> None:
     again = replay(run, None, events=False)
     assert len(run.ledger) == len(again.ledger) == 5
     _check_unmanaged_replay(run)
+
+
+@pytest.mark.parametrize("name", sorted(SCENARIOS))
+def test_a_fork_keeps_its_parents_ids_and_numbers_its_own_after_them(name: str) -> None:
+    """The parent's messages up to the fork keep their ids in the fork; the stages the fork
+    adds are numbered after every id the parent allocated, so no id names two things."""
+    scenario = SCENARIOS[name]()
+    parent = scenario.run(None)
+    at = max(1, min(3, len(parent.calls)))
+    forked = fork(parent, at=at, strategy=sliding_window(1), provider=scenario.provider())
+    kept = {m.stage_id for m in forked.ledger.messages} & {
+        m.stage_id for m in parent.ledger.messages
+    }
+    assert kept
+    for stage in kept:
+        assert stage is not None
+        ours = [_message(m) for m in forked.ledger.messages_of(stage)]
+        theirs = [_message(m) for m in parent.ledger.messages_of(stage)]
+        assert ours == theirs[: len(ours)], stage
+    parent_ids = {c.stage_id for c in parent.ledger.commits}
+    for commit in forked.ledger.commits:
+        if commit.stage_id not in parent_ids:
+            number = stage_number(commit.stage_id)
+            assert number is not None and number >= parent.ledger.stage_count, commit.stage_id
