@@ -160,12 +160,21 @@ def not_applicable(
     return out
 
 
-def reasons_of(meta: Mapping[str, Any]) -> list[NotApplicable]:
-    """The reasons a replay filed in ``meta['not_applicable']`` (none for any other run)."""
-    found = meta.get("not_applicable")
-    if not isinstance(found, list):
-        return []
-    return [NotApplicable.model_validate(item) for item in found if isinstance(item, Mapping)]
+def reasons_of(source: Any) -> list[NotApplicable]:
+    """The reasons a replay says its policy could not apply (``run.origin.not_applicable``),
+    of a run or of its ``frames.info`` (none for any other run). Read by duck typing: this
+    module sits below the agent that defines the origin."""
+    if isinstance(source, Mapping):
+        if "origin" not in source:
+            raise TypeError(
+                "reasons_of takes a run or its frames.info; a replay's reasons are in its "
+                "origin (run.origin.not_applicable), not in run.meta"
+            )
+        origin = source["origin"]
+    else:
+        origin = getattr(source, "origin", None)
+    found = getattr(origin, "not_applicable", ())
+    return [r for r in found if isinstance(r, NotApplicable)]
 
 
 def blocked(reasons: Sequence[NotApplicable]) -> bool:

@@ -339,11 +339,12 @@ def run_tokens_per_char(run: _Run) -> float | None:
 
 def source_tokens_per_char(run: _SourcedRun) -> float | None:
     """The ratio a run's own reported usage shows (:func:`run_tokens_per_char`); for a replay,
-    whose usage is its source's, the ratio its source showed (``meta['tokens_per_char']``, as
+    whose usage is its source's, the ratio its source showed (``origin.tokens_per_char``, as
     the replay recorded it). None when nothing was reported."""
-    meta = run.meta if isinstance(run.meta, Mapping) else {}
-    if meta.get("counterfactual"):
-        own = meta.get("tokens_per_char")
+    # A replay says so by its origin (read by its kind: this module sits below the agent).
+    origin = getattr(run, "origin", None)
+    if getattr(origin, "kind", None) == "replay":
+        own = getattr(origin, "tokens_per_char", None)
         return float(own) if isinstance(own, int | float) and not isinstance(own, bool) else None
     return run_tokens_per_char(run)
 

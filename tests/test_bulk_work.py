@@ -15,6 +15,7 @@ import pytest
 import footprint_lab
 from footprint_lab import Agent, Reply, Run, ScriptedProvider, bulk_work, replay, tool
 from footprint_lab._gc import in_bulk_work
+from footprint_lab.agent.origin import Import
 from footprint_lab.export import to_otel
 from footprint_lab.importers import (
     from_anthropic,
@@ -98,7 +99,7 @@ def test_no_library_entry_point_pauses_the_collector(disables: list[str], tmp_pa
         *load(DATA / "transcripts"),
     ]
     imported += load_otel(to_otel(run, tmp_path / "trace.json"))
-    formats = {r.meta.get("format") for r in imported}
+    formats = {r.origin.format for r in imported if isinstance(r.origin, Import)}
     assert {"claude-code", "inspect", "openhands", "swe-agent"} <= formats, formats
     assert disables == []
 

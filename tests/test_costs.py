@@ -106,7 +106,7 @@ def test_a_replay_is_estimated_at_its_originals_ratio() -> None:
     assert reported["input_tokens"].tolist() == [c.usage.input_tokens for c in source.calls]
     replayed = replay(source, sliding_window(1), keep_last_tool_results=0)
     ratio = run_tokens_per_char(source)
-    assert ratio is not None and replayed.meta["tokens_per_char"] == pytest.approx(ratio)
+    assert ratio is not None and replayed.origin.tokens_per_char == pytest.approx(ratio)
     estimated = cost_frame({"replayed": replayed})
     assert estimated["estimated"].all()
     assert estimated["label"].unique().tolist() == ["replayed"]

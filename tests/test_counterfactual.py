@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from footprint_lab import Agent, Reply, ScriptedProvider, replay, sliding_window, token_budget
+from footprint_lab.lab import capture
 from footprint_lab.scenarios import SCENARIOS, deploy_audit
 from tests.builders import by_content
 
@@ -35,8 +36,9 @@ def test_replay_is_counterfactual_and_calls_no_model() -> None:
     assert provider.calls == 0
     counterfactual = replay(original, sliding_window(2))
     assert provider.calls == 0
-    assert counterfactual.meta["counterfactual"] is True
-    assert "counterfactual" in counterfactual.meta["note"]
+    assert counterfactual.origin.kind == "replay"
+    assert counterfactual.origin.source_id == "deploy-audit"
+    assert "counterfactual" in capture(counterfactual).info["note"]
     assert counterfactual.output == original.output
     # Replies are the original's, so are their output tokens; input tokens are those of the
     # window the replay sent: the original's until the first removal, counted after it.
@@ -102,7 +104,7 @@ def test_replay_accepts_transcripts_directly() -> None:
 
     for transcript in (OPENAI, ANTHROPIC, LANGCHAIN):
         replayed = replay(transcript, sliding_window(1))
-        assert replayed.meta["counterfactual"] is True
+        assert replayed.origin.kind == "replay"
         assert [m.role for m in replayed.ledger.messages if m.authored is None][:2] == [
             "user",
             "assistant",

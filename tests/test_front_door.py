@@ -183,4 +183,4 @@ def test_the_agent_layer_replays_runs_and_the_root_reads_transcripts_above_it() 
         agent_replay.replay(transcript, None)  # type: ignore[arg-type]
     replayed = footprint_lab.replay(transcript, None)
     assert [m.content for m in replayed.window] == ["hi", "hello"]
-    assert replayed.meta["counterfactual"] is True
+    assert replayed.origin.kind == "replay"

@@ -129,4 +129,4 @@ def test_scripted_usage_and_a_replays_ratio_are_the_one_estimate() -> None:
     assert own is not None and own > 0
     replayed = replay(run, None)
     assert source_tokens_per_char(replayed) == pytest.approx(own)
-    assert replayed.meta["tokens_per_char"] == pytest.approx(own)
+    assert replayed.origin.tokens_per_char == pytest.approx(own)

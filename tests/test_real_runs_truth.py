@@ -65,12 +65,12 @@ def test_token_policies_engage_on_tau_bench_estimated(tau: list[Run], strategy: 
     assert replayed.records, "a token policy engages on a run whose source reported no usage"
     assert {r.tokens_from for r in replayed.records} == {"estimated"}
     assert any(r.removed_message_count for r in replayed.records)
-    assert replayed.meta["estimated_calls"] == len(replayed.calls)
-    assert replayed.meta["estimated_tokens_per_char"] == 0.25
+    assert replayed.origin.estimated_calls == len(replayed.calls)
+    assert replayed.origin.estimated_tokens_per_char == 0.25
     assert {c.tokens_from for c in replayed.calls} == {"estimated"}
     frames = capture(replayed)
     assert set(frames.records["tokens_from"].dropna()) == {"estimated"}
-    notes = run_notes(replayed.meta)
+    notes = run_notes(replayed)
     assert [n.kind for n in notes].count("estimated") == 1
     # The estimate is the request's characters at the stated ratio, for the window replayed.
     system = len(run.system or "")
@@ -85,7 +85,7 @@ def test_a_stated_ratio_moves_the_estimate(tau: list[Run]) -> None:
     half = replay(
         run, token_budget(threshold_tokens=1500, keep_recent_turns=2), tokens_per_char=0.5
     )
-    assert half.meta["estimated_tokens_per_char"] == 0.5
+    assert half.origin.estimated_tokens_per_char == 0.5
     system = len(run.system or "")
     first = half.calls[0]
     assert first.usage is not None
@@ -133,7 +133,7 @@ def test_a_live_run_keeps_the_rule_counted_not_guessed() -> None:
 def test_no_usage_and_no_estimate_allowed_says_so(tau: list[Run]) -> None:
     replayed = replay(run := tau[0], token_budget(threshold_tokens=10), estimate=False)
     assert replayed.records == [] and len(replayed.calls) == len(run.calls)
-    reasons = reasons_of(replayed.meta)
+    reasons = reasons_of(replayed)
     assert [r.reason for r in reasons] == ["no-usage"]
     assert "no estimate" in reasons[0].detail
 
@@ -141,36 +141,36 @@ def test_no_usage_and_no_estimate_allowed_says_so(tau: list[Run]) -> None:
 def test_a_relative_threshold_without_a_context_window_says_so(tau: list[Run]) -> None:
     replayed = replay(tau[0], token_budget(threshold_fraction=0.5, keep_recent_turns=2))
     assert replayed.records == []
-    assert [r.reason for r in reasons_of(replayed.meta)] == ["no-context-window"]
+    assert [r.reason for r in reasons_of(replayed)] == ["no-context-window"]
     given = replay(
         tau[0], token_budget(threshold_fraction=0.5, keep_recent_turns=2), context_window=4000
     )
-    assert given.records and reasons_of(given.meta) == []
+    assert given.records and reasons_of(given) == []
     assert {r.context_window for r in given.records} == {4000}
 
 
 def test_a_keep_window_larger_than_the_run_says_so() -> None:
     run = _one("openhands/runtime-basic.json")
     replayed = replay(run, sliding_window(keep_recent_turns=50))
-    (reason,) = reasons_of(replayed.meta)
+    (reason,) = reasons_of(replayed)
     assert reason.reason == "keep-window-covers-run"
     assert "keeps 50 turns" in reason.detail
     slack = replay(run, sliding_window(keep_recent_turns=1, slack_turns=50))
-    assert [r.reason for r in reasons_of(slack.meta)] == ["keep-window-covers-run"]
-    assert reasons_of(replay(run, sliding_window(keep_recent_turns=1)).meta) == []
+    assert [r.reason for r in reasons_of(slack)] == ["keep-window-covers-run"]
+    assert reasons_of(replay(run, sliding_window(keep_recent_turns=1))) == []
 
 
 def test_tool_policies_on_a_run_with_no_tool_results_say_so() -> None:
     run = _one("openhands/runtime-basic_interactions.json")
     assert not any(m.role == "tool" for m in run.ledger.messages)
     replayed = replay(run, clear_tool_results(keep_recent_turns=1, keep_results=1))
-    assert [r.reason for r in reasons_of(replayed.meta)] == [
+    assert [r.reason for r in reasons_of(replayed)] == [
         "no-tool-results",
         "pins-without-tool-results",
     ]
     # Pins off: only the strategy's own reason.
     bare = replay(run, clear_tool_results(keep_recent_turns=1), keep_last_tool_results=0)
-    assert [r.reason for r in reasons_of(bare.meta)] == ["no-tool-results"]
+    assert [r.reason for r in reasons_of(bare)] == ["no-tool-results"]
 
 
 def test_every_reason_is_one_of_the_closed_set(tau: list[Run]) -> None:
@@ -180,13 +180,13 @@ def test_every_reason_is_one_of_the_closed_set(tau: list[Run]) -> None:
             token_budget(threshold_fraction=0.9),
             clear_tool_results(keep_recent_turns=100),
         ):
-            for reason in reasons_of(replay(run, strategy, estimate=False).meta):
+            for reason in reasons_of(replay(run, strategy, estimate=False)):
                 assert reason.reason in NOT_APPLICABLE_REASONS
 
 
 def test_the_report_and_the_inspector_say_why_once(tmp_path: Path, tau: list[Run]) -> None:
     replayed = replay(tau[0], token_budget(threshold_tokens=10), estimate=False)
-    detail = reasons_of(replayed.meta)[0].detail
+    detail = reasons_of(replayed)[0].detail
     path = tmp_path / "report.html"
     write_report({"tau": {"cannot": replayed}}, path)
     html = path.read_text(encoding="utf-8")
@@ -242,17 +242,17 @@ RECORDED = {
 def test_each_file_says_what_it_recorded(path: str) -> None:
     expected, status = RECORDED[path]
     for run in load(TRANSCRIPTS / path):
-        facts = recorded_of(run.meta)
+        facts = recorded_of(run)
         assert facts is not None
         assert {k for k, v in facts.model_dump().items() if v} == set(expected.split())
         assert run.status == status
         missing = set(Recorded.model_fields) - set(expected.split())
-        assert len([n for n in run_notes(run.meta) if n.kind == "not recorded"]) == len(missing)
+        assert len([n for n in run_notes(run) if n.kind == "not recorded"]) == len(missing)
 
 
 def test_tau_bench_records_its_outcome_and_model_but_not_inputs_or_usage(tau: list[Run]) -> None:
     for run in tau:
-        facts = recorded_of(run.meta)
+        facts = recorded_of(run)
         has_results = any(m.role == "tool" for m in run.ledger.messages)
         assert facts == Recorded(
             inputs=False, usage=False, tool_results=has_results, model=True, outcome=True
@@ -271,7 +271,7 @@ def test_an_imported_run_prints_no_library_default_as_its_setting(tau: list[Run]
     names = [k for k, _ in strategy_facts(capture(replayed), replayed)]
     assert names == ["strategy", "keep_recent_turns", "keep_last_tool_results"]  # the replay's
     # A replay's windows are its own: the source's missing inputs are not said of it.
-    assert not any("what each call was sent" in n.text for n in run_notes(replayed.meta))
+    assert not any("what each call was sent" in n.text for n in run_notes(replayed))
 
 
 STACKS = ("claude-code", "inspect", "openhands", "swe-agent")

@@ -20,6 +20,7 @@ from footprint_lab.agent.injections import (
     Redelivered,
     after_compaction,
 )
+from footprint_lab.agent.origin import Fork, Import, Live, Origin, Recorded, Replay
 from footprint_lab.agent.run import CallRecord, PauseState, Run, RunStatus
 from footprint_lab.agent.tools import Tool, ask_human, current_call_id, tool
 
@@ -30,10 +31,16 @@ __all__ = [
     "CallRecord",
     "Checkpoint",
     "CheckpointHook",
+    "Fork",
+    "Import",
     "InjectionContext",
     "InjectionRule",
+    "Live",
+    "Origin",
     "PauseState",
+    "Recorded",
     "Redelivered",
+    "Replay",
     "RestoredError",
     "Run",
     "RunFileError",

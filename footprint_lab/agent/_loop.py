@@ -84,6 +84,7 @@ class _Loop:
                 folded=list(previous.folded),
                 iterations=previous.iterations,
                 meta=dict(previous.meta),
+                origin=previous.origin,  # the conversation goes on: it was made as it was
                 requests=list(previous.requests),
                 last_usage=previous.last_usage,
                 provider_state=previous.provider_state,

@@ -53,6 +53,7 @@ from typing import TYPE_CHECKING
 
 from footprint_lab.agent._runfile_checks import RunFileProblem
 from footprint_lab.agent._runfile_state import check_state, stage_kind
+from footprint_lab.agent.origin import imported_source
 from footprint_lab.ledger import WINDOW, Ledger
 from footprint_lab.messages import STAND_IN_KINDS, Message
 from footprint_lab.window.facts import scan
@@ -90,7 +91,7 @@ def check_against_ledger(checkpoint: Checkpoint, ledger: Ledger) -> None:
     """
     messages = ledger.messages
     requests = check_state(checkpoint, messages)
-    rewrites = _check_messages(messages, "imported_from" in checkpoint.meta)
+    rewrites = _check_messages(messages, imported_source(checkpoint.origin) is not None)
     cum = list(accumulate(map(_CHARS, messages), initial=0))
     _check_window(checkpoint.window, ledger)
     for i, call in enumerate(checkpoint.calls):

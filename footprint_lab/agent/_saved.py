@@ -14,10 +14,24 @@ from pydantic import BaseModel, ConfigDict
 from footprint_lab.messages import Message, StorableStr
 from footprint_lab.window.records import WindowRecord
 
-__all__ = ["FORMAT", "VERSION", "SavedCommit", "SavedError", "SavedLedger", "named_records"]
+__all__ = [
+    "FORMAT",
+    "READABLE_VERSIONS",
+    "VERSION",
+    "SavedCommit",
+    "SavedError",
+    "SavedLedger",
+    "named_records",
+]
 
 FORMAT: Literal["footprint-lab/run"] = "footprint-lab/run"
-VERSION: Literal[1] = 1
+VERSION: Literal[2] = 2
+"""The run file's format version: 2 keeps the run's origin (``Run.origin``); a file of
+version 1 said it in meta keys, and is read as it was written (see
+:func:`footprint_lab.agent.origin.origin_of_meta`)."""
+
+READABLE_VERSIONS: tuple[int, ...] = (1, 2)
+"""The versions ``load_run`` reads."""
 
 
 class SavedCommit(BaseModel):

@@ -50,6 +50,8 @@ from footprint_lab.agent._runfile_io import (
     with_checksum,
 )
 from footprint_lab.agent._runfile_ledger import check_against_ledger
+from footprint_lab.agent._saved import READABLE_VERSIONS
+from footprint_lab.agent.origin import origin_of_meta
 from footprint_lab.agent.run import (
     FORMAT,
     VERSION,
@@ -64,7 +66,7 @@ from footprint_lab.agent.run import (
 from footprint_lab.ledger import HISTORY, WINDOW, Commit, Ledger, LedgerError, given_commit
 from footprint_lab.messages import storable_json
 from footprint_lab.usage import Usage
-from footprint_lab.window.records import WindowRecord
+from footprint_lab.window.records import TOKEN_SOURCES, WindowRecord
 
 __all__ = [
     "CHECKSUM_FIELD",
@@ -90,6 +92,7 @@ __all__ = [
     "run_from_checkpoint",
     "run_from_text",
     "save_run",
+    "upgraded_run_document",
 ]
 
 
@@ -254,12 +257,33 @@ def _parse(source: Path, text: str) -> dict[str, Any]:
             f'{source}: not a footprint_lab run file (expected "format": "{FORMAT}")'
         )
     version = data.get("version")
-    if type(version) is not int or version != VERSION:
+    if type(version) is not int or version not in READABLE_VERSIONS:
         raise RunFileError(
             f"{source}: run file version {version!r} is not supported; this footprint_lab "
-            f"reads version {VERSION} (the integer)"
+            f"reads versions {', '.join(map(str, READABLE_VERSIONS))} (the integer)"
         )
     return data
+
+
+def upgraded_run_document(data: dict[str, Any]) -> dict[str, Any]:
+    """A version-1 run file's data as version 2: the origin its meta keys said
+    (:func:`~footprint_lab.agent.origin.origin_of_meta`), those keys out of its meta. A file
+    that is not what it claims is left for the checks to name."""
+    if data.get("version") != 1 or "origin" in data:
+        return data
+    meta, calls = data.get("meta"), data.get("calls")
+    if not isinstance(meta, dict) or not isinstance(calls, list):
+        return data
+    sources = {
+        c.get("tokens_from") or "reported" for c in calls if isinstance(c, dict) and c.get("usage")
+    }
+    strategy = data.get("strategy")
+    origin, rest = origin_of_meta(
+        meta,
+        strategy if isinstance(strategy, str) else None,
+        tuple(s for s in TOKEN_SOURCES if s in sources),
+    )
+    return {**data, "version": VERSION, "meta": rest, "origin": origin.model_dump(mode="json")}
 
 
 def _load(path: str | Path, max_bytes: int, verify: bool = True) -> tuple[Checkpoint, Run]:
@@ -269,6 +293,7 @@ def _load(path: str | Path, max_bytes: int, verify: bool = True) -> tuple[Checkp
         data = _parse(source, text)
         has_checksum = CHECKSUM_FIELD in data
         checksum = data.pop(CHECKSUM_FIELD, None)
+        data = upgraded_run_document(data)
         try:
             checkpoint = Checkpoint.model_validate(data)
         except ValidationError as exc:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import difflib
 from collections.abc import Sequence
 
+from footprint_lab.agent.origin import Replay, imported_source
 from footprint_lab.agent.run import Run
 from footprint_lab.ledger import Ledger
 from footprint_lab.ledger.commit import given_commit
@@ -156,7 +157,7 @@ class Explainer:
             how = departure_words(record, stage_id)
             return f"{head} left the window: {how}. {record.explain()}"
         if run.strategy is None and not run.records:
-            return f"{head} never left the window: the run has no window strategy."
+            return f"{head} never left the window: {_why_unmanaged(run)}"
         positions = {p for p in ledger.positions(messages) if p is not None}
         first_commit = min((ledger.commit_of_message(p) for p in positions), default=0)
         later = [r for r in run.records if r.commit is None or r.commit > first_commit]
@@ -178,6 +179,32 @@ class Explainer:
             how = departure_words(record, stage_id)
             return f" The {kinds} it wrote left the window later: {how}."
         return f" The {kinds} it wrote never left the window."
+
+
+def _why_unmanaged(run: Run) -> str:
+    """Why nothing ever left a run with no window records: it had no strategy, or — for an
+    import — what its file records and what it does not (a file that does not record what each
+    call was sent cannot show its stack's own policy removing anything)."""
+    imported = imported_source(run.origin)
+    if imported is None or isinstance(run.origin, Replay):
+        return "the run has no window strategy."
+    recorded = imported.recorded
+    if recorded is None:
+        return (
+            f"the {imported.format} file says nothing of its stack's own window policy, and "
+            "no policy of this lab ran on it."
+        )
+    if not recorded.inputs:
+        return (
+            f"the {imported.format} file does not record what each call was sent, so whether "
+            "its stack's own policy removed anything cannot be seen (every window shown is the "
+            "whole history up to its call); replay it under a strategy to see what one would "
+            "remove."
+        )
+    return (
+        f"the {imported.format} file records what each call was sent, and every call was sent "
+        "it: its stack's own policy never removed it."
+    )
 
 
 def explain(run: Run, stage_id: str) -> str:

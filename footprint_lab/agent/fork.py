@@ -16,9 +16,10 @@ strategy=S, provider=P)`` sends that window. It returns a new :class:`Run` besid
 * **its own calls after**: from iteration ``k`` the agent loop runs as in any live run — the
   provider's replies, the tools' results, strategy S at every later boundary — for at most
   ``max_iterations`` iterations, written through the run's one writer;
-* **its meta names the parent**: ``fork_of`` (the parent's label or scenario), ``fork_at``
-  (k), ``fork_strategy`` (S's name), ``fork_provider``, and ``fork_window_changed`` (False
-  when S would have sent at k just what the parent sent: then no window stage is written).
+* **its origin names the parent**: a :class:`~footprint_lab.agent.origin.Fork` with
+  ``parent_id`` (the parent's label or scenario), ``at`` (k), ``strategy`` (S's name),
+  ``provider``, and ``window_changed`` (False when S would have sent at k just what the
+  parent sent: then no window stage is written).
 
 The replay runs over the whole parent, so a fork costs about what ``replay(run, S)`` costs
 plus the calls it makes (on a 2,000-iteration scripted run: 1.5 s of replay, 2.1 s in all).
@@ -48,6 +49,7 @@ from footprint_lab.agent._fork_cut import (
 )
 from footprint_lab.agent._loop import _Loop
 from footprint_lab.agent.agent import Agent
+from footprint_lab.agent.origin import Fork, Import
 from footprint_lab.agent.replay import areplay
 from footprint_lab.agent.run import Run
 from footprint_lab.agent.tools import Tool, ToolFunction
@@ -62,20 +64,9 @@ __all__ = ["ForkTools", "afork", "fork"]
 ForkTools = Sequence[Tool | ToolFunction] | Mapping[str, Tool | ToolFunction]
 """The tools a fork may call: ``Tool`` objects or functions, in a list or keyed by name."""
 
-_REPLAY_FACTS = frozenset(
-    {
-        "counterfactual",
-        "replay_of",
-        "note",
-        "source_stage_ids",
-        "not_applicable",
-        "estimated_calls",
-        "estimated_tokens_per_char",
-        "label",
-    }
-)
-"""Meta of the parent a fork does not inherit: a replay's marks (the fork's replies are its
-provider's) and the parent's label (``fork_of`` names it)."""
+_REPLAY_FACTS = frozenset({"source_stage_ids", "label"})
+"""Meta of the parent a fork does not inherit: a replay's facts (the fork's replies are its
+provider's) and the parent's label (its origin's ``parent_id`` names it)."""
 
 
 class _ForkAgent(Agent):
@@ -208,13 +199,14 @@ async def _afork(agent: _ForkAgent, source: Run, at: int, strategy: WindowStrate
     prefix.provider = storable_text(agent.provider.name)
     prefix.keep_last_tool_results = agent.keep_last_tool_results
     inherited = {k: v for k, v in source.meta.items() if k not in _REPLAY_FACTS}
-    prefix.meta = {
-        **{k: v for k, v in inherited.items() if not k.startswith("_")},
-        "fork_of": _name_of(source),
-        "fork_at": at,
-        "fork_strategy": name,
-        "fork_provider": prefix.provider,
-    }
+    prefix.meta = {k: v for k, v in inherited.items() if not k.startswith("_")}
+    prefix.origin = Fork(
+        parent_id=_name_of(source),
+        at=at,
+        strategy=name,
+        provider=prefix.provider,
+        source=source.origin,
+    )
     replayed = await areplay(
         source,
         strategy,
@@ -235,7 +227,7 @@ async def _afork(agent: _ForkAgent, source: Run, at: int, strategy: WindowStrate
         visit = loop.writer.visit(loop.writer.stage("window"), window, record)
         loop.window_changed = visit.changed
         loop.iteration_record = visit.record
-    prefix.meta["fork_window_changed"] = loop.window_changed
+    prefix.origin = prefix.origin.model_copy(update={"window_changed": loop.window_changed})
     prefix.phase = "inject"  # the boundary's window is in place: injections, then the call
     return await loop.drive()
 
@@ -310,11 +302,11 @@ def _tools_of(tools: ForkTools | None, source: Run) -> list[Tool]:
 def _name_of(run: Run) -> str:
     """How a fork names its parent: its label, its scenario or where it was imported from —
     and a fork as what it forked, and where."""
-    meta = run.meta
-    if isinstance(meta.get("fork_of"), str):
-        return f"{meta['fork_of']} (fork at {meta.get('fork_at')})"
-    for key in ("label", "scenario", "imported_from"):
-        value = meta.get(key)
+    origin = run.origin
+    if isinstance(origin, Fork):
+        return f"{origin.parent_id} (fork at {origin.at})"
+    for key in ("label", "scenario"):
+        value = run.meta.get(key)
         if isinstance(value, str) and value:
             return value
-    return "run"
+    return origin.format if isinstance(origin, Import) else "run"

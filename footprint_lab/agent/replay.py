@@ -25,7 +25,7 @@ this order, and named in each record's and call's ``tokens_from``:
    characters over the original's (system prompt included);
 4. ``estimated`` — no call reported usage (SWE-agent files, tau-bench): the request's
    characters at ``tokens_per_char`` (default the source's own ratio, else 1/4), so token
-   policies engage on such runs too, marked estimated (``meta['estimated_calls']``).
+   policies engage on such runs too, marked estimated (the replay's ``origin.estimated_calls``).
    ``estimate=False`` allows none: the token strategy then cannot engage.
 
 A live run keeps the spec's rule: zero reported tokens raise ``CompactionUnmeasurableError``.
@@ -57,6 +57,7 @@ from collections.abc import Awaitable, Collection, Generator
 
 from footprint_lab._async import run_sync
 from footprint_lab.agent._replay_tokens import ReplayTokens, replies_of
+from footprint_lab.agent.origin import Replay
 from footprint_lab.agent.run import CallRecord, Run
 from footprint_lab.agent.transcript import Walk, in_call_order, recorded
 from footprint_lab.agent.writer import RunWriter
@@ -70,7 +71,7 @@ from footprint_lab.usage import Usage
 from footprint_lab.window.apply import OnBreach, check_keep_last_tool_results, start_boundary
 from footprint_lab.window.boundary import Boundary
 from footprint_lab.window.errors import WindowConfigError
-from footprint_lab.window.records import TokenSource
+from footprint_lab.window.records import TOKEN_SOURCES, TokenSource
 from footprint_lab.window.result import WindowResult
 from footprint_lab.window.strategies import WindowStrategy
 from footprint_lab.window.strategies.base import strategy_name
@@ -186,7 +187,7 @@ def replay(
             window of a relative threshold.
         estimate: False to allow no estimate: a call whose tokens nobody reported then has
             none, and a token strategy does not engage (the replay says why in
-            ``meta['not_applicable']``).
+            ``origin.not_applicable``).
         context_window: The model's context window, for ``threshold_fraction=`` strategies
             (default: what ``provider`` says, else ``meta['context_window']`` of the source).
         events: False to record no events (``run.events`` stays empty; everything else is
@@ -194,8 +195,8 @@ def replay(
             ``evidence_frame`` does for every run x configuration.
 
     Returns:
-        A counterfactual run: ``meta['counterfactual']`` is True and ``meta['replay_of']``
-        names the source.
+        A counterfactual run: its ``origin`` is a :class:`~footprint_lab.agent.origin.Replay`
+        naming the source, the strategy and where its token figures came from.
 
     Raises:
         WindowConfigError: ``tokens_per_char`` is not a positive number.
@@ -321,7 +322,7 @@ def _replay(
     configured = strategy
     trigger = getattr(strategy, "trigger", None)
     if getattr(trigger, "threshold_fraction", None) is not None and tokens.context_window is None:
-        strategy = None  # it cannot run here: meta['not_applicable'] says why (below)
+        strategy = None  # it cannot run here: origin.not_applicable says why (below)
     run = _replay_run(read, configured, keep_last, recorder)
     # The agent's tool roster, when the source still has its agent (a notice names only those).
     roster = None if source.agent is None else frozenset(source.agent.tools)
@@ -350,15 +351,20 @@ def _replay(
         ):
             walk.chars = window_chars(writer.window)
         stage = walk.call_stage(i)
-        usage, tokens_from = tokens.of_call(
-            writer.window, walk.chars, originals[reply_no], read.messages[i]
-        )
+        original = originals[reply_no]
+        usage, tokens_from = tokens.of_call(writer.window, walk.chars, original, read.messages[i])
+        source_usage = None if original is None else original.usage
         writer.call(
             stage,
             iteration,
             chars=walk.chars,
             usage=usage,
             tokens_from=None if tokens_from == "reported" else tokens_from,
+            scaled_from=(
+                source_usage.input_tokens
+                if tokens_from == "scaled" and source_usage is not None
+                else None
+            ),
         )
         if usage is not None:
             last_usage, last_from = usage, tokens_from or "reported"
@@ -370,6 +376,10 @@ def _replay(
     run.phase = "finished"  # a replay is over: it saves and reopens like any finished run
     run.last_usage = last_usage
     _replay_facts(run, configured, read.messages, keep_last, tokens)
+    sources = {c.tokens_from or "reported" for c in run.calls if c.usage is not None}
+    run.origin = run.origin.model_copy(
+        update={"tokens_from": tuple(t for t in TOKEN_SOURCES if t in sources)}
+    )
     return run
 
 
@@ -392,15 +402,24 @@ def _replay_run(
         model=source.model,
         provider=source.provider,
         keep_last_tool_results=keep_last,
-        meta={
-            **{k: v for k, v in source.meta.items() if not k.startswith("_")},
-            "counterfactual": True,
-            "replay_of": source.meta.get("label") or source.meta.get("scenario") or "run",
-            # What the source's own reported usage says a character costs (for cost estimates).
-            "tokens_per_char": read.tokens_per_char,
-            "note": COUNTERFACTUAL_NOTE,
-        },
+        meta={k: v for k, v in source.meta.items() if not k.startswith("_")},
+        origin=Replay(
+            source_id=_source_id(source),
+            strategy=strategy_name(configured),
+            source=source.origin,
+            # What the source's own reported usage says a character costs (cost estimates).
+            tokens_per_char=read.tokens_per_char,
+        ),
     )
+
+
+def _source_id(source: Run) -> str:
+    """What a replay calls its source: the source's label, else its scenario, else ``run``."""
+    for key in ("label", "scenario"):
+        value = source.meta.get(key)
+        if isinstance(value, str) and value:
+            return value
+    return "run"
 
 
 def _replay_facts(
@@ -420,11 +439,13 @@ def _replay_facts(
         calls=len(run.calls),
         context_window=tokens.context_window,
     )
-    if reasons:
-        run.meta["not_applicable"] = [r.model_dump() for r in reasons]
-    if tokens.estimated:
-        run.meta["estimated_calls"] = tokens.estimated
-        run.meta["estimated_tokens_per_char"] = tokens.ratio
+    run.origin = run.origin.model_copy(
+        update={
+            "not_applicable": tuple(reasons),
+            "estimated_calls": tokens.estimated,
+            "estimated_tokens_per_char": tokens.ratio if tokens.estimated else None,
+        }
+    )
 
 
 def _window_stage(

@@ -25,6 +25,7 @@ from footprint_lab.agent._saved import SavedCommit as SavedCommit
 from footprint_lab.agent._saved import SavedError as SavedError
 from footprint_lab.agent._saved import SavedLedger as SavedLedger
 from footprint_lab.agent._saved import named_records
+from footprint_lab.agent.origin import Live, Origin
 from footprint_lab.events import Event
 from footprint_lab.ledger import HISTORY, WINDOW, Commit, Ledger
 from footprint_lab.messages import Message, StorableStr
@@ -118,6 +119,9 @@ class CallRecord(BaseModel):
     tokens_from: TokenSource | None = None
     """None for usage a provider reported for this very call; in a replay, how the input
     tokens of the counterfactual window were obtained ('counted', 'scaled', 'estimated')."""
+    scaled_from: int | None = None
+    """For a ``scaled`` figure, the input tokens the source's call reported, which it was
+    scaled from (``6,007 scaled from the 6,182 reported``); None otherwise."""
     retry: bool = False
     """True for the one retry after a context-length rejection."""
     finish_reason: str | None = None
@@ -195,9 +199,11 @@ class RunState(BaseModel):
     keep_last_tool_results: int
     """The pin limit."""
     meta: dict[str, Any] = Field(default_factory=dict)
-    """Free-form facts about the run."""
+    """Free-form facts about the run: the user's and the source file's."""
     import_problems: list[ImportProblem] = Field(default_factory=list)
     """What an importer found wrong in the transcript and kept as it was."""
+    origin: Origin = Field(default_factory=Live)
+    """How the run was made (:mod:`footprint_lab.agent.origin`)."""
 
 
 STATE_FIELDS: tuple[str, ...] = tuple(RunState.model_fields)
@@ -224,7 +230,7 @@ class Checkpoint(RunState):
 
     format: Literal["footprint-lab/run"] = FORMAT
     """Marks the file as ours."""
-    version: Literal[1] = VERSION
+    version: Literal[2] = VERSION
     """Format version."""
     error: SavedError | None
     """The fault, if any."""
@@ -315,6 +321,9 @@ class Run:
     """State of a stateful provider (the scripted one) as of the last checkpointable point."""
     import_problems: list[ImportProblem] = field(default_factory=list)
     """What an importer found wrong in the transcript and kept as it was (empty otherwise)."""
+    origin: Origin = field(default_factory=Live)
+    """How the run was made: an agent ran it (``Live``), or ``replay``, an importer or ``fork``
+    made it (:mod:`footprint_lab.agent.origin`)."""
     agent: RunOwner | None = field(default=None, repr=False, compare=False)
     """The agent that produced this run (None for loaded runs); ``resume`` uses it."""
 

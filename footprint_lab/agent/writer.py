@@ -139,6 +139,7 @@ class RunWriter:
         usage: Usage | None = None,
         retry: bool = False,
         tokens_from: TokenSource | None = None,
+        scaled_from: int | None = None,
     ) -> CallRecord:
         """File the call about to send the window (``run.calls``): it sends the window as of
         the ledger's last commit, so ``ledger.window_at(call.sent_commit)`` reads it back.
@@ -147,6 +148,7 @@ class RunWriter:
             chars: The window's size, when the caller keeps a running total (else counted).
             usage: What the call cost, when already known (a recorded or replayed call).
             tokens_from: How ``usage`` was obtained, when it was not reported (replay).
+            scaled_from: The source's reported input tokens a ``scaled`` figure came from.
         """
         # Trusted: every value is the writer's own count or one the library built and
         # validated (a usage, a token source); a replay files a call at every reply.
@@ -159,6 +161,7 @@ class RunWriter:
             chars=window_chars(self.window) if chars is None else chars,
             usage=usage,
             tokens_from=tokens_from,
+            scaled_from=scaled_from,
             retry=retry,
             finish_reason=None,
             truncated=False,

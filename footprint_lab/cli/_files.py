@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from footprint_lab.agent import Run
+from footprint_lab.agent.origin import Import
 from footprint_lab.cli._text import closing_lines, report_lines
 
 if TYPE_CHECKING:
@@ -22,10 +23,10 @@ Skipped = list[tuple[Path, str]]
 
 
 def _label(run: Run, path: Path) -> tuple[str, str]:
-    """The report section (scenario) and the label of one run read from ``path``: a saved
-    run's scenario and strategy, as ``run.save`` left them; an imported run's file and its
-    label (``meta['label']``, else the file's name)."""
-    if run.meta.get("format") == "footprint-lab-run":
+    """The report section (scenario) and the label of one run read from ``path``: a run this
+    lab made (live, a replay, a fork: saved by ``run.save``), its scenario and strategy; an
+    imported run's file and its label (``meta['label']``, else the file's name)."""
+    if not isinstance(run.origin, Import):
         scenario = str(run.meta.get("scenario") or path.stem)
         return scenario, f"{run.strategy or 'no strategy'} ({path.stem})"
     label = str(run.meta.get("label") or path.stem)

@@ -66,11 +66,24 @@ their headings."""
 
 
 def summary_lines(numbers: dict[str, Any]) -> list[str]:
-    """A run's summary table: a heading line and a line of numbers, aligned, indented."""
-    widths = [max(len(h), len(str(numbers[k]))) for k, h in SUMMARY_TABLE.items()]
+    """A run's summary table: a heading line and a line of numbers, aligned, indented. A token
+    figure says where it came from unless a provider reported it (``6007 scaled``), and a run
+    with no figure shows ``none``, never 0."""
+    shown = {k: _shown(k, numbers) for k in SUMMARY_TABLE}
+    widths = [max(len(h), len(shown[k])) for k, h in SUMMARY_TABLE.items()]
     head = "  ".join(h.rjust(w) for h, w in zip(SUMMARY_TABLE.values(), widths, strict=True))
-    values = "  ".join(str(numbers[k]).rjust(w) for k, w in zip(SUMMARY_TABLE, widths, strict=True))
+    values = "  ".join(shown[k].rjust(w) for k, w in zip(SUMMARY_TABLE, widths, strict=True))
     return [f"  {head}", f"  {values}"]
+
+
+def _shown(key: str, numbers: dict[str, Any]) -> str:
+    value = numbers[key]
+    if key != "peak_input_tokens":
+        return str(value)
+    if value is None:
+        return "none"
+    source = numbers.get("tokens_from")
+    return str(value) if source in (None, "reported") else f"{value} {source}"
 
 
 DEMO_RECORD_LINES = 6

@@ -20,10 +20,12 @@ import pandas as pd
 import pyarrow as pa
 
 from footprint_lab.agent.checkpoint import run_file_text
+from footprint_lab.agent.origin import Import, imported_source
 from footprint_lab.agent.run import ImportProblem, Run
 from footprint_lab.corpus._arrow import arrow_schema, family_columns, from_frame
 from footprint_lab.corpus.store import Store
 from footprint_lab.importers import TranscriptError, import_clock, load
+from footprint_lab.importers.saved_run import SOURCE as RUN_SOURCE
 from footprint_lab.lab.frames import capture
 from footprint_lab.lab.schema import CORPUS_KEYS, build_frame, column
 from footprint_lab.lab.summary import run_summary
@@ -134,6 +136,13 @@ def _text_or_none(value: Any) -> str | None:
     return None if value is None else str(value)
 
 
+def format_of_run(run: Run) -> str:
+    """The format a stored run was read as: an import's stack (its origin says), else a run
+    this lab saved."""
+    origin = run.origin
+    return origin.format if isinstance(origin, Import) else RUN_SOURCE
+
+
 def _runs_row(
     run: Run, run_id: str, task: FileTask, index: int, checkpoint_bytes: int
 ) -> dict[str, Any]:
@@ -145,7 +154,7 @@ def _runs_row(
         "source_path": task.path,
         "content_hash": task.content_hash,
         "index": index,
-        "format": _text_or_none(meta.get("format")),
+        "format": format_of_run(run),
         "label": _text_or_none(meta.get("label")),
         "task_id": _text_or_none(meta.get("task_id")),
         "reward": float(reward) if isinstance(reward, int | float) else None,
@@ -153,7 +162,7 @@ def _runs_row(
         "provider": run.provider,
         "request": run.request,
         "requests": len(run.requests),
-        "imported_from": _text_or_none(meta.get("imported_from")),
+        "imported_from": run.provider if imported_source(run.origin) is not None else None,
         "tokens_per_char": ratio,
         "import_problems": len(run.import_problems),
         "meta": json.dumps(meta, sort_keys=True, default=str),
@@ -246,7 +255,7 @@ def import_file(task: FileTask) -> FileOutcome:
         run_ids.append(run_id)
         size = store.write_checkpoint(run_id, run_file_text(run))
         total_bytes += size
-        formats.add(str(run.meta.get("format")))
+        formats.add(format_of_run(run))
         frames = capture(run, membership="window", label=run_id)
         for name in CAPTURED:
             captured[name].append(frames[name])

@@ -29,7 +29,7 @@ Aider chat history        :func:`load_aider`          none (the file records no 
 OpenTelemetry OTLP JSON   :func:`load_otel`           each chat span's input (a trace
                                                       footprint_lab wrote: its own records, exact)
 any of the above files,   :func:`load`                as the format's loader; the format is
-or a saved run                                        :func:`detect_format`'s, in ``meta["format"]``
+or a saved run                                        :func:`detect_format`'s, in ``run.origin``
 ========================  ==========================  ============================================
 
 Formats are a registry (:data:`REGISTRY`): each lives in its own module and claims its own

@@ -22,6 +22,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any, Literal
 
+from footprint_lab.agent.origin import Import
 from footprint_lab.agent.run import ImportProblem, Run
 from footprint_lab.agent.transcript import Walk
 from footprint_lab.agent.writer import RunWriter
@@ -169,7 +170,7 @@ def build_run(
         provider=source,
         model=storable_text(model or "imported"),
     )
-    run.meta = {"imported_from": source, **storable_value(meta or {})}
+    run.meta = dict(storable_value(meta or {}))
     run.import_problems = list(problems)
     writer = RunWriter(run)
     replies = iter(usages)
@@ -207,19 +208,23 @@ def _finish(
     model: str | None,
 ) -> None:
     """An imported run's status by the one rule of imports (it ends on a reply that asks for
-    no tool: done; else incomplete) and what its file recorded (``meta["recorded"]``)."""
+    no tool: done; else incomplete) and its origin: the importer, and what its file recorded
+    (``run.origin.recorded``; ``load`` adds the format and the path)."""
     last = run.window[-1] if run.window else None
     answered = last is not None and last.role == "assistant" and not last.tool_calls
     run.status = "done" if answered else "incomplete"
     run.output = last.content if answered and last is not None else None
     run.phase = "finished"
-    run.meta["recorded"] = Recorded(
-        inputs=sent is not None and any(window is not None for window in sent),
-        usage=any(usage is not None and usage.reported for usage in usages),
-        tool_results=any(m.role == "tool" for m in messages),
-        model=model is not None,
-        outcome=False,
-    ).model_dump()
+    run.origin = Import(
+        format=run.provider,
+        recorded=Recorded(
+            inputs=sent is not None and any(window is not None for window in sent),
+            usage=any(usage is not None and usage.reported for usage in usages),
+            tool_results=any(m.role == "tool" for m in messages),
+            model=model is not None,
+            outcome=False,
+        ),
+    )
 
 
 def _commit_observed(writer: RunWriter, observed: ObservedWindow, policy: str) -> None:

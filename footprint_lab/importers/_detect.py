@@ -23,6 +23,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal, cast
 
+from footprint_lab.agent.origin import Import
 from footprint_lab.agent.run import Run
 from footprint_lab.importers import (
     aider,
@@ -247,11 +248,11 @@ def is_whole_folder(path: Path) -> bool:
 def load(path: str | Path, *, strict: bool = False, tool_loop: bool = True) -> list[Run]:
     """Every run in ``path``, whatever stack wrote it, as a list: each file's format is
     detected (:func:`detect_format`), read by that format's loader, and named in each of its
-    runs' ``meta["format"]``. A file may hold several runs, so the list has one per run it
-    recorded: a saved run, a SWE-agent trajectory or a Claude Code session is one; an
-    OpenHands file one per instance, an Inspect log one per sample (possibly none), an OTLP
-    file one per root agent span, a tau-bench file one per trajectory, an Aider history one
-    per session. Unpack a one-run file as ``[run] = load(path)``.
+    runs' origin (``run.origin.format``, with the path). A file may hold several runs, so the
+    list has one per run it recorded: a saved run, a SWE-agent trajectory or a Claude Code
+    session is one; an OpenHands file one per instance, an Inspect log one per sample
+    (possibly none), an OTLP file one per root agent span, a tau-bench file one per trajectory,
+    an Aider history one per session. Unpack a one-run file as ``[run] = load(path)``.
 
     A folder is read entry by entry in name order (subfolders too), less hidden entries and
     documentation (README, SOURCE, LICENSE, .md ... unless a format claims the file); a folder
@@ -285,5 +286,10 @@ def load(path: str | Path, *, strict: bool = False, tool_loop: bool = True) -> l
     else:
         runs = spec.loader(source, strict=strict)
     for run in runs:
-        run.meta = {**run.meta, "format": found}
+        # An import says which format it was read as, and from which file; a run this lab
+        # saved (a run file, or a trace it wrote, read back exactly) keeps the origin it was
+        # saved with.
+        origin = run.origin
+        if isinstance(origin, Import) and origin.path is None and found != RUN_SOURCE:
+            run.origin = origin.model_copy(update={"format": found, "path": str(source)})
     return runs

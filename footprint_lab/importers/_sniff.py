@@ -199,7 +199,7 @@ class FileFormat:
     """One format the registry knows: how it is told and how it is read."""
 
     name: str
-    """Its name (``detect_format``'s answer, ``meta["format"]``, its loader's error source)."""
+    """Its name (``detect_format``'s answer, ``run.origin.format``, its loader's error source)."""
     told_by: str
     """How it is told, in a few words (listed in the error of a file no format claims)."""
     loader: Loader

@@ -3,9 +3,9 @@
 Layer: importers. A transcript is not a run that happened here: some sources record what each
 call was sent (so their own context policy can be seen), some report token usage, some keep
 tool results, name the model or say how the run ended — and some do not. An imported run says
-which in ``run.meta["recorded"]`` (:class:`Recorded`), and the views say what is missing in
-words (:func:`unrecorded_notes`) instead of printing a library default as the source's
-setting.
+which in its origin (``run.origin.recorded``, a :class:`Recorded`), and the views say what is
+missing in words (:func:`unrecorded_notes`) instead of printing a library default as the
+source's setting.
 
 **Status of an imported run** (every importer, through ``build_run``):
 
@@ -23,11 +23,9 @@ setting.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any, Literal
+from typing import Literal
 
-from pydantic import BaseModel, ConfigDict
-
+from footprint_lab.agent.origin import Import, Origin, Recorded, Replay, recorded_of_origin
 from footprint_lab.agent.run import Run, batch_progress
 from footprint_lab.messages import storable_text
 from footprint_lab.reading.problems import Problems
@@ -45,23 +43,6 @@ ImportedStatus = Literal["done", "max-iterations", "incomplete"]
 """The statuses an imported run can have (see the module docstring)."""
 
 
-class Recorded(BaseModel):
-    """Which facts an imported file recorded."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    inputs: bool
-    """What each call was sent (its exact input), so the source's own policy can be seen."""
-    usage: bool
-    """Token usage a provider reported, for at least one call."""
-    tool_results: bool
-    """Tool results (native, or rebuilt from text-mode actions and observations)."""
-    model: bool
-    """The model the run called."""
-    outcome: bool
-    """How the run ended (a submission, a finish action, a score, an exit status)."""
-
-
 _NOTES: dict[str, str] = {
     "inputs": "this file does not record what each call was sent: its own context policy "
     "cannot be seen (the windows shown are the whole history up to each call)",
@@ -74,23 +55,22 @@ _NOTES: dict[str, str] = {
 }
 
 
-def recorded_of(meta: Mapping[str, Any]) -> Recorded | None:
-    """The :class:`Recorded` facts of an imported run's meta (None for a run that happened
-    here, or one imported before these facts were kept)."""
-    facts = meta.get("recorded")
-    if not isinstance(facts, Mapping):
-        return None
-    return Recorded.model_validate(facts)
+def recorded_of(source: Run | Origin) -> Recorded | None:
+    """The :class:`Recorded` facts of an imported run (its origin's), or of a replay or fork
+    of one (its source's); None for a run that happened here, or an import saved before these
+    facts were kept."""
+    return recorded_of_origin(source.origin if isinstance(source, Run) else source)
 
 
-def unrecorded_notes(meta: Mapping[str, Any]) -> list[str]:
+def unrecorded_notes(source: Run | Origin) -> list[str]:
     """What an imported run's file does not record, one sentence each, in a fixed order
     (empty for a run that happened here). A replay of an imported run carries its source's
     facts; its windows are the replay's own, so the missing inputs are not said of it."""
-    facts = recorded_of(meta)
+    origin = source.origin if isinstance(source, Run) else source
+    facts = recorded_of_origin(origin)
     if facts is None:
         return []
-    replayed = bool(meta.get("counterfactual"))
+    replayed = isinstance(origin, Replay)
     return [
         note
         for key, note in _NOTES.items()
@@ -117,7 +97,8 @@ def settle_outcome(
         _, pending = batch_progress(run.ledger.messages)
         if pending:
             said = f" ({detail})" if detail is not None else ""
-            problems = Problems(str(run.meta.get("imported_from", "import")), strict=strict)
+            source = run.origin.format if isinstance(run.origin, Import) else "import"
+            problems = Problems(str(source), strict=strict)
             problems.note(
                 None,
                 "tool_calls",
@@ -132,7 +113,8 @@ def note_recorded(run: Run, **facts: bool) -> Run:
     """Mark further :class:`Recorded` facts of an imported run as recorded (or not), for an
     importer that learns them after ``build_run`` (a model named beside the transcript).
     Returns the run."""
-    known = recorded_of(run.meta)
-    if known is not None:
-        run.meta["recorded"] = known.model_copy(update=facts).model_dump()
+    origin = run.origin
+    if isinstance(origin, Import) and origin.recorded is not None:
+        recorded = origin.recorded.model_copy(update=facts)
+        run.origin = origin.model_copy(update={"recorded": recorded})
     return run

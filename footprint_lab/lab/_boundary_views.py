@@ -294,19 +294,21 @@ def message_view(
     return _boundary_message(message, position, limit).model_dump(mode="json")
 
 
-_NO_TOKENS = (pd.NA, pd.NA)
-"""A call's input tokens and their source when it has none."""
+_NO_TOKENS = (pd.NA, pd.NA, pd.NA)
+"""A call's input tokens, their source and what a scaled figure came from, when it has none."""
 
 
-def _input_tokens(frames: Frames) -> dict[int, tuple[Any, Any]]:
+def _input_tokens(frames: Frames) -> dict[int, tuple[Any, Any, Any]]:
     """Call index -> its input tokens (<NA> when none) and where they came from (<NA>: the
     provider reported them; else 'counted', 'scaled' or 'estimated', in a replay)."""
     calls = frames.calls
-    sources = calls["tokens_from"] if "tokens_from" in calls.columns else [pd.NA] * len(calls)
+    nothing = [pd.NA] * len(calls)
+    sources = calls["tokens_from"] if "tokens_from" in calls.columns else nothing
+    scaled_from = calls["scaled_from"] if "scaled_from" in calls.columns else nothing
     return dict(
         zip(
             calls["call"].astype(int),
-            zip(calls["input_tokens"], sources, strict=True),
+            zip(calls["input_tokens"], sources, scaled_from, strict=True),
             strict=True,
         )
     )
@@ -317,9 +319,11 @@ def _caption(
 ) -> str:
     chars = sum(m.chars for m in window)
     if sent and call is not None:
-        count, source = tokens
+        count, source, scaled_from = tokens
         how = "reported" if pd.isna(source) else str(source)  # never "reported" for a scaled one
-        reported = f", {int(count)} input tokens {how}" if not pd.isna(count) else ""
+        if how == "scaled" and not pd.isna(scaled_from):
+            how = f"scaled from the {int(scaled_from):,} reported"
+        reported = f", {int(count):,} input tokens {how}" if not pd.isna(count) else ""
         label = call_label(iteration, call)
         return f"{label}: {len(window)} message(s), {chars} chars sent{reported}."
     if window:

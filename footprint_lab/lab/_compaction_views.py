@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from footprint_lab.agent.origin import imported_source
 from footprint_lab.agent.run import Run
 from footprint_lab.evidence.judge import Finding, judge
 
@@ -105,7 +106,7 @@ def compactions_view(run: Run) -> CompactionsView:
             f"{len(items)} compaction(s) the run's own stack performed, each with what left the "
             f"window, the stand-in it wrote and {len(findings)} finding(s) of the judge in all."
         )
-    elif run.meta.get("imported_from"):
+    elif imported_source(run.origin) is not None:
         note = "The file records no compaction: its stack's own policy removed nothing."
     else:
         note = (

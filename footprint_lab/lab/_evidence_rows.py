@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from footprint_lab._gc import bulk_work
 from footprint_lab.agent.checkpoint import Checkpoint, run_from_checkpoint
+from footprint_lab.agent.origin import Replay
 from footprint_lab.agent.replay import ReplaySource, replay
 from footprint_lab.agent.run import Run
 from footprint_lab.applicability import blocked, reasons_of, reasons_text
@@ -222,8 +223,9 @@ def applicability(replayed: Run) -> dict[str, Any]:
     """A replay's ``not_applicable`` (the reasons in words, None when its policy applies),
     whether they keep the policy from engaging (``blocked``: no cost ratio then), and how
     many of its calls' tokens were estimated."""
-    reasons = reasons_of(replayed.meta)
-    estimated = replayed.meta.get("estimated_calls")
+    reasons = reasons_of(replayed)
+    origin = replayed.origin
+    estimated = origin.estimated_calls if isinstance(origin, Replay) else 0
     return {
         "not_applicable": reasons_text(reasons),
         "blocked": blocked(reasons),

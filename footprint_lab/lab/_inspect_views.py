@@ -16,6 +16,7 @@ from typing import Any
 import pandas as pd
 
 from footprint_lab.agent.explain import Explainer
+from footprint_lab.agent.origin import Replay, imported_source
 from footprint_lab.agent.run import Run
 from footprint_lab.lab._boundary_views import boundary_iterations, call_of_iteration, window_at
 from footprint_lab.lab._message_text import preview, tool_call_text, who
@@ -228,7 +229,8 @@ LATENCY_NOTE = (
 def _happened_here(run: Run) -> bool:
     """Whether the run's ledger clock timed its calls: not an import (its commits carry the
     time of the import) nor a replay (the time of the replay)."""
-    return not (run.meta.get("imported_from") or run.meta.get("counterfactual"))
+    origin = run.origin
+    return imported_source(origin) is None and not isinstance(origin, Replay)
 
 
 def _latencies(run: Run) -> list[int | None]:

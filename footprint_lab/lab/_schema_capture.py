@@ -244,6 +244,11 @@ _CAPTURE: dict[str, FrameSpec] = {
                 "input tokens of the window it sent were obtained ('counted', 'scaled', "
                 "'estimated').",
             ),
+            scaled_from=(
+                INT,
+                "For a 'scaled' figure, the input tokens the source's call reported (it was "
+                "scaled from them); <NA> otherwise.",
+            ),
             failed=(
                 BOOL,
                 "The call failed (no usage; an imported call whose source recorded none did not).",

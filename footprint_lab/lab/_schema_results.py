@@ -138,7 +138,15 @@ _RUN_SUMMARY = FrameSpec(
             calls=(INT, "LLM calls."),
             peak_window_chars=(INT, "The most characters one call sent."),
             mean_window_chars=(FLOAT, "Characters sent per call, mean (0 without calls)."),
-            peak_input_tokens=(INT, "The largest input-token count a provider reported."),
+            peak_input_tokens=(
+                INT,
+                "The largest input-token figure of a call (None when no call has one).",
+            ),
+            tokens_from=(
+                TEXT,
+                "Where the token figures came from: 'reported'; in a replay 'counted', "
+                "'scaled' or 'estimated' (several joined; None without figures).",
+            ),
             records=(INT, "Window records filed."),
             removals=(INT, "Visits that removed something."),
             removed_messages=(INT, "Messages they removed."),
@@ -158,7 +166,11 @@ _RUN_SUMMARY = FrameSpec(
         },
         **columns_of(
             final_window_chars=(INT, "What the last call sent, in characters."),
-            input_tokens=(INT, "Reported input tokens, summed."),
+            input_tokens=(
+                INT,
+                "The calls' input-token figures, summed (None without figures; tokens_from "
+                "says where they came from).",
+            ),
             ledger_messages=(INT, "Messages in the ledger."),
             pauses=(INT, "Times the run paused for a person."),
             counterfactual=(BOOL, "The run is a replay."),
@@ -245,6 +257,7 @@ _REPORT_SUMMARY = _RUN_SUMMARY.cut(
         "peak_window_chars",
         "final_window_chars",
         "input_tokens",
+        "tokens_from",
     ),
     strategy="strategy",
     status="status",
@@ -256,7 +269,8 @@ _REPORT_SUMMARY = _RUN_SUMMARY.cut(
     pins="pins",
     peak_window_chars="peak chars sent",
     final_window_chars="last chars sent",
-    input_tokens="input tokens (reported)",
+    input_tokens="input tokens",
+    tokens_from="tokens from",
 )
 
 _BOUNDARY = FrameSpec(

@@ -23,6 +23,8 @@ from typing import Any, ClassVar, Literal
 
 import pandas as pd
 
+from footprint_lab.agent.origin import Fork, Origin, Replay, imported_source
+from footprint_lab.agent.replay import COUNTERFACTUAL_NOTE
 from footprint_lab.agent.run import Run
 from footprint_lab.events import PolicyChanged
 from footprint_lab.lab._frames import (
@@ -303,23 +305,56 @@ def _info(run: Run, label: str | None, evidence: bool) -> dict[str, Any]:
         "scenario": meta.get("scenario"),
         # A live exception of any kind: its text as it is stored (a lone surrogate escaped).
         "error": None if error is None else storable_text(f"{type(error).__name__}: {error}"),
-        "counterfactual": bool(meta.get("counterfactual")),
-        "replay_of": meta.get("replay_of"),
-        "note": meta.get("note"),
+        **origin_facts(run.origin),
         "evidence": evidence,
         "model": run.model,
         "provider": run.provider,
-        "imported_from": meta.get("imported_from"),
-        "recorded": meta.get("recorded"),
         "abandoned_branches": meta.get("abandoned_branches"),
         "off_branch_events": meta.get("off_branch_events"),
-        "not_applicable": meta.get("not_applicable"),
-        "estimated_calls": meta.get("estimated_calls"),
-        "estimated_tokens_per_char": meta.get("estimated_tokens_per_char"),
         # A replay's own usage is the original's: the ratio is the one its source showed.
         "tokens_per_char": source_tokens_per_char(run),
         "policy_changes": _policy_changes(run),
     }
+
+
+def origin_facts(origin: Origin) -> dict[str, Any]:
+    """What ``Frames.info`` says of how a run was made: ``origin``, the typed value
+    (:mod:`footprint_lab.agent.origin`), and the facts the views read from it —
+    ``counterfactual``, ``replay_of``, ``note``, ``not_applicable`` and the estimates of a
+    replay; ``imported_from`` (the stack)
+    and ``recorded`` (a dump of :class:`~footprint_lab.agent.origin.Recorded`) of a run whose
+    messages were imported, directly or through a replay or fork; ``fork_of`` and ``fork_at``
+    of a fork."""
+    replayed = origin if isinstance(origin, Replay) else None
+    forked = origin if isinstance(origin, Fork) else None
+    imported = imported_source(origin)
+    recorded = None if imported is None else imported.recorded
+    return {
+        "origin": origin,
+        "counterfactual": replayed is not None,
+        "replay_of": None if replayed is None else replayed.source_id,
+        "note": None if replayed is None else COUNTERFACTUAL_NOTE,
+        "imported_from": None if imported is None else imported.format,
+        "recorded": None if recorded is None else recorded.model_dump(),
+        "fork_of": None if forked is None else forked.parent_id,
+        "fork_at": None if forked is None else forked.at,
+        "not_applicable": (
+            None
+            if replayed is None or not replayed.not_applicable
+            else [r.model_dump() for r in replayed.not_applicable]
+        ),
+        "estimated_calls": None if replayed is None else replayed.estimated_calls or None,
+        "estimated_tokens_per_char": None
+        if replayed is None
+        else replayed.estimated_tokens_per_char,
+    }
+
+
+def run_facts(run: Run) -> dict[str, Any]:
+    """A run's meta with what its origin says (:func:`origin_facts`): what the views read
+    of a run not captured (``counterfactual_banner``, ``run_notes``)."""
+    meta = run.meta if isinstance(run.meta, dict) else {}
+    return {**meta, **origin_facts(run.origin)}
 
 
 def _policy_changes(run: Run) -> list[str]:

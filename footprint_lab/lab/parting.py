@@ -18,6 +18,7 @@ from typing import Any
 
 import pandas as pd
 
+from footprint_lab.agent.origin import Fork
 from footprint_lab.agent.run import Run
 from footprint_lab.lab.schema import build_frame
 from footprint_lab.messages import Message
@@ -110,12 +111,12 @@ def parting_frame(runs: Mapping[str, Run]) -> pd.DataFrame:
     for label in labels[1:]:
         run = runs[label]
         found = parting(runs[labels[0]], run)
-        fork_at = run.meta.get("fork_at")
+        origin = run.origin
         rows.append(
             {
                 "run": label,
                 "against": labels[0],
-                "fork_at": fork_at if isinstance(fork_at, int) else None,
+                "fork_at": origin.at if isinstance(origin, Fork) else None,
                 "shared_iterations": found.shared_iterations,
                 "windows_part_at": found.windows_part_at,
                 "replies_part_at": found.replies_part_at,

@@ -18,6 +18,7 @@ from typing import Any
 
 import pandas as pd
 
+from footprint_lab.agent.origin import Replay
 from footprint_lab.agent.run import Run
 from footprint_lab.auditing.violations import VIOLATION_KINDS
 from footprint_lab.lab.frames import Frames
@@ -39,7 +40,9 @@ RUN_SUMMARY_KEYS: tuple[str, ...] = tuple(spec("run_summary").columns)
 ``removals`` counts visits that removed something, ``removed_messages`` the messages they
 removed, ``pins`` pin slots granted over all visits, ``yielded`` the tool names that found no
 slot, ``stand_downs`` the visits that stood down. ``peak_input_tokens`` is the largest
-input-token count a provider *reported* and ``input_tokens`` their sum (0 when none did);
+input-token figure of a call and ``input_tokens`` their sum — None when no call has one —, and
+``tokens_from`` says where the figures came from (``reported``; in a replay ``counted``,
+``scaled`` or ``estimated``; several joined);
 ``final_window_chars`` is what the last call sent; ``counterfactual`` is True for a replay.
 """
 
@@ -58,7 +61,13 @@ def run_summary(run: Run | Frames) -> dict[str, Any]:
     if isinstance(run, Frames):
         return _from_frames(run)
     chars = [c.chars for c in run.calls]
-    tokens = [c.usage.input_tokens for c in run.calls if c.usage is not None]
+    # A token figure is a usage a provider reported, or one a replay counted, scaled or
+    # estimated (named by ``tokens_from``); zeros nobody reported are no figure.
+    figures: list[tuple[int, str]] = [
+        (c.usage.input_tokens, c.tokens_from or "reported")
+        for c in run.calls
+        if c.usage is not None and (c.usage.reported or c.tokens_from is not None)
+    ]
     reasons: Counter[str] = Counter(ref.reason for r in run.records for ref in r.refusals)
     kinds: Counter[str] = Counter(v.kind for r in run.records for v in (r.violations or []))
     observed = [r.observations for r in run.records if r.observations is not None]
@@ -67,7 +76,7 @@ def run_summary(run: Run | Frames) -> dict[str, Any]:
         status=run.status,
         iterations=run.iterations,
         chars=chars,
-        tokens=tokens,
+        tokens=figures,
         records=len(run.records),
         removed=[r.removed_message_count for r in run.records],
         reasons=reasons,
@@ -77,7 +86,7 @@ def run_summary(run: Run | Frames) -> dict[str, Any]:
         stand_downs=sum(1 for o in observed if o.stand_down),
         ledger_messages=len(run.ledger.messages),
         pauses=sum(1 for e in run.events if e.type == "run.paused"),
-        counterfactual=bool(run.meta.get("counterfactual")),
+        counterfactual=isinstance(run.origin, Replay),
     )
 
 
@@ -91,7 +100,13 @@ def _from_frames(frames: Frames) -> dict[str, Any]:
         status=info.get("status"),
         iterations=info.get("iterations"),
         chars=[int(c) for c in calls["chars"]],
-        tokens=[int(t) for t in calls["input_tokens"] if not pd.isna(t)],
+        tokens=[
+            (int(t), "reported" if pd.isna(source) else str(source))
+            for t, reported, source in zip(
+                calls["input_tokens"], calls["reported"], calls["tokens_from"], strict=True
+            )
+            if not pd.isna(t) and (bool(reported) or not pd.isna(source))
+        ],
         records=len(records),
         removed=[int(n) for n in records["removed_message_count"]],
         reasons=Counter(str(r) for r in frames.refusals["reason"]),
@@ -111,7 +126,7 @@ def _assemble(
     status: Any,
     iterations: Any,
     chars: list[int],
-    tokens: list[int],
+    tokens: list[tuple[int, str]],
     records: int,
     removed: list[int],
     reasons: Counter[str],
@@ -130,7 +145,9 @@ def _assemble(
         "calls": len(chars),
         "peak_window_chars": max(chars, default=0),
         "mean_window_chars": sum(chars) / len(chars) if chars else 0.0,
-        "peak_input_tokens": max(tokens, default=0),
+        # No token figure where nobody gave one: None, never 0.
+        "peak_input_tokens": max((t for t, _ in tokens), default=None),
+        "tokens_from": ", ".join(sorted({source for _, source in tokens})) or None,
         "records": records,
         "removals": sum(1 for n in removed if n),
         "removed_messages": sum(removed),
@@ -145,7 +162,7 @@ def _assemble(
     for kind in VIOLATION_KINDS:
         row[f"violations_{kind}"] = kinds.get(kind, 0)
     row["final_window_chars"] = chars[-1] if chars else 0
-    row["input_tokens"] = sum(tokens)
+    row["input_tokens"] = sum(t for t, _ in tokens) if tokens else None
     row["ledger_messages"] = ledger_messages
     row["pauses"] = pauses
     row["counterfactual"] = counterfactual

@@ -94,7 +94,7 @@ what each means."""
 
 def _costs(run: Run, baseline: float) -> dict[str, Any]:
     cost = estimated_input_cost(run)
-    reasons = reasons_of(run.meta)
+    reasons = reasons_of(run)
     return {
         "cache_share": cost["prefix_chars"] / cost["request_chars"]
         if cost["request_chars"]

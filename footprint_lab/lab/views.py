@@ -27,6 +27,7 @@ from typing import Any
 
 import pandas as pd
 
+from footprint_lab.agent.origin import Import
 from footprint_lab.agent.replay import COUNTERFACTUAL_NOTE
 from footprint_lab.agent.run import ImportProblem, Run
 from footprint_lab.applicability import reasons_of
@@ -89,7 +90,7 @@ from footprint_lab.lab._record_words import (
     rule_fired,
     state_words,
 )
-from footprint_lab.lab.frames import Frames
+from footprint_lab.lab.frames import Frames, run_facts
 from footprint_lab.window.records import REFUSAL_REASONS
 
 __all__ = [
@@ -223,9 +224,11 @@ class Banner:
     note: str
 
 
-def counterfactual_banner(facts: Mapping[str, Any]) -> Banner | None:
-    """The banner of a counterfactual run from ``run.meta`` or ``frames.info`` (None for a run
+def counterfactual_banner(facts: Mapping[str, Any] | Run) -> Banner | None:
+    """The banner of a counterfactual run, from the run or its ``frames.info`` (None for a run
     that happened)."""
+    if isinstance(facts, Run):
+        facts = run_facts(facts)
     if not facts.get("counterfactual"):
         return None
     source = facts.get("replay_of")
@@ -245,11 +248,17 @@ class RunNote:
     """The sentence."""
 
 
-def run_notes(facts: Mapping[str, Any]) -> list[RunNote]:
-    """What the views say above a run's figures, from ``run.meta`` or ``frames.info``: what
+def run_notes(facts: Mapping[str, Any] | Run) -> list[RunNote]:
+    """What the views say above a run's figures, from the run or its ``frames.info``: what
     its imported file does not record, why its policy cannot apply, which figures are
     estimated — each once, in a fixed order."""
-    notes = [RunNote("not recorded", text) for text in unrecorded_notes(facts)]
+    if isinstance(facts, Run):
+        facts = run_facts(facts)
+    origin = facts.get("origin")
+    notes = [
+        RunNote("not recorded", text)
+        for text in (unrecorded_notes(origin) if origin is not None else [])
+    ]
     notes += [RunNote("cannot apply", reason.detail) for reason in reasons_of(facts)]
     abandoned = _abandoned(facts)
     if abandoned is not None:
@@ -344,8 +353,9 @@ def strategy_facts(frames: Frames, source: Any = None) -> list[tuple[str, Any]]:
     read from the live strategy when the run still has its agent, else from the first record
     (saved and imported runs keep the knobs there), plus the agent's pin limit."""
     info = frames.info
-    imported = bool(info.get("imported_from")) and not info.get("counterfactual")
-    recorded = recorded_of(info) if imported else None
+    origin = info.get("origin")
+    imported = isinstance(origin, Import)
+    recorded = recorded_of(origin) if isinstance(origin, Import) else None
     name = info.get("strategy") or (
         "not recorded" if recorded is not None and not recorded.inputs else "none"
     )

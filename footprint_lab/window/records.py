@@ -52,7 +52,7 @@ TokenSource = Literal["reported", "counted", "scaled", "estimated"]
 * ``estimated`` — nobody reported tokens: the request's characters at a stated ratio
   (``replay(..., tokens_per_char=...)``)."""
 
-TOKEN_SOURCES: tuple[str, ...] = get_args(TokenSource)
+TOKEN_SOURCES: tuple[TokenSource, ...] = get_args(TokenSource)
 
 
 class Refusal(PositionalModel):

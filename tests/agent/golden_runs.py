@@ -1,11 +1,11 @@
 """Runs of every writer, built the same way every time: the golden run files' sources.
 
 Test support (not collected). ``tests/data/golden_runs/*.json`` were saved from these builders
-by the code of commit 544615b, before one :class:`~footprint_lab.agent.writer.RunWriter` took
-over every writer's commits (#25 item 1). ``test_golden_runs.py`` holds the writers of today to
-them: the same run saves to the same document (clock readings aside), and every golden file
-loads and saves again byte for byte. Regenerate only on purpose, with
-``python -m tests.agent.golden_runs`` (it says what it wrote).
+in run file version 2 (#37 item 2, the origin kept); ``v1/`` holds what they saved in version 1
+(see the folder's README). ``test_golden_runs.py`` holds the writers of today to them: the same
+run saves to the same document (clock readings aside), every file of today's version loads and
+saves again byte for byte, and every version-1 file reads as today's run. Regenerate only on
+purpose, with ``python -m tests.agent.golden_runs`` (it says what it wrote).
 """
 
 from __future__ import annotations

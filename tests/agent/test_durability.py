@@ -254,7 +254,7 @@ def test_clear_errors_for_bad_files(tmp_path: Path) -> None:
         "missing.json": None,
         "truncated.json": text[: len(text) // 2],
         "foreign.json": json.dumps({"hello": "world"}),
-        "version.json": text.replace('"version":1', '"version":99'),
+        "version.json": text.replace('"version":2', '"version":99'),
         "corrupt.json": text.replace('"stage_counter":', '"stage_counter":"many","x":'),
     }
     expected = {

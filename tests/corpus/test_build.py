@@ -43,7 +43,7 @@ def test_every_run_of_every_file_is_a_row_of_runs(
         run = real_runs[row.run_id]
         path = Path(row.source_path)
         assert row.run_id == f"{digest(path)[:16]}-{row.index}"
-        assert row.format == detect_format(path) == run.meta["format"]
+        assert row.format == detect_format(path) == run.origin.format
         assert (row.model, row.provider, row.request) == (run.model, run.provider, run.request)
         assert row.calls == len(run.calls) and row.iterations == run.iterations
         assert json.loads(row.meta) == json.loads(json.dumps(run.meta, default=str))

@@ -108,7 +108,7 @@ def test_runs_is_a_generator_that_reads_one_run_at_a_time(
     runs = real_corpus.runs(where={"format": "swe-agent"})
     assert isinstance(runs, types.GeneratorType) and read == []
     first = next(runs)
-    assert len(read) == 1 and first.meta["format"] == "swe-agent"
+    assert len(read) == 1 and first.origin.format == "swe-agent"
     rest = list(runs)
     assert len(read) == 1 + len(rest) == 10
 

@@ -64,7 +64,9 @@ def test_kept_by_summary_when_a_frame_states_the_value() -> None:
         estimate=False,
     )
     assert losses(unmeasured) == []
-    assert [r["reason"] for r in unmeasured.meta["not_applicable"]] == ["no-usage"]
+    assert [r["reason"] for r in [r.model_dump() for r in unmeasured.origin.not_applicable]] == [
+        "no-usage"
+    ]
     # By default its tokens are estimated from characters, and the policy engages.
     estimated = replay(
         run, summarize_oldest(1, verbatim, keep_recent_turns=1), keep_last_tool_results=0

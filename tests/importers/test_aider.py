@@ -183,7 +183,7 @@ def test_usage_is_every_report_the_file_prints() -> None:
             counts = report["approximately"]
             from_runs[(counts["input_tokens"], counts["output_tokens"])] += 1
         assert run.meta["rounded_usage"] == []
-        assert run.meta["recorded"]["usage"] == any(c.usage for c in run.calls)
+        assert run.origin.recorded.usage == any(c.usage for c in run.calls)
     in_runs = {r.meta["session"] for r in runs()}
     printed = Counter(
         pair for n, lines in raw_sessions().items() if n in in_runs for pair in raw_reports(lines)
@@ -241,7 +241,7 @@ def test_clear_is_an_observed_record_naming_what_left() -> None:
     call = run.calls[record.iteration - 1]
     window = run.ledger.window_at(call.sent_commit)
     assert [m.content for m in window] == [after[0]]
-    assert run.meta["recorded"]["inputs"] is False  # the file does not record what was sent
+    assert run.origin.recorded.inputs is False  # the file does not record what was sent
 
 
 def test_a_window_repeating_earlier_messages_is_listed_not_misfiled() -> None:
@@ -292,8 +292,8 @@ def test_rounded_usage_is_listed_not_reported(tmp_path: Path) -> None:
     assert report["iteration"] == 1
     assert report["approximately"] == {"input_tokens": 2400, "output_tokens": 131}
     assert report["printed"].startswith("Tokens: 2.4k sent")
-    assert run.meta["recorded"]["usage"] is False and run.meta["usage_note"]
-    assert any("no token usage" in note for note in unrecorded_notes(run.meta))
+    assert run.origin.recorded.usage is False and run.meta["usage_note"]
+    assert any("no token usage" in note for note in unrecorded_notes(run))
     assert run.meta["cost_session"] == "0.0094"
 
 
@@ -400,7 +400,7 @@ def test_detect_and_load_name_the_format(tmp_path: Path) -> None:
     assert detect_format(FILE) == "aider"
     loaded = load(FILE)
     assert [r.meta["session"] for r in loaded] == [r.meta["session"] for r in runs()]
-    assert all(r.meta["format"] == "aider" for r in loaded)
+    assert all(r.origin.format == "aider" for r in loaded)
     folder = tmp_path / "project"
     folder.mkdir()
     shutil.copy(FILE, folder / ".aider.chat.history.md")

@@ -118,7 +118,7 @@ def test_the_conversation_is_the_chain_of_the_newest_leaf(tmp_path: Path) -> Non
         (e["message"]["usage"]["input_tokens"], e["message"]["usage"]["output_tokens"])
         for e in replies
     ]
-    assert run.meta["recorded"]["usage"] is True
+    assert run.origin.recorded.usage is True
     assert run.model == replies[0]["message"]["model"]
     assert run.import_problems == [] and run.records == []
     downstream(run, tmp_path)
@@ -153,7 +153,7 @@ def test_load_detects_and_reads_both_files_the_same() -> None:
         assert detect_format(path) == "claude-code"
         (loaded,) = load(path)
         (direct,) = load_claude_code(path)
-        assert loaded.meta["format"] == "claude-code"
+        assert loaded.origin.format == "claude-code"
         assert {k: v for k, v in loaded.meta.items() if k != "format"} == direct.meta
         assert [m.content for m in loaded.ledger.messages] == [
             m.content for m in direct.ledger.messages
@@ -421,7 +421,7 @@ def test_the_views_name_the_abandoned_branch(tmp_path: Path) -> None:
     from footprint_lab.lab.views import run_notes
 
     [run] = load_claude_code(FORKED)
-    [note] = [n for n in run_notes(run.meta) if n.kind == "abandoned branch"]
+    [note] = [n for n in run_notes(run) if n.kind == "abandoned branch"]
     assert "abandoned branch (rewind or edit)" in note.text
     assert f"holding {run.meta['abandoned_branches'][0]['message_count']} message(s)" in note.text
     assert note.text in Inspector(run).overview_html.value

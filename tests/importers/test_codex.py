@@ -143,7 +143,7 @@ def test_the_real_session_reads_its_request_usage_and_facts(tmp_path: Path) -> N
     assert run.meta["session_id"] == meta["id"] == run.meta["label"]
     assert run.model == run.meta["model"] == lines[4]["payload"]["model"]
     assert run.meta["ended"] == "task_complete"
-    assert run.meta["recorded"] == {
+    assert run.origin.recorded.model_dump() == {
         "inputs": False,
         "usage": True,
         "tool_results": False,
@@ -161,7 +161,7 @@ def test_load_gives_the_same_runs_with_the_format_named() -> None:
     for path in (REAL, FIXTURE):
         (direct,) = load_codex(path)
         (loaded,) = load(path)
-        assert loaded.meta == {**direct.meta, "format": "codex"}
+        assert loaded.meta == direct.meta and loaded.origin.format == "codex"
         assert [m.content for m in loaded.ledger.messages] == [
             m.content for m in direct.ledger.messages
         ]
@@ -216,8 +216,8 @@ def test_the_compaction_is_an_observed_record_of_everything_before_it(tmp_path: 
     assert [c.usage.input_tokens if c.usage else None for c in run.calls] == [None] * 5 + [
         last["input_tokens"]
     ]
-    assert run.meta["recorded"]["inputs"] and run.meta["recorded"]["usage"]
-    assert run.meta["recorded"]["outcome"] is False and run.status == "done"
+    assert run.origin.recorded.inputs and run.origin.recorded.usage
+    assert run.origin.recorded.outcome is False and run.status == "done"
     reasoning = [p for m in kept for p in m.parts if p.kind == "thinking"]
     assert [p.text for p in reasoning] == [
         i["summary"][0]["text"] for i in items(lines) if i["type"] == "reasoning"
@@ -374,7 +374,7 @@ def test_every_kind_of_call_pairs_with_its_result(tmp_path: Path) -> None:
         ("Done!", []),
         ("a.txt", ["image"]),
     ]
-    assert run.import_problems == [] and run.meta["recorded"]["tool_results"]
+    assert run.import_problems == [] and run.origin.recorded.tool_results
 
 
 def test_encrypted_reasoning_is_sized_never_read(tmp_path: Path) -> None:
@@ -432,7 +432,7 @@ def test_an_early_rollout_of_bare_items_reads_the_same(tmp_path: Path) -> None:
     ][:8]
     assert run.meta["rollout_format"] == "early (bare items)"
     assert run.meta["session_id"] == head["id"] and run.meta["ignored"] == {"record_type": 1}
-    assert run.meta["recorded"]["usage"] is False and run.records == []
+    assert run.origin.recorded.usage is False and run.records == []
 
 
 # -- faults and foreign files ----------------------------------------------------------------

@@ -143,7 +143,7 @@ def test_the_real_recordings_meta_says_what_it_holds_and_lacks() -> None:
     assert meta["model"] == "gemini-2.5-pro" and "models" not in meta
     assert meta["form"] == "json"
     assert meta["notices"] == meta["compressions"] == meta["compression_notices"] == []
-    assert meta["recorded"] == {
+    assert run.origin.recorded.model_dump() == {
         "inputs": False,  # the object form records no window: no compression is recorded
         "usage": True,
         "tool_results": True,
@@ -156,7 +156,7 @@ def test_load_detects_it_and_gives_the_same_run() -> None:
     assert detect_format(REAL) == "gemini-cli"
     (direct,) = load_gemini_cli(REAL)
     (loaded,) = load(REAL)
-    assert loaded.meta["format"] == "gemini-cli"
+    assert loaded.origin.format == "gemini-cli"
     assert {k: v for k, v in loaded.meta.items() if k != "format"} == direct.meta
     assert wire(history(loaded)) == wire(history(direct))
     assert [c.usage for c in loaded.calls] == [c.usage for c in direct.calls]
@@ -333,7 +333,7 @@ def test_a_compression_is_an_observed_record_naming_what_left(tmp_path: Path) ->
         {"line": 7, "summary_id": "summary", "summary_chars": len(summary_text)}
     ]
     assert run.meta["compression_notices"] == [{"line": 6, "type": "info", "text": NOTICE}]
-    assert run.meta["recorded"]["inputs"] is True
+    assert run.origin.recorded.inputs is True
     replay(run, sliding_window(2))
     capture(run)
 
@@ -351,7 +351,7 @@ def test_a_compression_notice_alone_records_no_window(tmp_path: Path) -> None:
         {"id": "n2", "timestamp": "t", "type": "info", "content": ""},
     ]
     (run,) = load_gemini_cli(write_object(tmp_path, record))
-    assert run.records == [] and run.meta["recorded"]["inputs"] is False
+    assert run.records == [] and run.origin.recorded.inputs is False
     assert run.meta["compression_notices"] == [
         {"message": 2, "type": "info", "text": notice},
         {"message": 3, "type": "info", "text": ""},
@@ -417,7 +417,7 @@ def test_a_new_sessions_first_checkpoint_is_history(tmp_path: Path) -> None:
     (run,) = load_gemini_cli(write_lines(tmp_path, [header(record), boot, *record["messages"]]))
     assert history(run)[0].content == context
     assert run.records == [] and run.requests == [m["content"] for m in record["messages"][::2]]
-    assert run.meta["checkpoints"][0]["line"] == 2 and run.meta["recorded"]["inputs"] is True
+    assert run.meta["checkpoints"][0]["line"] == 2 and run.origin.recorded.inputs is True
 
 
 # -- roles: notices, text the CLI writes, results from a status -------------------------------

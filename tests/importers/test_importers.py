@@ -153,7 +153,7 @@ def test_imports_replay_and_capture(importer: Any) -> None:
     run = importer(OPENAI if importer is from_openai else LANGCHAIN)
     replayed = replay(run, sliding_window(1))
     assert replayed.records
-    assert replayed.meta["counterfactual"] is True
+    assert replayed.origin.kind == "replay"
 
 
 @pytest.mark.parametrize(

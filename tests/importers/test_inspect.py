@@ -167,7 +167,7 @@ def test_a_vitals_log_matches_every_reply_to_its_model_event_by_text() -> None:
             usage["output_tokens"],
         )
         assert run.meta["unmatched_model_events"] == len(events) - 1
-        assert run.meta["recorded"]["usage"] and run.meta["recorded"]["inputs"]
+        assert run.origin.recorded.usage and run.origin.recorded.inputs
         assert run.request == sample["messages"][0]["content"]
         assert not any("no model event" in p.problem for p in run.import_problems)
 

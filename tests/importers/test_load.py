@@ -18,6 +18,7 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from footprint_lab import load_run, replay, sliding_window
+from footprint_lab.agent.origin import Import
 from footprint_lab.agent.run import Run
 from footprint_lab.export import to_otel
 from footprint_lab.importers import (
@@ -109,10 +110,15 @@ def counts(run: Run) -> tuple[int, int, int, int, int, int]:
 def same_runs(loaded: list[Run], direct: list[Run], fmt: str) -> None:
     """``loaded`` (by :func:`load`) are ``direct`` (by the format's loader), format named."""
     assert [counts(r) for r in loaded] == [counts(r) for r in direct]
-    assert [r.meta["format"] for r in loaded] == [fmt] * len(direct)
-    assert [{k: v for k, v in r.meta.items() if k != "format"} for r in loaded] == [
-        r.meta for r in direct
-    ]
+    for ours, theirs in zip(loaded, direct, strict=True):
+        if isinstance(theirs.origin, Import) and theirs.origin.path is None:
+            # An import read now: load names its format and the file it came from.
+            assert isinstance(ours.origin, Import) and ours.origin.format == fmt
+            assert ours.origin.path is not None
+            assert ours.origin.recorded == theirs.origin.recorded
+        else:  # a run this lab made (a run file, a trace it wrote) keeps its own origin
+            assert ours.origin == theirs.origin
+    assert [r.meta for r in loaded] == [r.meta for r in direct]
     assert [[m.content for m in r.ledger.messages] for r in loaded] == [
         [m.content for m in r.ledger.messages] for r in direct
     ]
@@ -186,7 +192,7 @@ def test_a_folder_loads_file_by_file_as_its_loader_does() -> None:
     by_folder = [run for folder in folders for run in load(folder)]
     assert len(folders) == 10 and len(everything) == len(by_folder) > 0
     assert [counts(r) for r in everything] == [counts(r) for r in by_folder]
-    assert [r.meta["format"] for r in everything] == [r.meta["format"] for r in by_folder]
+    assert [r.origin.format for r in everything] == [r.origin.format for r in by_folder]
 
 
 def test_a_folder_of_nothing_readable_and_a_missing_path_are_transcript_errors(
@@ -216,7 +222,7 @@ def test_strict_is_passed_to_the_formats_loader(tmp_path: Path) -> None:
     path = tmp_path / "session.jsonl"
     path.write_text(json.dumps(orphan) + "\n")
     (run,) = load(path)
-    assert run.meta["format"] == "claude-code" and len(run.import_problems) == 1
+    assert run.origin.format == "claude-code" and len(run.import_problems) == 1
     with pytest.raises(TranscriptError, match="orphan result") as caught:
         load(path, strict=True)
     assert (caught.value.source, caught.value.index, caught.value.unit) == (
@@ -414,4 +420,10 @@ def test_a_mutated_real_file_of_any_format_loads_or_is_a_transcript_error(
             assert str(path) in str(exc)
             return
         event(f"loaded as {detect_format(path)}")
-        assert all(r.meta["format"] == detect_format(path) for r in runs)
+        # An import names the format it was read as; a run this lab made keeps its origin.
+        found = detect_format(path)
+        assert all(
+            r.origin.format == found
+            for r in runs
+            if isinstance(r.origin, Import) and r.origin.path == str(path)
+        )

@@ -83,7 +83,7 @@ def test_each_file_is_detected_and_load_gives_the_same_run(name: str) -> None:
     assert detect_format(path) == "mini-swe-agent"
     direct = one(path)
     [loaded] = load(path)
-    assert loaded.meta == {**direct.meta, "format": "mini-swe-agent"}
+    assert loaded.meta == direct.meta and loaded.origin.format == "mini-swe-agent"
     assert [m.content for m in loaded.ledger.messages] == [
         m.content for m in direct.ledger.messages
     ]
@@ -176,7 +176,7 @@ def test_each_calls_usage_and_the_runs_cost_are_the_files(name: str) -> None:
     assert run.meta["trajectory_format"] == data["trajectory_format"]
     assert run.meta["instance_id"] == run.meta["label"] == data["instance_id"]
     assert run.model == run.meta["model"] == data["info"]["config"]["model"]["model_name"]
-    assert run.meta["recorded"] == {
+    assert run.origin.recorded.model_dump() == {
         "inputs": False,
         "usage": True,
         "tool_results": True,
@@ -189,7 +189,7 @@ def test_each_calls_usage_and_the_runs_cost_are_the_files(name: str) -> None:
 
 def test_the_bare_list_says_what_it_does_not_record() -> None:
     run = one(DATA / BARE)
-    assert run.meta["recorded"] == {
+    assert run.origin.recorded.model_dump() == {
         "inputs": False,
         "usage": False,
         "tool_results": True,

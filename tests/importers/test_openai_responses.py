@@ -143,7 +143,7 @@ def test_detected_and_loaded_as_openai_responses(path: Path) -> None:
     assert claims(sniff(path))
     assert detect_format(path) == "openai-responses"
     [run] = load(path)
-    assert run.meta["format"] == "openai-responses"
+    assert run.origin.format == "openai-responses"
     [direct] = load_openai_responses(path)
     assert [m.content for m in run.ledger.messages] == [m.content for m in direct.ledger.messages]
     assert run.provider == "openai-responses" and run.meta["log_file"] == str(path)
@@ -169,7 +169,7 @@ def test_session_dump_reasoning_image_and_missing_usage() -> None:
     elements = raw(SESSION)
     run = one(SESSION)
     assert run.status == "done" and run.output == text_of(elements[-1])
-    assert run.meta["recorded"] == {
+    assert run.origin.recorded.model_dump() == {
         "inputs": False,
         "usage": False,
         "tool_results": True,
@@ -209,7 +209,7 @@ def test_a_log_of_responses_gives_usage_model_and_instructions() -> None:
         if u is not None
     ]
     assert got == reported
-    assert run.meta["recorded"]["usage"] and run.meta["recorded"]["model"]
+    assert run.origin.recorded.usage and run.origin.recorded.model
     facts = run.meta["responses"]
     assert [f["id"] for f in facts] == [r["id"] for r in responses]
     assert [f["reasoning_tokens"] for f in facts] == [
@@ -230,7 +230,7 @@ def test_responses_alone_record_no_request_and_an_unfinished_end() -> None:
     assert run.meta["hosted_tool_calls"] == {"web_search_call": 1}
     search = run.ledger.messages[0].parts[0]
     assert search.kind == "web_search_call" and search.original == elements[0]["output"][0]
-    assert not run.meta["recorded"]["tool_results"]
+    assert not run.origin.recorded.tool_results
 
 
 # -- compaction: an observed record naming what left -------------------------------------------
@@ -675,7 +675,7 @@ def test_a_compaction_inside_a_response_prunes_what_came_before_its_reply() -> N
 def test_a_folder_loads_every_file_in_name_order() -> None:
     runs = load_openai_responses(DATA)
     assert [Path(r.meta["log_file"]).name for r in runs] == sorted(p.name for p in FILES)
-    assert [r.meta["format"] for r in load(DATA)] == ["openai-responses"] * len(FILES)
+    assert [r.origin.format for r in load(DATA)] == ["openai-responses"] * len(FILES)
 
 
 def test_what_is_not_a_file_of_this_format_is_refused_by_name(tmp_path: Path) -> None:

@@ -147,7 +147,7 @@ def test_the_real_conversation_imports_true() -> None:
             recorded["completion_tokens"],
         )
         assert call.usage.cache_read_tokens == recorded["cache_read_tokens"]
-    assert run.meta["recorded"] == {
+    assert run.origin.recorded.model_dump() == {
         "inputs": False,  # no condensation: every call was sent the whole history
         "usage": True,
         "tool_results": True,
@@ -169,14 +169,14 @@ def test_load_and_detect_name_the_format() -> None:
     (direct,) = load_openhands_v1(CONV)
     for source in (CONV, DATA):
         loaded = load(source)[0]  # the folder's runs in name order: the conversation first
-        assert loaded.meta["format"] == "openhands-v1"
+        assert loaded.origin.format == "openhands-v1"
         assert {k: v for k, v in loaded.meta.items() if k != "format"} == direct.meta
         assert [m.content for m in loaded.ledger.messages] == [
             m.content for m in direct.ledger.messages
         ]
     labels = [r.meta["label"] for r in load_openhands_v1(DATA)]
     assert labels == [direct.meta["label"], GOAL.stem]
-    assert [r.meta["format"] for r in load(DATA)] == ["openhands-v1"] * 2
+    assert [r.origin.format for r in load(DATA)] == ["openhands-v1"] * 2
 
 
 def test_the_run_works_downstream(tmp_path: Path) -> None:
@@ -199,8 +199,8 @@ def test_the_same_events_as_one_list(tmp_path: Path) -> None:
     (folder,) = load_openhands_v1(CONV)
     assert [m.content for m in run.ledger.messages] == [m.content for m in folder.ledger.messages]
     assert run.import_problems == []
-    assert run.meta["recorded"]["usage"] is False and run.meta["recorded"]["model"] is False
-    assert run.meta["recorded"]["outcome"] is False and run.status == "done"
+    assert run.origin.recorded.usage is False and run.origin.recorded.model is False
+    assert run.origin.recorded.outcome is False and run.status == "done"
     assert run.meta["label"] == "events"
 
 
@@ -253,9 +253,9 @@ def test_the_real_event_lines_import_true() -> None:
     updates = sum(e["kind"] == "ConversationStateUpdateEvent" for e in lines)
     assert run.meta["ignored_kinds"] == {"ConversationStateUpdateEvent": updates}
     assert run.meta["execution_status"] == "running" and run.status == "incomplete"
-    assert run.meta["recorded"]["usage"] is False  # the slice's stats updates are totals only
+    assert run.origin.recorded.usage is False  # the slice's stats updates are totals only
     (loaded,) = load(GOAL)
-    assert loaded.meta["format"] == "openhands-v1"
+    assert loaded.origin.format == "openhands-v1"
     capture(run)
     replay(run, sliding_window(2))
 
@@ -335,7 +335,7 @@ def test_a_condensation_is_an_observed_record_of_what_it_forgot(tmp_path: Path) 
         kept[5].content,
     ]
     assert window[1].authored == "compaction-frame"
-    assert run.meta["recorded"]["inputs"] is True
+    assert run.origin.recorded.inputs is True
     (facts,) = run.meta["condensations"]
     assert facts["forgotten_event_ids"] == [real_events()[2]["id"], real_events()[3]["id"]]
     assert facts["summary_offset"] == 2 and facts["summary_chars"] == len(SUMMARY)
@@ -589,7 +589,7 @@ def test_a_folder_of_conversations_and_the_files_beside_events(tmp_path: Path) -
     assert [r.meta["label"] for r in runs] == [real_state()["id"], "b-events"]
     assert runs[0].meta["unrecognized_files"] == ["notes.txt"]
     assert [len(r.calls) for r in runs] == [3, 3]
-    assert [r.meta["format"] for r in load(tmp_path / "all")] == ["openhands-v1"] * 2
+    assert [r.origin.format for r in load(tmp_path / "all")] == ["openhands-v1"] * 2
 
 
 def test_the_claims_are_exact() -> None:

@@ -94,14 +94,14 @@ def test_the_real_session_imports_true_to_its_lines() -> None:
 
 def test_the_real_session_says_what_it_does_not_record() -> None:
     (run,) = load_pi(REAL)
-    assert run.meta["recorded"] == {
+    assert run.origin.recorded.model_dump() == {
         "inputs": False,
         "usage": True,
         "tool_results": False,
         "model": True,
         "outcome": False,
     }
-    notes = unrecorded_notes(run.meta)
+    notes = unrecorded_notes(run)
     assert any("tool results" in n for n in notes) and any("was sent" in n for n in notes)
 
 
@@ -109,7 +109,7 @@ def test_the_real_session_is_detected_and_loads_as_pi(tmp_path: Path) -> None:
     assert detect_format(REAL) == "pi"
     (direct,) = load_pi(REAL)
     (loaded,) = load(REAL)
-    assert loaded.meta == {**direct.meta, "format": "pi"}
+    assert loaded.meta == direct.meta and loaded.origin.format == "pi"
     assert [m.content for m in loaded.ledger.messages] == [
         m.content for m in direct.ledger.messages
     ]
@@ -308,7 +308,7 @@ def test_every_call_is_paired_with_its_result_and_kept_as_given(tmp_path: Path) 
     assert thinking.original["thinkingSignature"] == "sig-1"
     usage = run.calls[1].usage
     assert usage is not None and (usage.input_tokens, usage.cache_read_tokens) == (470, 400)
-    assert run.meta["recorded"]["tool_results"] and run.meta["recorded"]["usage"]
+    assert run.origin.recorded.tool_results and run.origin.recorded.usage
 
 
 def test_requests_are_the_persons_and_what_pi_wrote_is_an_observation(tmp_path: Path) -> None:
@@ -362,7 +362,7 @@ def test_the_compaction_is_an_observed_record_naming_what_left(tmp_path: Path) -
         "observed": True,
         "details": {"readFiles": ["app.py"], "modifiedFiles": ["test_app.py"]},
     }
-    assert run.meta["recorded"]["inputs"]
+    assert run.origin.recorded.inputs
     replay(run, sliding_window(2))
     capture(run)
 

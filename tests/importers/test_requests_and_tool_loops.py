@@ -455,7 +455,7 @@ def test_load_passes_tool_loop_through_for_a_folder() -> None:
     literal = load(DATA / "swe-agent", tool_loop=False)
     assert [r.meta["tool_loop"] for r in rebuilt].count("rebuilt") == 7
     assert [r.meta["tool_loop"] for r in literal].count("literal") == 7
-    assert [r.meta["format"] for r in literal] == ["swe-agent"] * 10
+    assert [r.origin.format for r in literal] == ["swe-agent"] * 10
 
 
 def without_function_calling(tmp_path: Path, edit: Any = None) -> Path:

@@ -73,11 +73,11 @@ def test_every_new_format_has_a_real_or_documented_file() -> None:
 def test_load_names_the_format_and_the_run_says_what_is_not_recorded(path: Path, fmt: str) -> None:
     assert detect_format(path) == fmt
     for run in runs_of(path):
-        assert run.meta["format"] == fmt
-        facts = recorded_of(run.meta)
+        assert run.origin.format == fmt
+        facts = recorded_of(run)
         assert facts is not None
         missing = [k for k, v in facts.model_dump().items() if not v]
-        notes = [n for n in run_notes(run.meta) if n.kind == "not recorded"]
+        notes = [n for n in run_notes(run) if n.kind == "not recorded"]
         assert len(notes) == len(missing) and set(Recorded.model_fields) >= set(missing)
 
 

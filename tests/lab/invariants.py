@@ -11,6 +11,7 @@ from typing import Any
 import pandas as pd
 
 from footprint_lab import Run, segment_turns
+from footprint_lab.agent.origin import imported_source
 from footprint_lab.lab import Frames
 from footprint_lab.lab.schema import SCHEMAS
 
@@ -107,7 +108,7 @@ def check_calls_and_messages(run: Run, frames: Frames) -> None:
     assert [None if pd.isna(v) else int(v) for v in calls["input_tokens"]] == [
         None if c.usage is None else c.usage.input_tokens for c in run.calls
     ]
-    imported = "imported_from" in run.meta
+    imported = imported_source(run.origin) is not None
     assert calls["failed"].tolist() == [c.usage is None and not imported for c in run.calls]
     assert calls["retry"].tolist() == [c.retry for c in run.calls]
     ledger = run.ledger

@@ -290,5 +290,10 @@ def test_token_figures_say_where_they_came_from() -> None:
     iteration = int(scaled["iteration"])
     window, sent = window_at(replayed, frames, iteration)
     caption = boundary_caption(frames, iteration, window, sent)
-    assert f"{int(scaled['input_tokens'])} input tokens scaled" in caption
-    assert "reported" not in caption
+    original = run.calls[int(scaled["call"])].usage
+    assert original is not None and int(scaled["scaled_from"]) == original.input_tokens
+    assert (
+        f"{int(scaled['input_tokens']):,} input tokens scaled from the "
+        f"{original.input_tokens:,} reported." in caption
+    )
+    assert caption.count("reported") == 1  # the source's figure, never the scaled one

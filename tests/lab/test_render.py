@@ -259,5 +259,6 @@ def test_the_report_summary_table_shows_run_summary(audit_run: Run) -> None:
                 "peak_window_chars",
                 "final_window_chars",
                 "input_tokens",
+                "tokens_from",
             )
         ]

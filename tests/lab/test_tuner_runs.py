@@ -91,7 +91,7 @@ def test_a_tuner_on_an_imported_real_run_replays_it_and_its_readouts_are_the_dir
     imported: Run,
 ) -> None:
     tuner = Tuner(imported, "sliding-window", pricing=PRICE, frontier=False)
-    assert tuner.scenario is None and tuner.run.meta["counterfactual"]
+    assert tuner.scenario is None and tuner.run.origin.kind == "replay"
     assert "counterfactual" in tuner.header.value.lower()  # the heading says it is a replay
     assert tuner.config == {"keep_recent_turns": 6, "keep_last_tool_results": 2}
     size = tuner.figures["window_size"]
@@ -168,7 +168,7 @@ def test_a_scenario_still_runs_live() -> None:
     scenario = screen_driver()
     tuner = Tuner(scenario, "sliding_window", frontier=False)
     assert tuner.base is not None and tuner.scenario is scenario
-    assert not tuner.run.meta.get("counterfactual")
+    assert tuner.run.origin.kind != "replay"
     assert "counterfactual" not in tuner.header.value.lower()
     tuner.set(keep_recent_turns=1)
     expected = capture(scenario.run(sliding_window(keep_recent_turns=1)))

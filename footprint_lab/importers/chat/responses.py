@@ -45,7 +45,7 @@ items (``function_call_output`` with text or a list of parts, ``custom_tool_call
 usage of its last reply and its ``model`` the run's (the first; ``meta["models"]`` when
 several); ``meta["responses"]`` lists each Response's ``id``, ``model``, ``status``,
 ``previous_response_id``, ``created_at`` and ``reasoning_tokens``. Bare items record neither,
-and ``run.meta["recorded"]`` says so. A last Response that did not complete makes the run
+and ``run.origin.recorded`` says so. A last Response that did not complete makes the run
 ``incomplete``, its status in ``meta["ended"]``.
 
 **Compaction** (an observed record). A ``compaction`` item's ``encrypted_content`` is opaque:

@@ -34,7 +34,7 @@ rollouts (before the typed lines, 2025) start with the session itself (``{"id", 
   output counts ``reasoning_output_tokens``), given to the reply it follows; a repeated
   cumulative ``total_token_usage`` is no new call, and a count no reply awaits (a compaction's
   own call) is counted in ``meta["token_counts"]``. A file without them says so in
-  ``meta["recorded"]``.
+  ``run.origin.recorded``.
 * **Compaction** (``compacted``, ``codex-rs/core/src/compact.rs``): an **observed record**.
   What Codex kept is exactly its ``replacement_history`` (or ``replacement_history_entries``,
   references resolved to earlier items); without one, the summary (``payload.message``) follows

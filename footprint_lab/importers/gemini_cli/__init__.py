@@ -84,7 +84,7 @@ the notice Gemini CLI showed may be there (from v0.18): an ``info`` record ``IMP
 conversation exceeded the compress threshold ...`` or ``Context compressed from N% to M%.``
 (from v0.33; automatic), or an empty ``info`` record (``/compress``, whose item has no text).
 Those are listed in ``meta["compression_notices"]``; no observed record is made, and
-``meta["recorded"]["inputs"]`` is false: the windows after it are not known. Before v0.25 a
+``run.origin.recorded.inputs`` is false: the windows after it are not known. Before v0.25 a
 compressed session went on in a new file, which starts after the summary.
 
 **Meta**: the session fields as the file last set them (``sessionId``, ``projectHash``,

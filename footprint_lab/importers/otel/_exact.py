@@ -25,6 +25,7 @@ from footprint_lab.agent.checkpoint import (
     json_path,
     loc_path,
     run_from_checkpoint,
+    upgraded_run_document,
 )
 from footprint_lab.agent.run import Run
 from footprint_lab.importers._parts import short
@@ -269,7 +270,8 @@ def _exact(head: OtelSpan, members: Sequence[OtelSpan]) -> Run:
     document = {
         **state,
         "format": RUN_FORMAT,
-        "version": RUN_VERSION,
+        # A trace written before the origin was kept says it in meta, as a version-1 run file.
+        "version": RUN_VERSION if "origin" in state else 1,
         "records": _in_order(records, "record", head, WINDOW_EVENT),
         "calls": [call for _, _, call in calls],
         "events": _in_order(events, "event", head, FL_EVENT_INDEX),
@@ -280,7 +282,7 @@ def _exact(head: OtelSpan, members: Sequence[OtelSpan]) -> Run:
             "stage_counter": stage_counter,
         },
     }
-    run = _restore(head, document, store)
+    run = _restore(head, upgraded_run_document(document), store)
     _check_windows(run, calls)
     return run
 

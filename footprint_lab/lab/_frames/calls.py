@@ -11,6 +11,7 @@ from typing import Any
 
 import pandas as pd
 
+from footprint_lab.agent.origin import imported_source
 from footprint_lab.evidence.prefix import prefixes_of
 from footprint_lab.lab._frames.context import CaptureContext
 from footprint_lab.lab.schema import build_frame
@@ -25,7 +26,7 @@ def build(ctx: CaptureContext) -> pd.DataFrame:
     history_end = ctx.view.history_end
     usages = [call.usage for call in calls]
     # An imported call had its reply; a source that records no usage does not make it fail.
-    imported = "imported_from" in (ctx.run.meta or {})
+    imported = imported_source(ctx.run.origin) is not None
     positions = ctx.stage_positions
     chars = ctx.chars
     request, prefix = prefixes_of(
@@ -56,6 +57,7 @@ def build(ctx: CaptureContext) -> pd.DataFrame:
             "cache_write_tokens": usage("cache_write_tokens"),
             "reported": [u is not None and u.reported for u in usages],
             "tokens_from": [c.tokens_from for c in calls],
+            "scaled_from": [c.scaled_from for c in calls],
             "failed": [u is None and not imported for u in usages],
             "reply_chars": [
                 int(sum(chars[p] for p in positions.get(c.stage_id or "", ()))) for c in calls

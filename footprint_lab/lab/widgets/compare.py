@@ -20,6 +20,7 @@ from typing import Any
 
 import ipywidgets as widgets
 
+from footprint_lab.agent.origin import Fork, Replay
 from footprint_lab.agent.run import Run
 from footprint_lab.lab import plots
 from footprint_lab.lab.frames import Frames, capture
@@ -51,10 +52,10 @@ def _label_runs(runs: Mapping[str, Run] | Sequence[Run]) -> dict[str, Run]:
     labelled: dict[str, Run] = {}
     for run in runs:
         base = run.strategy or "none"
-        if run.meta.get("counterfactual"):
+        if isinstance(run.origin, Replay):
             base += " (replay)"
-        if isinstance(run.meta.get("fork_at"), int):
-            base += f" (fork at {run.meta['fork_at']})"
+        if isinstance(run.origin, Fork):
+            base += f" (fork at {run.origin.at})"
         label, n = base, 1
         while label in labelled:
             n += 1
@@ -126,9 +127,7 @@ class Compare(HtmlShare, LabWidget):
         scenarios = sorted({str(r.meta.get("scenario")) for r in self.runs.values()} - {"None"})
         self.title = "Compare" + (f" — {', '.join(scenarios)}" if scenarios else "")
         # Replays of one run share their banner: it is said once, not once per replay.
-        banners = dict.fromkeys(
-            b for b in map(counterfactual_banner, (r.meta for r in self.runs.values())) if b
-        )
+        banners = dict.fromkeys(b for b in map(counterfactual_banner, self.runs.values()) if b)
         self.header = widgets.HTML(heading_html(self.title, banners=list(banners)[:BANNERS_SHOWN]))
         self.parting = parting_frame(self.runs)
         self.parting_html = widgets.HTML(

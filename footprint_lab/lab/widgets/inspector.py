@@ -24,6 +24,7 @@ from typing import Any
 import ipywidgets as widgets
 import pandas as pd
 
+from footprint_lab.agent.origin import Import, Replay
 from footprint_lab.agent.run import Run
 from footprint_lab.importers.recorded import recorded_of
 from footprint_lab.lab import plots
@@ -141,7 +142,7 @@ class Inspector(HtmlShare, LabWidget):
         super().__init__()
         self.run = run
         if evidence is None:
-            evidence = bool(run.meta.get("counterfactual"))
+            evidence = isinstance(run.origin, Replay)
         self.frames = capture(run, label=label, evidence=evidence)
         self.numbers = key_numbers(run)
         self.figures: dict[str, Any] = {
@@ -186,7 +187,7 @@ class Inspector(HtmlShare, LabWidget):
         self.compactions = CompactionsPane(run, self.open_boundary)
         self._show_beside(self.slider.value)
         self.tabs = widgets.Tab(children=self._tab_children(), titles=list(INSPECTOR_TABS))
-        banner = counterfactual_banner(run.meta)
+        banner = counterfactual_banner(self.frames.info)
         self.title = f"Inspector — {describe(run, self.frames)}"
         self.header = widgets.HTML(
             heading_html(self.title, banners=[banner] if banner is not None else [])
@@ -365,11 +366,11 @@ class Inspector(HtmlShare, LabWidget):
         run = self.run
         # A setting the source's file did not record is said so, never the library's default;
         # a token figure says where it came from, and a run with none shows none (not 0).
-        imported = recorded_of(run.meta) is not None and not run.meta.get("counterfactual")
+        imported = isinstance(run.origin, Import) and recorded_of(run.origin) is not None
         calls = self.frames.calls
         peak = (
             (f"peak {tokens_label(calls)}", n["peak_input_tokens"])
-            if calls["input_tokens"].notna().any()
+            if n["peak_input_tokens"] is not None
             else ("peak input tokens", "none reported")
         )
         pairs: list[tuple[str, Any]] = [
@@ -416,8 +417,8 @@ class Inspector(HtmlShare, LabWidget):
         items, more = import_problem_items(problems)
         return render(
             "overview.html.j2",
-            banner=counterfactual_banner(self.run.meta),
-            notes=run_notes(self.run.meta),
+            banner=counterfactual_banner(self.frames.info),
+            notes=run_notes(self.frames.info),
             problems={"items": items, "more": more, "total": len(problems)} if problems else None,
             pairs=self._key_pairs(),
             reasons=table_context(reasons, empty="no refusals"),

@@ -186,7 +186,7 @@ class Tuner(HtmlShare, LabWidget):
         }
         self.title = f"Tuner — {self.source.name} · {getattr(self.base, 'name', '?')}"
         # a replay says so, as the Inspector's heading does: its replies are the original's
-        banner = counterfactual_banner(self.run.meta)
+        banner = counterfactual_banner(self.run)
         self.header = widgets.HTML(
             heading_html(
                 self.title, banners=[banner] if banner is not None else [], lead=self.source.lead
