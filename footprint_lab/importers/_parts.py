@@ -36,6 +36,7 @@ from footprint_lab.reading.content import (
 from footprint_lab.reading.files import (
     files_in,
     parse_json_text,
+    read_each,
     read_json_file,
     read_text_file,
 )
@@ -97,6 +98,7 @@ __all__ = [
     "optional_str",
     "ordered",
     "parse_json_text",
+    "read_each",
     "read_json_file",
     "read_text_file",
     "reject_constant",

@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import json
 import stat
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from footprint_lab.messages import storable_json
-from footprint_lab.reading.problems import TranscriptError
+from footprint_lab.reading.problems import TranscriptError, nested
+
+_T = TypeVar("_T")
 
 
 def check_regular(path: str | Path, source: str) -> None:
@@ -80,6 +82,18 @@ def files_in(path: str | Path, suffixes: Sequence[str], source: str) -> list[Pat
             source, None, "path", f"no {looked_for} files in the folder", path=where
         )
     return sorted(found, key=lambda p: p.name)
+
+
+def read_each(files: Iterable[Path], source: str, read: Callable[[Path], Iterable[_T]]) -> list[_T]:
+    """Everything ``read`` gives for each of ``files``, in order (a folder loader's runs): an
+    error a file raises is raised again under ``source``, naming that file."""
+    out: list[_T] = []
+    for file in files:
+        try:
+            out.extend(read(file))
+        except TranscriptError as exc:
+            raise nested(exc, source, path=str(file)) from None
+    return out
 
 
 def _expecting(problem: str, expected: str | None) -> str:

@@ -103,7 +103,7 @@ from footprint_lab.importers._parts import (
     Problems,
     TranscriptError,
     files_in,
-    nested,
+    read_each,
     read_text_file,
 )
 from footprint_lab.importers._sniff import FileFormat, Sniff, sniff
@@ -226,13 +226,7 @@ def load_aider(path: str | Path, *, strict: bool = False) -> list[Run]:
             raise TranscriptError(
                 SOURCE, None, "path", "no Aider chat history in the folder", path=str(source)
             )
-    runs: list[Run] = []
-    for file in files:
-        try:
-            runs.extend(_load_file(file, strict))
-        except TranscriptError as exc:
-            raise nested(exc, SOURCE, path=str(file)) from None
-    return runs
+    return read_each(files, SOURCE, lambda file: _load_file(file, strict))
 
 
 def _claimed(file: Path) -> bool:

@@ -94,9 +94,9 @@ from footprint_lab.importers._parts import (
     files_in,
     json_value,
     message_list,
-    nested,
     ordered,
     parse_json_text,
+    read_each,
     read_text_file,
     short,
 )
@@ -298,13 +298,8 @@ def load_openai_responses(path: str | Path, *, strict: bool = False) -> list[Run
             (when ``strict``) has a problem — naming the file, the item (or line) and the
             field.
     """
-    runs: list[Run] = []
-    for file in files_in(path, SUFFIXES, SOURCE):
-        try:
-            runs.append(_load_file(file, strict))
-        except TranscriptError as exc:
-            raise nested(exc, SOURCE, path=str(file)) from None
-    return runs
+    files = files_in(path, SUFFIXES, SOURCE)
+    return read_each(files, SOURCE, lambda file: [_load_file(file, strict)])
 
 
 FILE_FORMAT = FileFormat(

@@ -90,6 +90,7 @@ from footprint_lab.importers._parts import (
     files_in,
     nested,
     parse_json_text,
+    read_each,
     read_text_file,
     short,
 )
@@ -414,13 +415,8 @@ def load_claude_code(path: str | Path, *, strict: bool = False) -> list[Run]:
         TranscriptError: a file cannot be read, a line is not JSON, or (when ``strict``) an
             entry is skipped or has a problem — naming the file, the line and the field.
     """
-    runs: list[Run] = []
-    for file in files_in(path, (SUFFIX,), SOURCE):
-        try:
-            runs.append(_load_file(file, strict))
-        except TranscriptError as exc:
-            raise nested(exc, SOURCE, path=str(file)) from None
-    return runs
+    files = files_in(path, (SUFFIX,), SOURCE)
+    return read_each(files, SOURCE, lambda file: [_load_file(file, strict)])
 
 
 _LINE_KEYS = frozenset({"uuid", "parentUuid", "leafUuid"})

@@ -75,8 +75,8 @@ from footprint_lab.importers._parts import (
     Problems,
     TranscriptError,
     files_in,
-    nested,
     parse_json_text,
+    read_each,
     read_text_file,
 )
 from footprint_lab.importers._sniff import FileFormat, Shape, Sniff
@@ -172,13 +172,8 @@ def load_codex(path: str | Path, *, strict: bool = False) -> list[Run]:
             a field of the wrong type, or (when ``strict``) something is wrong — naming the
             file, the line and the field.
     """
-    runs: list[Run] = []
-    for file in files_in(path, (SUFFIX,), SOURCE):
-        try:
-            runs.append(_load_file(file, strict))
-        except TranscriptError as exc:
-            raise nested(exc, SOURCE, path=str(file)) from None
-    return runs
+    files = files_in(path, (SUFFIX,), SOURCE)
+    return read_each(files, SOURCE, lambda file: [_load_file(file, strict)])
 
 
 def _typed(line: Shape) -> bool:

@@ -112,8 +112,8 @@ from footprint_lab.importers._parts import (
     TranscriptError,
     files_in,
     message_list,
-    nested,
     parse_json_text,
+    read_each,
     read_text_file,
 )
 from footprint_lab.importers._sniff import FileFormat, Shape, Sniff
@@ -342,13 +342,8 @@ def load_gemini_cli(path: str | Path, *, strict: bool = False) -> list[Run]:
             not), is not a Gemini CLI recording, or a record is malformed (or, when
             ``strict``, has a problem) — naming the file, the line or message, and the field.
     """
-    runs: list[Run] = []
-    for file in files_in(path, SUFFIXES, SOURCE):
-        try:
-            runs.append(_load_file(file, strict))
-        except TranscriptError as exc:
-            raise nested(exc, SOURCE, path=str(file)) from None
-    return runs
+    files = files_in(path, SUFFIXES, SOURCE)
+    return read_each(files, SOURCE, lambda file: [_load_file(file, strict)])
 
 
 _FOREIGN = frozenset({"uuid", "parentUuid", "leafUuid", "parentId", "payload", "message", "role"})

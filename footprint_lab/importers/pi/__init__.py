@@ -83,10 +83,9 @@ from footprint_lab.agent.run import Run
 from footprint_lab.importers._build import build_run
 from footprint_lab.importers._parts import (
     Problems,
-    TranscriptError,
     files_in,
-    nested,
     optional_str,
+    read_each,
     read_text_file,
 )
 from footprint_lab.importers._sniff import FileFormat, Shape, Sniff
@@ -279,13 +278,8 @@ def load_pi(path: str | Path, *, strict: bool = False) -> list[Run]:
             the wrong type, or (when ``strict``) a problem was found — naming the file, the line
             and the field.
     """
-    runs: list[Run] = []
-    for file in files_in(path, (SUFFIX,), SOURCE):
-        try:
-            runs.append(_load_file(file, strict))
-        except TranscriptError as exc:
-            raise nested(exc, SOURCE, path=str(file)) from None
-    return runs
+    files = files_in(path, (SUFFIX,), SOURCE)
+    return read_each(files, SOURCE, lambda file: [_load_file(file, strict)])
 
 
 _ENTRY_TYPES = frozenset(
