@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import currently_in_test_context, event
+from hypothesis import HealthCheck, currently_in_test_context, event, settings
 from hypothesis import strategies as st
 
 from footprint_lab import Message, Run, load_run
@@ -18,6 +18,18 @@ from footprint_lab.importers import TranscriptError
 
 PNG = "iVBORw0KGgo" * 20
 URL = "data:image/png;base64," + PNG
+
+
+FUZZ = settings(
+    max_examples=200,
+    deadline=None,
+    suppress_health_check=[
+        HealthCheck.function_scoped_fixture,
+        HealthCheck.too_slow,
+        HealthCheck.data_too_large,
+    ],
+)
+"""The importers' fuzz tests: 200 mutated or cut files each, with ``tmp_path``."""
 
 
 def saved(run: Run, tmp_path: Path) -> Run:

@@ -22,7 +22,7 @@ from functools import cache
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from footprint_lab import load_run, replay, sliding_window
@@ -33,16 +33,12 @@ from footprint_lab.importers.aider import FILE_FORMAT
 from footprint_lab.importers.recorded import unrecorded_notes
 from footprint_lab.lab import capture
 from footprint_lab.messages import is_observation
+from tests.importers.helpers import FUZZ
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "transcripts" / "aider"
 FILE = DATA / "chat-history.first-half.md"
 HEADER = "# aider chat started at "
 TOKENS = re.compile(r"^> Tokens: ([\d,]+) sent, ([\d,]+) received")
-FUZZ = settings(
-    max_examples=200,
-    deadline=None,
-    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
-)
 
 
 # -- the file read by plain line rules, independently of the importer -------------------------

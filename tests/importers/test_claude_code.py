@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from footprint_lab import evidence, replay, sliding_window
@@ -21,6 +21,7 @@ from footprint_lab.importers.claude_code import load_claude_code
 from footprint_lab.lab import capture
 from tests.importers import helpers
 from tests.importers.helpers import (
+    FUZZ,
     history,
     one_run_or_transcript_error,
     run_counts,
@@ -30,15 +31,6 @@ from tests.importers.helpers import (
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "transcripts" / "claude-code"
 FILES = ("edge_cases.jsonl", "representative_messages.jsonl")
-FUZZ = settings(
-    max_examples=200,
-    deadline=None,
-    suppress_health_check=[
-        HealthCheck.function_scoped_fixture,
-        HealthCheck.too_slow,
-        HealthCheck.data_too_large,
-    ],
-)
 
 # Per file: (messages, tool calls, tool results, model calls), and the lines skipped as
 # unreadable entries (each listed as a problem).

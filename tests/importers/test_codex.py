@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from footprint_lab import evidence, load_run, replay, sliding_window
@@ -25,21 +25,12 @@ from footprint_lab.importers._sniff import sniff
 from footprint_lab.lab import capture
 from footprint_lab.messages import Message
 from tests.importers import helpers
-from tests.importers.helpers import history, one_run_or_transcript_error, wrong_values
+from tests.importers.helpers import FUZZ, history, one_run_or_transcript_error, wrong_values
 
 ROOT = Path(__file__).resolve().parents[2] / "data"
 DATA = ROOT / "transcripts" / "codex"
 REAL = DATA / "real.session-01.jsonl"
 FIXTURE = DATA / "fixture.session_with_compaction.jsonl"
-FUZZ = settings(
-    max_examples=200,
-    deadline=None,
-    suppress_health_check=[
-        HealthCheck.function_scoped_fixture,
-        HealthCheck.too_slow,
-        HealthCheck.data_too_large,
-    ],
-)
 PREFIX = (
     "Another language model started to solve this problem and produced a summary of its "
     "thinking process."

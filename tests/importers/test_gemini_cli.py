@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from footprint_lab import Message, load_run, replay, sliding_window
@@ -26,19 +26,10 @@ from footprint_lab.importers._sniff import sniff
 from footprint_lab.importers.gemini_cli import FILE_FORMAT
 from footprint_lab.lab import capture
 from tests.importers import helpers
-from tests.importers.helpers import history, one_run_or_transcript_error, wrong_values
+from tests.importers.helpers import FUZZ, history, one_run_or_transcript_error, wrong_values
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "transcripts" / "gemini-cli"
 REAL = DATA / "fixture.gemini_golden.json"
-FUZZ = settings(
-    max_examples=200,
-    deadline=None,
-    suppress_health_check=[
-        HealthCheck.function_scoped_fixture,
-        HealthCheck.too_slow,
-        HealthCheck.data_too_large,
-    ],
-)
 ACK = "Got it. Thanks for the additional context!"
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, currently_in_test_context, event, given, settings
+from hypothesis import currently_in_test_context, event, given
 from hypothesis import strategies as st
 
 from footprint_lab import evidence, replay, sliding_window
@@ -23,19 +23,10 @@ from footprint_lab.importers._parts import TranscriptError
 from footprint_lab.importers.inspect import load_inspect
 from footprint_lab.lab import capture
 from tests.importers import helpers
-from tests.importers.helpers import history, run_counts, sites, wrong_values
+from tests.importers.helpers import FUZZ, history, run_counts, sites, wrong_values
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "transcripts" / "inspect"
 FILES = ("browser.json", "log_streaming.eval", "popularity-a.eval", "popularity.json")
-FUZZ = settings(
-    max_examples=200,
-    deadline=None,
-    suppress_health_check=[
-        HealthCheck.function_scoped_fixture,
-        HealthCheck.too_slow,
-        HealthCheck.data_too_large,
-    ],
-)
 
 # Per file, per sample in import order: (sample id, epoch, messages, tool calls, tool results,
 # model calls).

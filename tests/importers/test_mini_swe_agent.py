@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from footprint_lab import load_run, replay, sliding_window
@@ -25,18 +25,13 @@ from footprint_lab.importers._sniff import sniff
 from footprint_lab.importers.mini_swe_agent import FILE_FORMAT
 from footprint_lab.lab import capture
 from footprint_lab.messages import is_observation
-from tests.importers.helpers import history, mutate, wrong_values
+from tests.importers.helpers import FUZZ, history, mutate, wrong_values
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "transcripts" / "mini-swe-agent"
 NATIVE = "astropy__astropy-12907.traj.json"
 TEXT = "gemini-3-pro.v1.15.sympy__sympy-11618.traj.json"
 BARE = "github_issue.traj.json"
 FILES = (NATIVE, TEXT, BARE)
-FUZZ = settings(
-    max_examples=200,
-    deadline=None,
-    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
-)
 
 
 # -- reading the files independently of the importer -----------------------------------------

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from footprint_lab import load_run, replay, sliding_window
@@ -31,7 +31,7 @@ from footprint_lab.importers._sniff import sniff
 from footprint_lab.importers.openhands_v1 import RESEMBLES
 from footprint_lab.lab import capture
 from tests.importers import helpers
-from tests.importers.helpers import history, one_run_or_transcript_error, wrong_values
+from tests.importers.helpers import FUZZ, history, one_run_or_transcript_error, wrong_values
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "transcripts" / "openhands-v1"
 CONV = DATA / "conv-cd945624"
@@ -39,15 +39,6 @@ GOAL = DATA / "goal-events.jsonl"
 """A trimmed slice of a real conversation's persisted events, one a line (the SDK's own test
 fixture ``tests/sdk/conversation/goal/fixtures/events.jsonl``): no system prompt or request,
 one observation whose action was trimmed away."""
-FUZZ = settings(
-    max_examples=200,
-    deadline=None,
-    suppress_health_check=[
-        HealthCheck.function_scoped_fixture,
-        HealthCheck.too_slow,
-        HealthCheck.data_too_large,
-    ],
-)
 
 
 # -- the real conversation, read independently of the importer -------------------------------

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from footprint_lab import load_run, replay, sliding_window
@@ -30,7 +30,7 @@ from footprint_lab.importers import TranscriptError, detect_format, load, load_p
 from footprint_lab.importers.recorded import unrecorded_notes
 from footprint_lab.lab import capture
 from tests.importers import helpers
-from tests.importers.helpers import history, one_run_or_transcript_error, sites, wrong_values
+from tests.importers.helpers import FUZZ, history, one_run_or_transcript_error, sites, wrong_values
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "transcripts" / "pi"
 REAL = DATA / "real.session-01.jsonl"
@@ -669,11 +669,6 @@ READ = frozenset(
     }
 )
 SESSIONS = {"real": lines_of(REAL), "compacted": compacted_session()}
-FUZZ = settings(
-    max_examples=200,
-    deadline=None,
-    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
-)
 
 
 def imports_or_raises(path: Path) -> None:
