@@ -266,6 +266,22 @@ class ContentPart(BaseModel):
         return len(self.text) if self.text is not None else self.data_chars
 
 
+THINKING_KINDS: frozenset[str] = frozenset({"thinking", "redacted-thinking"})
+"""Part kinds that hold a model's thinking (Anthropic's ``thinking`` and ``redacted_thinking``
+blocks, OpenAI's ``reasoning`` items): kept with their reply, sent back untouched, counted in
+its size, and the only parts ``clear_thinking`` takes."""
+
+
+def has_thinking(message: Message) -> bool:
+    """Whether ``message`` carries thinking (a part of a :data:`THINKING_KINDS` kind)."""
+    return any(part.kind in THINKING_KINDS for part in message.parts)
+
+
+def without_thinking(message: Message) -> list[ContentPart]:
+    """``message``'s parts less its thinking, in order."""
+    return [part for part in message.parts if part.kind not in THINKING_KINDS]
+
+
 _SIZE_FIELDS = frozenset({"content", "tool_calls", "parts"})
 
 SHAPE_CODES: dict[str, str] = {

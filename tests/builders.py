@@ -5,7 +5,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from hypothesis import strategies as st
+
 from footprint_lab import Message, ScriptedProvider, ToolCall
+from footprint_lab.messages import ContentPart
 from footprint_lab.providers import ProviderRequest, ProviderResponse
 
 
@@ -125,3 +128,45 @@ def by_content(run: Any, value: Any) -> Any:
         return v
 
     return walk(value)
+
+
+TWIN_TOOLS = ("read", "grep", "memory")
+"""The tools :func:`tool_histories` calls (``memory`` is the one tests exclude)."""
+
+
+def thinking_part(text: str, signature: str) -> ContentPart:
+    """A thinking part shaped as Anthropic's block."""
+    block = {"type": "thinking", "thinking": text, "signature": signature}
+    return ContentPart(kind="thinking", text=text, original=block)
+
+
+@st.composite
+def tool_histories(
+    draw: st.DrawFn, rounds: int = 9, result_chars: tuple[int, int] = (300, 600)
+) -> list[Message]:
+    """The request (``seed#0``), then up to ``rounds`` rounds of a reply (thinking or not)
+    making 1-3 calls to :data:`TWIN_TOOLS` and their results, stamped as an agent commits them;
+    results are larger than a cleared-result placeholder (``result_chars``)."""
+    out = [Message.user("audit the deployment", stage_id="seed#0")]
+    stage = 1
+    for r in range(draw(st.integers(1, rounds))):
+        names = draw(st.lists(st.sampled_from(TWIN_TOOLS), min_size=1, max_size=3))
+        calls = [
+            ToolCall(id=f"toolu_{r}_{k}", name=n, arguments={"n": k}) for k, n in enumerate(names)
+        ]
+        parts = []
+        if draw(st.booleans()):
+            text = f"round {r}: " + "weighing the options " * draw(st.integers(1, 8))
+            parts = [thinking_part(text, f"sig-{r}")]
+        out.append(
+            Message.assistant("", tool_calls=calls, parts=parts, stage_id=f"call-llm#{stage}")
+        )
+        size = draw(st.integers(*result_chars))
+        out.extend(
+            Message.tool(
+                c.id, c.name, f"{c.name} {r}: " + "y" * size, stage_id=f"tool-calls#{stage + 1}"
+            )
+            for c in calls
+        )
+        stage += 2
+    return out

@@ -15,7 +15,9 @@ destroy history: it can only stop re-sending something, and it must say so in a
 :class:`WindowRecord` that names, by stage id, every message that left, and names every turn
 that refused to leave, with a reason. What it writes in their place is the library's own: one
 stand-in (a ``user`` text message, a drop notice or a compaction frame) for what left, or
-cleared-result placeholders *in place* of tool results. A stand-in carries no typed part, but
+cleared-result placeholders *in place* of tool results — and, in place, a reply without its
+thinking (its text, calls and other parts untouched: the thinking before a call belongs to that
+reply, so the two only ever leave together). A stand-in carries no typed part, but
 one: a provider's compaction whose content is encrypted (an OpenAI ``compaction`` item, an
 opaque part sized by its data with no readable text) stands in as the provider wrote it.
 ``apply_window`` checks this on every result (:mod:`footprint_lab.window.law`), whatever the
@@ -77,6 +79,10 @@ placeholder
     A cleared-result placeholder: a library-authored message put *in place* of an old tool
     result (or of a call's arguments) that keeps its role, call id and tool name, so the pair
     stays whole; the one lawful change that is not a span. (:mod:`~footprint_lab.window.clearing`)
+thinking
+    A model's thinking (a ``thinking`` or ``redacted-thinking`` part of its reply): counted in
+    the reply's size, sent back untouched (signatures and redacted data as received), removed
+    only with its reply or by ``clear_thinking``. (:data:`~footprint_lab.messages.THINKING_KINDS`)
 slack
     Room a strategy leaves before it engages (``slack_turns``, ``clear_at_least_chars``), so
     the window's prefix — and the provider's prompt cache — stays stable for several calls.
@@ -107,7 +113,14 @@ from footprint_lab.window.notice import (
     is_compaction_frame,
     is_drop_notice,
 )
-from footprint_lab.window.records import FoldedSpan, Observations, Pin, Refusal, WindowRecord
+from footprint_lab.window.records import (
+    FoldedSpan,
+    Observations,
+    Pin,
+    Refusal,
+    ServerEdit,
+    WindowRecord,
+)
 from footprint_lab.window.refusals import RemovalPlan
 from footprint_lab.window.request import current_request_index
 from footprint_lab.window.shape import Window
@@ -116,7 +129,11 @@ from footprint_lab.window.strategies import (
     StrategyResult,
     SummaryResult,
     WindowStrategy,
+    anthropic_compaction,
+    anthropic_context_editing,
+    clear_thinking,
     clear_tool_results,
+    openai_compaction,
     sliding_window,
     summarize_oldest,
     token_budget,
@@ -137,6 +154,7 @@ __all__ = [
     "Pin",
     "Refusal",
     "RemovalPlan",
+    "ServerEdit",
     "StrategyInput",
     "StrategyResult",
     "SummaryResult",
@@ -149,12 +167,16 @@ __all__ = [
     "WindowStrategyError",
     "aapply_boundary",
     "aapply_window",
+    "anthropic_compaction",
+    "anthropic_context_editing",
     "apply_boundary",
     "apply_window",
+    "clear_thinking",
     "clear_tool_results",
     "current_request_index",
     "is_compaction_frame",
     "is_drop_notice",
+    "openai_compaction",
     "segment_turns",
     "sliding_window",
     "summarize_oldest",

@@ -5,8 +5,9 @@ Layer: window core, private (run by :func:`footprint_lab.window.law.breaches`; t
 in ``footprint_lab.window``). A stand-in is a library-authored ``user`` text message — a drop
 notice (only where the ladder puts one: at the front of what may leave) or a compaction frame —
 with no calls, no call id, no name and no parts. In place, only a tool result may be replaced,
-by the library's cleared-result placeholder, and a call's arguments may change only to the
-``{"cleared": true}`` of ``clear_tool_inputs``, and only for calls whose results were cleared.
+by the library's cleared-result placeholder, a call's arguments may change only to the
+``{"cleared": true}`` of ``clear_tool_inputs``, and only for calls whose results were cleared,
+and a reply may lose its thinking parts (``clear_thinking``) and nothing else.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import bisect
 import re
 from collections.abc import Sequence
 
-from footprint_lab.messages import SPAN_STAND_IN_KINDS, Message
+from footprint_lab.messages import SPAN_STAND_IN_KINDS, Message, without_thinking
 from footprint_lab.window._breach import Breach, add_breach
 from footprint_lab.window.facts import WindowFacts
 from footprint_lab.window.notice import (
@@ -148,12 +149,12 @@ def check_in_place(
             )
         if original.role == "tool":
             problem = _placeholder_problem(original, stand_in, iteration)
-        elif original.role == "assistant" and original.tool_calls:
+        elif original.role == "assistant":
             problem = _arguments_problem(given, returned, i, j, facts)
         else:
             problem = (
-                f"only a tool result may be cleared in place; a {original.role} message was "
-                "rewritten"
+                f"only a tool result, a call's arguments or a reply's thinking may be cleared "
+                f"in place; a {original.role} message was rewritten"
             )
         if problem is not None:
             add_breach(out, given, "rewritten-without-frame", i, problem)
@@ -194,22 +195,24 @@ def _arguments_problem(
     j: int,
     facts: WindowFacts | None,
 ) -> str | None:
-    """Why the assistant message at ``i`` was not lawfully rewritten (as ``returned[j]``) by
-    ``clear_tool_inputs``: same text, parts and calls (ids and names); only arguments of calls
-    whose results were cleared may become ``{"cleared": true}``."""
+    """Why the assistant message at ``i`` was not lawfully rewritten (as ``returned[j]``):
+    same text and calls (ids and names); its parts the same, or the same without its thinking
+    (``clear_thinking``); only arguments of calls whose results were cleared may become
+    ``{"cleared": true}`` (``clear_tool_inputs``)."""
     original, stand_in = given[i], returned[j]
     if (
         stand_in.role != original.role
         or stand_in.content != original.content
-        or stand_in.parts != original.parts
+        or (stand_in.parts != original.parts and stand_in.parts != without_thinking(original))
         or stand_in.name != original.name
         or stand_in.tool_call_id != original.tool_call_id
         or [(c.id, c.name) for c in stand_in.tool_calls]
         != [(c.id, c.name) for c in original.tool_calls]
     ):
         return (
-            "a call cleared in place keeps its message's text and parts and its calls' ids "
-            "and names; only the arguments may become {'cleared': true}"
+            "a reply rewritten in place keeps its text, its parts (less its thinking, when "
+            "thinking is cleared) and its calls' ids and names; only the arguments may become "
+            "{'cleared': true}"
         )
     changed: list[str] = []
     for old, new in zip(original.tool_calls, stand_in.tool_calls, strict=True):

@@ -11,7 +11,7 @@ from __future__ import annotations
 import bisect
 import inspect
 import operator
-from collections.abc import Awaitable, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from typing import Any, Literal
 
 from footprint_lab._async import run_sync  # re-exported: this module was its home
@@ -21,8 +21,9 @@ from footprint_lab.window.errors import WindowConfigError, WindowStrategyError
 from footprint_lab.window.facts import scan
 from footprint_lab.window.law import Change, breaches, change_of
 from footprint_lab.window.pins import should_stand_down
-from footprint_lab.window.records import WindowRecord
+from footprint_lab.window.records import TokenSource, WindowRecord
 from footprint_lab.window.refusals import Guards
+from footprint_lab.window.request_tokens import request_tokens
 from footprint_lab.window.result import WindowResult
 from footprint_lab.window.strategies.base import StrategyInput, WindowStrategy, strategy_name
 
@@ -170,6 +171,11 @@ def _exact(
         turns_inserted = len(inserted)  # each stand-in is a user message: a turn of its own
     after = inp.window_chars - removed_chars + sum(map(_CHARS, inserted))
     measured = None if record.measured_tokens is None else boundary.measured_input_tokens
+    source: TokenSource | None = None if measured is None else boundary.tokens_from
+    if record.measured_request and record.measured_tokens is not None:
+        # A twin of a provider's own policy measures the request in hand, as the server does:
+        # the engine measures it again (counted by the boundary, else estimated).
+        measured, source = request_tokens(inp.messages, inp.count_window, inp.window_chars)
     exact: dict[str, Any] = {
         "strategy": strategy_name(strategy) or record.strategy,
         "iteration": boundary.iteration,
@@ -183,7 +189,7 @@ def _exact(
         "removed_message_count": removed_count,
         "measured_tokens": measured,
         # How the measured tokens were obtained is the boundary's fact, never the strategy's.
-        "tokens_from": None if measured is None else boundary.tokens_from,
+        "tokens_from": source,
     }
     turns = len(given.turns.starts)
     if record.turns_before is not None:
@@ -277,6 +283,7 @@ def apply_window(
     tool_names: Iterable[str] | None = None,
     provider: Any = None,
     model: str | None = None,
+    count_window: Callable[[Sequence[Message]], int | None] | None = None,
     on_breach: OnBreach = "raise",
 ) -> WindowResult:
     """Apply ``strategy`` to ``messages`` at one boundary, the facts given as keywords (the
@@ -288,9 +295,11 @@ def apply_window(
 
     ``tool_names`` is the agent's tool roster (a drop notice names only those tools);
     ``provider`` and ``model`` are handed, opaque, to strategies that ask (an audited
-    ``compact(ctx)`` policy). The result is checked against the law whatever built it: a
-    breach raises, unless the caller audits with ``on_breach="record"`` (then the record must
-    file it as ``violations``, as ``audit(policy)`` does).
+    ``compact(ctx)`` policy); ``count_window`` counts a window's input tokens as the provider
+    would (the providers' policies' twins measure the request in hand with it). The result is
+    checked against the law whatever built it: a breach raises, unless the caller audits with
+    ``on_breach="record"`` (then the record must file it as ``violations``, as
+    ``audit(policy)`` does).
 
     Raises:
         CompactionUnmeasurableError: a token strategy was handed zero reported tokens.
@@ -318,6 +327,7 @@ async def aapply_window(
     tool_names: Iterable[str] | None = None,
     provider: Any = None,
     model: str | None = None,
+    count_window: Callable[[Sequence[Message]], int | None] | None = None,
     on_breach: OnBreach = "raise",
 ) -> WindowResult:
     """The async twin of :func:`apply_window` (same arguments, same rules)."""

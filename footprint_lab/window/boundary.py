@@ -8,10 +8,11 @@ builds one. Adding a fact a strategy may read means adding one field here.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from footprint_lab.messages import Message
 from footprint_lab.window.records import TokenSource, WindowRecord
 from footprint_lab.window.shape import Window
 
@@ -56,3 +57,8 @@ class Boundary:
     reuse: Window | None = None
     """The last visit's window (``WindowResult.given``): the facts of the turns both windows
     share are kept, so a visit in a running loop reads only what changed."""
+    count_window: Callable[[Sequence[Message]], int | None] | None = None
+    """Counts the input tokens a window would be billed as the provider reports them (the
+    request this visit plans, system prompt and tools included); set by the agent loop and by
+    replay when the provider counts requests (``count_tokens``), None otherwise. The providers'
+    own policies' twins measure the request they plan with it, as the server does."""

@@ -78,7 +78,7 @@ def plan_clearing(
     strategy: str,
     keep_results: int,
     exclude_tools: Collection[str] = (),
-    clear_tool_inputs: bool = False,
+    clear_tool_inputs: bool | Collection[str] = False,
 ) -> ClearingPlan:
     """Plan which tool results (and, with ``clear_tool_inputs``, their calls' arguments) may be
     replaced in place by placeholders (see the module docstring).
@@ -94,7 +94,8 @@ def plan_clearing(
         strategy: The strategy name the placeholders will name.
         keep_results: The newest N tool results of the window stay.
         exclude_tools: Tools whose results are never cleared.
-        clear_tool_inputs: Also replace the arguments of the cleared results' calls.
+        clear_tool_inputs: Also replace the arguments of the cleared results' calls: all of
+            them (True), or only the calls of these tools (a collection of names).
     """
     table, keep, keep_start, pinned, observations = walk_start(
         messages, turns, keep_recent_turns, guards, keep_last_tool_results, stand_down
@@ -157,7 +158,11 @@ def plan_clearing(
                 cleared_calls.add(message.tool_call_id)
         head = messages[a]
         if clear_tool_inputs and cleared_calls and head.authored is None:
-            ids = {c.id for c in head.tool_calls} & cleared_calls
+            ids = {
+                c.id
+                for c in head.tool_calls
+                if clear_tool_inputs is True or c.name in clear_tool_inputs
+            } & cleared_calls
             if ids:
                 stand_in = cleared_arguments(head, ids)
                 if stand_in.chars < head.chars:

@@ -161,6 +161,34 @@ class Violation(PositionalModel):
     """A human sentence about what happened."""
 
 
+def _is_none(value: object) -> bool:
+    """Whether a field's value is None (a field saved only when set)."""
+    return value is None
+
+
+class ServerEdit(BaseModel):
+    """What one provider response said its server-side window policy did to that request
+    (Anthropic's ``context_management.applied_edits`` and compaction iteration, OpenAI's
+    Responses compaction), exactly as reported: counts, never our estimate."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    type: StorableStr
+    """The vendor's name for the edit: ``clear_tool_uses_20250919``,
+    ``clear_thinking_20251015``, ``compact_20260112`` (Anthropic) or ``compaction`` (OpenAI)."""
+    cleared_tool_uses: int | None = Field(default=None, ge=0)
+    """Tool uses the server reported clearing (``clear_tool_uses_20250919``)."""
+    cleared_thinking_turns: int | None = Field(default=None, ge=0)
+    """Assistant turns the server reported sending without their thinking."""
+    cleared_input_tokens: int | None = Field(default=None, ge=0)
+    """Input tokens the server reported the edit removed from the request."""
+    input_tokens: int | None = Field(default=None, ge=0)
+    """A compaction's own sampling step: the input tokens it was billed (not in the call's
+    top-level usage); None when not reported."""
+    output_tokens: int | None = Field(default=None, ge=0)
+    """A compaction's own sampling step: the output tokens it was billed (the summary)."""
+
+
 class WindowRecord(BaseModel):
     """One visit of a window strategy: what left (by stage id), what refused, and why.
 
@@ -199,6 +227,10 @@ class WindowRecord(BaseModel):
     live run; in a replay, those of the window the replay sent (see ``tokens_from``)."""
     tokens_from: TokenSource | None = None
     """How ``measured_tokens`` was obtained (:data:`TokenSource`); None when none was."""
+    measured_request: bool = Field(default=False, exclude_if=operator.not_)
+    """True when ``measured_tokens`` are the tokens of the request this visit planned, as a
+    provider's server-side policy measures them (its offline twins), not the last call's;
+    saved only when True."""
     threshold_tokens: int | None = None
     """The absolute threshold in force (token strategies only)."""
     over_budget: bool | None = None
@@ -234,6 +266,19 @@ class WindowRecord(BaseModel):
     """``sliding_window``: turns beyond the keep window the window may hold untrimmed."""
     clear_at_least_chars: int | None = None
     """The least a removal must take, in characters, for the visit to engage."""
+    keep_thinking_turns: int | None = Field(default=None, exclude_if=_is_none)
+    """``clear_thinking``: the newest replies holding thinking that keep it; saved only when
+    set."""
+    clear_at_least_tokens: int | None = Field(default=None, exclude_if=_is_none)
+    """The least a clearing must take, in input tokens, for the visit to engage (Anthropic's
+    ``clear_at_least``, in its twin); saved only when set."""
+    cleared_tokens: int | None = Field(default=None, exclude_if=_is_none)
+    """Input tokens the visit's clearing took from the request (a twin of a provider's own
+    clearing: its ``cleared_input_tokens``), measured as ``tokens_from`` says; saved only when
+    set."""
+    server_edits: list[ServerEdit] = Field(default_factory=list, exclude_if=operator.not_)
+    """What the provider reported its own server-side policy did at this call (an observed
+    record of a live run with ``context_management``); saved only when there is any."""
     observed: bool = False
     """True when the record describes what a recorded run's own policy really sent (rebuilt
     by an importer from the inputs the source recorded), not a visit that ran here."""

@@ -178,13 +178,19 @@ class RecordFacts(Protocol):
 @dataclass(frozen=True)
 class RuleFired:
     """The rule that made a strategy act at a boundary: ``kind`` ('forced', 'observed',
-    'forked', 'tokens', 'turns' or 'visited') and the numbers it compared."""
+    'server', 'forked', 'tokens', 'turns', 'thinking' or 'visited') and the numbers it
+    compared."""
 
-    kind: Literal["forced", "observed", "forked", "tokens", "turns", "visited"]
+    kind: Literal[
+        "forced", "observed", "server", "forked", "tokens", "turns", "thinking", "visited"
+    ]
     strategy: str
     measured: int = 0
     threshold: int = 0
     tokens_from: str = "reported"
+    request: bool = False
+    """True when ``measured`` are the tokens of the request the visit planned (a provider's
+    own policy's twin), not the last call's."""
     turns: int = 0
     keep: int = 0
     over: bool = False
@@ -224,6 +230,9 @@ def rule_fired(facts: RecordFacts | Mapping[str, Any]) -> RuleFired:
     if bool(fact("forced")):
         return RuleFired("forced", strategy)
     if bool(fact("observed")):
+        edits = fact("server_edits")
+        if not _missing(edits) and edits:
+            return RuleFired("server", strategy)
         return RuleFired("observed", strategy)
     if bool(fact("forked")):
         return RuleFired("forked", strategy)
@@ -235,8 +244,12 @@ def rule_fired(facts: RecordFacts | Mapping[str, Any]) -> RuleFired:
             measured=int(measured),
             threshold=int(threshold),
             tokens_from=str(fact("tokens_from") or "reported"),
+            request=not _missing(fact("measured_request")) and bool(fact("measured_request")),
             over=bool(fact("over_budget")) or int(measured) > int(threshold),
         )
+    thinking = fact("keep_thinking_turns")
+    if not _missing(thinking):
+        return RuleFired("thinking", strategy, keep=int(thinking), over=True)
     turns, keep = fact("turns_before"), fact("keep_recent_turns")
     if turns is not None and keep is not None:
         return RuleFired(
@@ -258,6 +271,12 @@ _TOKENS_FROM: dict[str, str] = {
 }
 """How a record's measured tokens were obtained, as the words after them."""
 
+_REQUEST_FROM: dict[str, str] = {
+    "counted": " (counted by the provider, as its server measures them)",
+    "estimated": " (estimated from characters: the provider cannot count them)",
+}
+"""How the tokens of the request a visit planned were obtained, as the words after them."""
+
 
 def record_trigger(record: RecordFacts | Mapping[str, Any]) -> str:
     """The rule that made the strategy act at this boundary, in words (:func:`rule_fired`): a
@@ -268,16 +287,33 @@ def record_trigger(record: RecordFacts | Mapping[str, Any]) -> str:
         return "the provider rejected the last request as too long, which forces a visit"
     if rule.kind == "observed":
         return "the recorded run's own policy changed the window here (observed, not replayed)"
+    if rule.kind == "server":
+        return (
+            "the provider reported that its own server-side policy edited this request "
+            "(observed: the counts as reported, the messages named by its documented rule)"
+        )
     if rule.kind == "forked":
         return (
             f"the run was forked here: the window {rule.strategy} would have sent (replayed "
             "from the start) took the parent run's place"
+        )
+    if rule.kind == "tokens" and rule.request:
+        return (
+            f"the request's {rule.measured:,} input tokens"
+            f"{_REQUEST_FROM.get(rule.tokens_from, '')} were "
+            f"{'over' if rule.over else 'within'} the threshold of {rule.threshold:,}"
         )
     if rule.kind == "tokens":
         return (
             f"the last call's {rule.measured:,} input tokens"
             f"{_TOKENS_FROM.get(rule.tokens_from, '')} were "
             f"{'over' if rule.over else 'within'} the threshold of {rule.threshold:,}"
+        )
+    if rule.kind == "thinking":
+        holders = "reply with thinking keeps" if rule.keep == 1 else "replies with thinking keep"
+        return (
+            f"only the newest {rule.keep:,} {holders} it: older replies are sent without their "
+            "thinking"
         )
     if rule.kind == "turns":
         return (
@@ -295,6 +331,8 @@ def record_rule(record: RecordFacts | Mapping[str, Any]) -> str:
         return "rule: forced: the provider rejected the request as too long"
     if rule.kind == "observed":
         return "rule: observed: the recorded run's own policy changed the window"
+    if rule.kind == "server":
+        return "rule: observed: the provider's server-side policy edited the request"
     if rule.kind == "forked":
         return f"rule: forked: the window {rule.strategy} would have sent here"
     if rule.kind == "tokens":
@@ -303,6 +341,8 @@ def record_rule(record: RecordFacts | Mapping[str, Any]) -> str:
     if rule.kind == "turns":
         sign = ">" if rule.over else "≤"
         return f"rule: {rule.turns:,} turns {sign} keep_recent_turns {rule.keep:,}"
+    if rule.kind == "thinking":
+        return f"rule: thinking kept by the newest {rule.keep:,} thinking replies"
     return f"rule: {rule.strategy} engaged"
 
 

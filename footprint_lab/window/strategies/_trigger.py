@@ -1,4 +1,5 @@
-"""The token trigger shared by ``token_budget`` and ``summarize_oldest``.
+"""The token triggers: the last call's (``token_budget``, ``summarize_oldest``, ...) and the
+request in hand's (the providers' own policies' twins, :class:`RequestTrigger`).
 
 Layer: window core (see the law in ``footprint_lab.window``). In a live run the number is
 counted, never guessed: it is the input tokens the provider reported for the last call, and
@@ -14,6 +15,7 @@ from typing import Any
 
 from footprint_lab.window.errors import CompactionUnmeasurableError, WindowConfigError
 from footprint_lab.window.refusals import RemovalPlan
+from footprint_lab.window.request_tokens import request_tokens
 from footprint_lab.window.strategies.base import StrategyInput
 
 DEFAULT_RESERVE_TOKENS = 32_768
@@ -189,3 +191,46 @@ def too_small(inp: StrategyInput, plan: RemovalPlan, clear_at_least_chars: int) 
         return False
     start, end = plan.span
     return inp.span_chars(start, end) < clear_at_least_chars
+
+
+@dataclass(frozen=True, slots=True)
+class RequestTrigger:
+    """Engage when the request in hand holds more than ``threshold_tokens`` input tokens (a
+    server-side policy's trigger: strictly over, as both vendors document "exceeds")."""
+
+    threshold_tokens: int
+    knob: str = "trigger"
+    """The knob's name in the twin's own vocabulary (``trigger``, ``compact_threshold``)."""
+
+    def evaluate(self, strategy: str, inp: StrategyInput) -> dict[str, Any] | None:
+        """The record facts when the request is over the threshold (or the visit is forced),
+        else None."""
+        measured, source = request_tokens(inp.messages, inp.count_window, inp.window_chars)
+        over = measured > self.threshold_tokens
+        if not over and not inp.forced:
+            return None
+        return {
+            "measured_tokens": measured,
+            "tokens_from": source,
+            "over_budget": over,
+            "threshold_tokens": self.threshold_tokens,
+            "measured_request": True,
+        }
+
+    def describe(self) -> str:
+        """The threshold in words, for error messages."""
+        return f"{self.knob}={self.threshold_tokens}"
+
+    def knobs(self) -> dict[str, Any]:
+        """The configured value, by keyword."""
+        return {self.knob: self.threshold_tokens}
+
+
+def check_tokens(strategy: str, knob: str, value: Any, least: int) -> int:
+    """A whole number of tokens ``>= least`` (booleans refused), or a
+    :class:`WindowConfigError` saying what to give."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < least:
+        raise WindowConfigError(
+            f"{strategy}: {knob} must be a whole number of input tokens >= {least:,}, got {value!r}"
+        )
+    return value

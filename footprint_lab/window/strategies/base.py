@@ -135,6 +135,12 @@ class StrategyInput(Splicing):
         """The model the run calls, when known."""
         return self._boundary.model
 
+    @property
+    def count_window(self) -> Callable[[Sequence[Message]], int | None] | None:
+        """Counts a window's input tokens as the provider would report them, when the
+        boundary can (``Boundary.count_window``); None otherwise."""
+        return self._boundary.count_window
+
     def holds_more_turns_than(self, n: int) -> bool:
         """Whether the window holds more than ``n`` turns that count against a keep window:
         a turn an injection opened does not (see
@@ -176,7 +182,7 @@ class StrategyInput(Splicing):
         *,
         keep_results: int = 0,
         exclude_tools: Collection[str] = (),
-        clear_tool_inputs: bool = False,
+        clear_tool_inputs: bool | Collection[str] = False,
     ) -> ClearingPlan:
         """The refusal engine's in-place move (see :mod:`footprint_lab.window.clearing`),
         bound to this boundary's guards and pins; placeholders name ``strategy``."""

@@ -16,6 +16,14 @@ from typing import Any
 from footprint_lab.window.errors import WindowConfigError
 from footprint_lab.window.strategies.base import WindowStrategy
 from footprint_lab.window.strategies.clear_tool_results import clear_tool_results
+from footprint_lab.window.strategies.context_editing import (
+    anthropic_context_editing,
+    clear_thinking,
+)
+from footprint_lab.window.strategies.server_compaction import (
+    anthropic_compaction,
+    openai_compaction,
+)
 from footprint_lab.window.strategies.sliding_window import sliding_window
 from footprint_lab.window.strategies.summarize_oldest import summarize_oldest
 from footprint_lab.window.strategies.token_budget import token_budget
@@ -28,6 +36,11 @@ SHIPPED_STRATEGIES: Mapping[str, Callable[..., WindowStrategy]] = MappingProxyTy
         "token-budget": token_budget,
         "summarize-oldest": summarize_oldest,
         "clear-tool-results": clear_tool_results,
+        # The offline twins of the providers' own server-side policies.
+        "anthropic-context-editing": anthropic_context_editing,
+        "clear-thinking": clear_thinking,
+        "anthropic-compaction": anthropic_compaction,
+        "openai-compaction": openai_compaction,
     }
 )
 """Registered name (the name records are filed under) -> the function that builds it."""
