@@ -22,21 +22,38 @@ API's message — transport failures, malformed event streams, a stream that end
 ``message_stop`` (cut short) and a reply repeating a tool-use id included. A reply stopped by
 the output cap (``stop_reason="max_tokens"``) is returned with ``truncated=True``. The key, and
 any credentials in ``base_url``, never appear in a repr, a name or an error message.
+
+Server-side window policies and thinking: with ``context_management`` (context editing's
+``clear_tool_uses_20250919`` / ``clear_thinking_20251015``, compaction's ``compact_20260112``)
+or ``thinking`` set, calls go through ``client.beta.messages.create`` with the betas the edits
+need. Thinking, redacted-thinking and compaction blocks ride the reply's ``parts`` (compaction
+first) exactly as received and are sent back verbatim; the final ``message_delta``'s
+``context_management.applied_edits`` and ``usage.iterations`` (a compaction's own sampling
+step) become ``ProviderResponse.server_edits``. Without either setting, requests are exactly
+as before. The stream accumulator lives in :mod:`footprint_lab.providers._anthropic_stream`.
 """
 
 from __future__ import annotations
 
+import copy
 import re
 from collections.abc import Collection, Mapping
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from footprint_lab.messages import Message, ToolCall
+from footprint_lab.messages import Message
+from footprint_lab.providers._anthropic_config import (
+    betas_for,
+    check_context_management,
+    check_thinking,
+)
+from footprint_lab.providers._anthropic_stream import KEPT_BLOCKS
+from footprint_lab.providers._anthropic_stream import (
+    _MessageStream as _MessageStream,  # re-exported: tests assemble streams by hand
+)
 from footprint_lab.providers._common import (
     SDKProvider,
     complete_with,
     error_body_fields,
-    parse_arguments,
 )
 from footprint_lab.providers._context_windows import (
     ANTHROPIC_CONTEXT_WINDOWS,
@@ -51,7 +68,6 @@ from footprint_lab.providers.base import (
     ProviderResponse,
     ToolSpec,
 )
-from footprint_lab.usage import Usage
 
 if TYPE_CHECKING:
     from anthropic import AsyncAnthropic
@@ -93,7 +109,10 @@ def to_anthropic_messages(messages: list[Message]) -> tuple[list[str], list[dict
         API does not accept as turns) are returned separately, to be appended to the
         request-level system prompt; everything else becomes ``user`` / ``assistant`` turns.
         Same-role neighbours are merged into one turn, ``tool_result`` blocks first, so roles
-        alternate and results directly follow their ``tool_use`` blocks.
+        alternate and results directly follow their ``tool_use`` blocks. An assistant
+        message's parts whose ``original`` is a ``compaction``, ``thinking`` or
+        ``redacted_thinking`` block are sent back exactly as received, before its text and
+        tool uses (the compaction block first).
     """
     system: list[str] = []
     wire: list[dict[str, Any]] = []
@@ -114,6 +133,11 @@ def to_anthropic_messages(messages: list[Message]) -> tuple[list[str], list[dict
             )
         elif message.role == "assistant":
             role = "assistant"
+            # Thinking, redacted thinking and compaction blocks go back untouched (their
+            # signatures are checked), before the text and tool uses, compaction first.
+            kept = [copy.deepcopy(p.original) for p in message.parts if _kept(p.original)]
+            blocks.extend(b for b in kept if b["type"] == "compaction")
+            blocks.extend(b for b in kept if b["type"] != "compaction")
             if message.content.strip():
                 blocks.append({"type": "text", "text": message.content})
             blocks.extend(
@@ -136,6 +160,11 @@ def to_anthropic_messages(messages: list[Message]) -> tuple[list[str], list[dict
     return system, wire
 
 
+def _kept(original: Mapping[str, Any]) -> bool:
+    """Whether a part's ``original`` is an Anthropic block sent back verbatim."""
+    return isinstance(original, Mapping) and original.get("type") in KEPT_BLOCKS
+
+
 def to_anthropic_tools(tools: list[ToolSpec]) -> list[dict[str, Any]]:
     """Our tool specs as Messages API ``tools``."""
     wire: list[dict[str, Any]] = []
@@ -145,108 +174,6 @@ def to_anthropic_tools(tools: list[ToolSpec]) -> list[dict[str, Any]]:
             entry["description"] = spec.description
         wire.append(entry)
     return wire
-
-
-@dataclass
-class _Block:
-    type: str
-    text: list[str] = field(default_factory=list)
-    id: str = ""
-    name: str = ""
-    start_input: dict[str, Any] | None = None
-    partial_json: list[str] = field(default_factory=list)
-
-
-def _int(value: Any) -> int | None:
-    return None if value is None else int(value)
-
-
-@dataclass
-class _MessageStream:
-    """Assembles one streamed Messages API reply."""
-
-    blocks: dict[int, _Block] = field(default_factory=dict)
-    input_tokens: int | None = None
-    output_tokens: int | None = None
-    cache_read: int | None = None
-    cache_write: int | None = None
-    stop_reason: str | None = None
-    stopped: bool = False
-
-    def _usage(self, usage: Any) -> None:
-        if usage is None:
-            return
-        for attr, key in (
-            ("input_tokens", "input_tokens"),
-            ("output_tokens", "output_tokens"),
-            ("cache_read", "cache_read_input_tokens"),
-            ("cache_write", "cache_creation_input_tokens"),
-        ):
-            value = _int(getattr(usage, key, None))
-            if value is not None:  # message_delta's counts are cumulative: latest wins
-                setattr(self, attr, value)
-
-    def feed(self, event: Any) -> None:
-        kind = getattr(event, "type", None)
-        if kind == "message_start":
-            self._usage(getattr(getattr(event, "message", None), "usage", None))
-        elif kind == "message_delta":
-            self._usage(getattr(event, "usage", None))
-            reason = getattr(getattr(event, "delta", None), "stop_reason", None)
-            if reason:
-                self.stop_reason = str(reason)
-        elif kind == "message_stop":
-            self.stopped = True
-        elif kind == "content_block_start":
-            block = getattr(event, "content_block", None)
-            btype = getattr(block, "type", "")
-            entry = _Block(type=btype)
-            if btype == "text":
-                text = getattr(block, "text", "") or ""
-                entry.text.append(text)
-            elif btype == "tool_use":
-                entry.id = getattr(block, "id", "") or ""
-                entry.name = getattr(block, "name", "") or ""
-                start = getattr(block, "input", None)
-                entry.start_input = start if isinstance(start, dict) else None
-            self.blocks[int(getattr(event, "index", len(self.blocks)))] = entry
-        elif kind == "content_block_delta":
-            index = int(getattr(event, "index", 0))
-            delta = getattr(event, "delta", None)
-            dtype = getattr(delta, "type", "")
-            block = self.blocks.setdefault(
-                index, _Block(type="tool_use" if dtype == "input_json_delta" else "text")
-            )
-            if dtype == "text_delta":
-                block.text.append(getattr(delta, "text", "") or "")
-            elif dtype == "input_json_delta":
-                block.partial_json.append(getattr(delta, "partial_json", "") or "")
-
-    def message(self) -> Message:
-        texts: list[str] = []
-        calls: list[ToolCall] = []
-        for index in sorted(self.blocks):
-            block = self.blocks[index]
-            if block.type == "text":
-                text = "".join(block.text)
-                if text:
-                    texts.append(text)
-            elif block.type == "tool_use":
-                raw = "".join(block.partial_json)
-                arguments = parse_arguments(raw) if raw.strip() else dict(block.start_input or {})
-                calls.append(ToolCall(id=block.id, name=block.name, arguments=arguments))
-        return Message.assistant("\n\n".join(texts), tool_calls=calls)
-
-    def usage(self) -> Usage:
-        uncached = self.input_tokens or 0
-        cache_read = self.cache_read
-        cache_write = self.cache_write
-        return Usage(
-            input_tokens=uncached + (cache_read or 0) + (cache_write or 0),
-            output_tokens=self.output_tokens or 0,
-            cache_read_tokens=cache_read,
-            cache_write_tokens=cache_write,
-        )
 
 
 class AnthropicProvider(SDKProvider["AsyncAnthropic"]):
@@ -272,10 +199,22 @@ class AnthropicProvider(SDKProvider["AsyncAnthropic"]):
             redacted from every error.
         secret_headers: More header names (case-insensitive) whose values are credentials,
             kept and redacted the same way.
+        context_management: Anthropic's server-side window policies, sent with every call:
+            ``{"edits": [...]}`` with ``clear_thinking_20251015`` (first, and only with
+            thinking enabled), ``clear_tool_uses_20250919`` and/or ``compact_20260112``, each
+            shaped as Anthropic documents. The call then goes through
+            ``client.beta.messages.create`` with the betas the edits need
+            (``context-management-2025-06-27``, ``compact-2026-01-12``); what the server did
+            comes back in ``ProviderResponse.server_edits``.
+        thinking: Extended thinking: ``{"type": "enabled", "budget_tokens": N}`` (``1024 <=
+            N < default_max_tokens``) or ``{"type": "disabled"}``. Thinking blocks ride the
+            reply's ``parts`` and are sent back untouched.
 
     Raises:
         MissingAPIKeyError: no key was given, ``ANTHROPIC_API_KEY`` is unset and there is no
             ``base_url``.
+        ValueError: ``context_management`` or ``thinking`` is malformed (the message says
+            what to change), or another setting is out of range.
 
     A provider pickles (for sweeps in worker processes) without its SDK clients, which are
     rebuilt on first use; the key travels as a ``SecretStr``.
@@ -293,6 +232,8 @@ class AnthropicProvider(SDKProvider["AsyncAnthropic"]):
         timeout: float | None = None,
         default_headers: Mapping[str, str] | None = None,
         secret_headers: Collection[str] = (),
+        context_management: Mapping[str, Any] | None = None,
+        thinking: Mapping[str, Any] | None = None,
     ) -> None:
         self._setup(
             api_key=api_key,
@@ -310,6 +251,12 @@ class AnthropicProvider(SDKProvider["AsyncAnthropic"]):
             raise ValueError(f"default_max_tokens must be >= 1, got {default_max_tokens!r}")
         self.context_window_override = context_window_override
         self.default_max_tokens = default_max_tokens
+        self.thinking: dict[str, Any] | None = check_thinking(thinking, default_max_tokens)
+        """The checked thinking config (a plain dict), or None."""
+        self.context_management: dict[str, Any] | None = check_context_management(
+            context_management, self.thinking
+        )
+        """The checked ``context_management`` (a plain dict), or None."""
 
     def _new_client(self) -> AsyncAnthropic:
         from anthropic import AsyncAnthropic
@@ -325,8 +272,32 @@ class AnthropicProvider(SDKProvider["AsyncAnthropic"]):
             ANTHROPIC_FALLBACK_CONTEXT_WINDOW,
         )
 
+    @property
+    def uses_beta(self) -> bool:
+        """Whether calls go through ``client.beta.messages.create`` (a server-side policy or
+        thinking is configured)."""
+        return self.context_management is not None or self.thinking is not None
+
+    def betas(self) -> list[str]:
+        """The ``anthropic-beta`` values sent: those of any ``anthropic-beta`` default header
+        (the SDK's ``betas=`` replaces that header, so they are carried over), then those the
+        edits need; empty when the edits need none."""
+        needed = betas_for(self.context_management)
+        if not needed:
+            return []
+        given = [
+            value.strip()
+            for name, values in (self._default_headers or {}).items()
+            if name.lower() == "anthropic-beta"
+            for value in str(values).split(",")
+            if value.strip()
+        ]
+        return list(dict.fromkeys([*given, *needed]))
+
     def build_request(self, request: ProviderRequest) -> dict[str, Any]:
-        """The keyword arguments of ``messages.create`` for ``request``."""
+        """The keyword arguments of ``messages.create`` for ``request`` (of
+        ``beta.messages.create`` when :attr:`uses_beta`: ``context_management``, ``thinking``
+        and ``betas`` added)."""
         extra_system, messages = to_anthropic_messages(request.messages)
         system = "\n\n".join(p for p in [request.system or "", *extra_system] if p)
         kwargs: dict[str, Any] = {
@@ -339,10 +310,18 @@ class AnthropicProvider(SDKProvider["AsyncAnthropic"]):
             kwargs["system"] = system
         if request.tools:
             kwargs["tools"] = to_anthropic_tools(request.tools)
+        if self.context_management is not None:
+            kwargs["context_management"] = copy.deepcopy(self.context_management)
+        if self.thinking is not None:
+            kwargs["thinking"] = dict(self.thinking)
+        betas = self.betas()
+        if betas:
+            kwargs["betas"] = betas
         return kwargs
 
     async def complete(self, request: ProviderRequest) -> ProviderResponse:
-        """Stream one reply and assemble its text, tool calls and usage.
+        """Stream one reply and assemble its text, tool calls, usage, thinking and
+        compaction blocks (``message.parts``) and the server's edits (``server_edits``).
 
         Raises:
             ContextLengthError: the API rejected the prompt as too long.
@@ -355,7 +334,11 @@ class AnthropicProvider(SDKProvider["AsyncAnthropic"]):
         assembled = _MessageStream()
         kwargs = self.build_request(request)
 
+        beta = self.uses_beta
+
         async def open_stream(client: AsyncAnthropic) -> Any:
+            if beta:
+                return await client.beta.messages.create(**kwargs)
             return await client.messages.create(**kwargs)
 
         await complete_with(self, anthropic, open_stream, assembled.feed)
@@ -366,6 +349,7 @@ class AnthropicProvider(SDKProvider["AsyncAnthropic"]):
             usage=assembled.usage(),
             finish_reason=assembled.stop_reason,
             truncated=assembled.stop_reason in TRUNCATING_STOP_REASONS,
+            server_edits=assembled.server_edits(),
         )
 
     def _status_error(

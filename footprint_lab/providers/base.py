@@ -6,6 +6,7 @@ assistant message plus the usage the API reported; it never estimates tokens.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from typing import Any, Protocol, runtime_checkable
 
 from pydantic import BaseModel, Field
@@ -13,6 +14,7 @@ from pydantic import BaseModel, Field
 from footprint_lab._context_length import ContextLengthError
 from footprint_lab.messages import Message, StorableStr, storable_text
 from footprint_lab.usage import Usage
+from footprint_lab.window.records import ServerEdit
 
 __all__ = [
     "UNPARSED_ARGUMENTS_KEY",
@@ -24,6 +26,7 @@ __all__ = [
     "ToolSpec",
     "checked_response",
     "repeated_call_ids",
+    "window_counter",
 ]
 
 UNPARSED_ARGUMENTS_KEY = "__unparsed_arguments__"
@@ -71,6 +74,12 @@ class ProviderResponse(BaseModel):
     truncated: bool = False
     """True when the reply was cut short by the output cap (OpenAI ``length``, Anthropic
     ``max_tokens``): its text or its last tool call's arguments may be incomplete."""
+    server_edits: list[ServerEdit] = Field(default_factory=list)
+    """What the response said the provider's own server-side window policy did to this
+    request (``context_management``): Anthropic's applied edits and compaction iteration,
+    OpenAI's compaction. A compaction's block or item itself rides first in
+    ``message.parts`` (a :class:`~footprint_lab.messages.ContentPart` of kind
+    ``'compaction'``, its ``original`` the block or item exactly as received)."""
 
 
 class ProviderError(RuntimeError):
@@ -125,6 +134,34 @@ def count_tokens(provider: object, request: ProviderRequest) -> int | None:
             )
         return counted
     return None
+
+
+def window_counter(
+    provider: object,
+    *,
+    model: str,
+    system: str | None,
+    tools: Sequence[ToolSpec],
+    max_output_tokens: int | None,
+) -> Callable[[Sequence[Message]], int | None] | None:
+    """A function counting the input tokens of a window sent with this model, system prompt and
+    tools, by ``provider.count_tokens`` (None when the provider cannot count): what a
+    :class:`~footprint_lab.window.Boundary` hands a strategy as ``count_window``."""
+    if not isinstance(provider, TokenCounter):
+        return None
+    specs = list(tools)
+
+    def count(messages: Sequence[Message]) -> int | None:
+        request = ProviderRequest.model_construct(
+            model=model,
+            system=system,
+            messages=list(messages),
+            tools=specs,
+            max_output_tokens=max_output_tokens,
+        )
+        return count_tokens(provider, request)
+
+    return count
 
 
 def repeated_call_ids(message: Message) -> list[str]:

@@ -1,4 +1,5 @@
-"""``OpenAIProvider``: OpenAI Chat Completions (and OpenAI-compatible servers), streamed.
+"""``OpenAIProvider``: OpenAI Chat Completions (and OpenAI-compatible servers), or the
+Responses API with server-side compaction, streamed.
 
 Layer: providers. Built on the official ``openai`` SDK (``AsyncOpenAI``). Every call streams
 with ``stream_options={"include_usage": True}``; text and tool calls (parallel ones included,
@@ -15,13 +16,20 @@ failures, malformed event streams, a stream that ends without a ``finish_reason`
 and a reply repeating a tool-call id included. A reply stopped by the output cap
 (``finish_reason="length"``) is returned with ``truncated=True``. The API key, and any
 credentials in ``base_url``, never appear in a repr, a name or an error message.
+
+With ``api="responses"`` (the default when ``context_management`` is given) the same provider
+speaks the Responses API instead (:mod:`footprint_lab.providers._responses`): stateless
+(``store=False``), the system prompt as ``instructions``, reasoning and compaction items kept in
+the reply's parts and sent back verbatim, the server's compaction reported as a
+:class:`~footprint_lab.window.records.ServerEdit`. Its errors translate the same way; a stream
+that ends without ``response.completed`` / ``response.incomplete`` is cut short.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -37,6 +45,11 @@ from footprint_lab.providers._context_windows import (
     OPENAI_FALLBACK_CONTEXT_WINDOW,
     check_override,
     resolve_context_window,
+)
+from footprint_lab.providers._responses import (
+    ResponsesStream,
+    build_responses_request,
+    choose_api,
 )
 from footprint_lab.providers.base import (
     ContextLengthError,
@@ -256,10 +269,17 @@ class OpenAIProvider(SDKProvider["AsyncOpenAI"]):
             ``password`` or ``cookie``) are kept like the key and redacted from every error.
         secret_headers: More header names (case-insensitive) whose values are credentials,
             kept and redacted the same way.
+        context_management: OpenAI's server-side compaction, sent with every request:
+            ``[{"type": "compaction", "compact_threshold": N}]`` (``N`` >= 1 input tokens).
+            Only the Responses API has it, so it selects ``api="responses"``.
+        api: ``'chat'`` (Chat Completions) or ``'responses'`` (the Responses API); default
+            ``'responses'`` when ``context_management`` is given, else ``'chat'``.
+            ``max_tokens_param`` and ``stream_usage`` apply to Chat Completions only.
 
     Raises:
         MissingAPIKeyError: no key was given, ``OPENAI_API_KEY`` is unset and there is no
             ``base_url``.
+        ValueError: ``context_management`` is malformed, or given with ``api="chat"``.
 
     A provider pickles (for sweeps in worker processes) without its SDK clients, which are
     rebuilt on first use; the key travels as a ``SecretStr``.
@@ -280,7 +300,10 @@ class OpenAIProvider(SDKProvider["AsyncOpenAI"]):
         extra_body: Mapping[str, Any] | None = None,
         default_headers: Mapping[str, str] | None = None,
         secret_headers: Collection[str] = (),
+        context_management: Sequence[Mapping[str, Any]] | None = None,
+        api: Literal["chat", "responses"] | None = None,
     ) -> None:
+        self.context_management, self.api = choose_api(context_management, api)
         custom_url = self._setup(
             api_key=api_key,
             base_url=base_url,
@@ -319,7 +342,12 @@ class OpenAIProvider(SDKProvider["AsyncOpenAI"]):
         )
 
     def build_request(self, request: ProviderRequest) -> dict[str, Any]:
-        """The keyword arguments of ``chat.completions.create`` for ``request``."""
+        """The keyword arguments of ``chat.completions.create`` for ``request`` (of
+        ``responses.create`` with ``api="responses"``)."""
+        if self.api == "responses":
+            return build_responses_request(
+                request, context_management=self.context_management, extra_body=self.extra_body
+            )
         kwargs: dict[str, Any] = {
             "model": request.model,
             "messages": to_openai_messages(request.messages, request.system),
@@ -336,7 +364,8 @@ class OpenAIProvider(SDKProvider["AsyncOpenAI"]):
         return kwargs
 
     async def complete(self, request: ProviderRequest) -> ProviderResponse:
-        """Stream one Chat Completion and assemble the reply and its usage.
+        """Stream one Chat Completion (one Responses API response with ``api="responses"``)
+        and assemble the reply and its usage.
 
         Raises:
             ContextLengthError: the API rejected the request as over the context window.
@@ -346,6 +375,8 @@ class OpenAIProvider(SDKProvider["AsyncOpenAI"]):
         """
         import openai
 
+        if self.api == "responses":
+            return await self._complete_responses(request)
         assembled = _ChatStream()
         kwargs = self.build_request(request)
 
@@ -362,6 +393,33 @@ class OpenAIProvider(SDKProvider["AsyncOpenAI"]):
             usage=assembled.reported_usage(),
             finish_reason=assembled.finish_reason,
             truncated=assembled.finish_reason in TRUNCATING_FINISH_REASONS,
+        )
+
+    async def _complete_responses(self, request: ProviderRequest) -> ProviderResponse:
+        """One streamed Responses API call: the reply, its usage and the server's edits."""
+        import openai
+
+        assembled = ResponsesStream()
+        kwargs = self.build_request(request)
+
+        async def open_stream(client: AsyncOpenAI) -> Any:
+            return await client.responses.create(**kwargs)
+
+        await complete_with(self, openai, open_stream, assembled.feed)
+        if assembled.failure is not None:
+            raise self._status_error(None, assembled.failure, "the response failed")
+        message, edits = assembled.message()
+        self._check_reply(
+            message,
+            terminated=assembled.terminated,
+            terminator="response.completed or response.incomplete event",
+        )
+        return ProviderResponse(
+            message=message,
+            usage=assembled.reported_usage(),
+            finish_reason=assembled.finish_reason(bool(message.tool_calls)),
+            truncated=assembled.truncated,
+            server_edits=edits,
         )
 
     def _status_error(

@@ -13,7 +13,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from footprint_lab.messages import Message, ToolCall
+from footprint_lab.messages import ContentPart, Message, ToolCall
 from footprint_lab.pricing import estimate_tokens
 from footprint_lab.providers.base import (
     ContextLengthError,
@@ -37,6 +37,14 @@ class Reply(BaseModel):
     """Tool calls as (name, arguments)."""
     failure: str | None = None
     """When set, the call fails with a ProviderError carrying this message."""
+    thinking: str | None = None
+    """The model's thinking before this reply, when it thinks: the reply carries it as a
+    ``thinking`` part (shaped as Anthropic's block, with a signature), so it is sent back,
+    counted and cleared with its turn."""
+
+    def with_thinking(self, thinking: str) -> Reply:
+        """This reply, thought through first (``thinking`` set)."""
+        return self.model_copy(update={"thinking": thinking})
 
     @classmethod
     def text(cls, text: str) -> Reply:
@@ -79,6 +87,8 @@ def request_chars(
     total = len(request.system or "")
     for message in request.messages:
         total += len(message.content)
+        for part in message.parts:
+            total += part.chars
         for call in message.tool_calls:
             if memo is None:
                 total += call_chars(call)
@@ -185,8 +195,10 @@ class ScriptedProvider:
         for name, arguments in reply.calls:
             self._call_ids += 1
             tool_calls.append(ToolCall(id=f"call_{self._call_ids}", name=name, arguments=arguments))
-        message = Message.assistant(reply.content, tool_calls=tool_calls)
+        parts = [] if reply.thinking is None else [thinking_part(reply.thinking, self.calls)]
+        message = Message.assistant(reply.content, tool_calls=tool_calls, parts=parts)
         out_chars = len(reply.content) + sum(call_chars(c) for c in tool_calls)
+        out_chars += sum(part.chars for part in parts)
         usage = (
             Usage(
                 input_tokens=input_tokens,
@@ -200,6 +212,13 @@ class ScriptedProvider:
             usage=usage,
             finish_reason="tool_calls" if tool_calls else "stop",
         )
+
+
+def thinking_part(text: str, call: int) -> ContentPart:
+    """A scripted thinking block, shaped as Anthropic's (``thinking`` and a ``signature``,
+    here a deterministic stand-in naming the call): sent back untouched, sized by its text."""
+    block = {"type": "thinking", "thinking": text, "signature": f"scripted-signature-{call}"}
+    return ContentPart(kind="thinking", text=text, original=block)
 
 
 _MINTED_ID = re.compile(r"call_(\d+)")

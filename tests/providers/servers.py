@@ -45,6 +45,17 @@ from typing import Any, Literal
 from urllib.parse import parse_qsl, urlsplit
 
 from footprint_lab import Reply
+from tests.providers.anthropic_policies import (
+    Outcome,
+    apply_policies,
+    context_management_error,
+    default_summary,
+    drop_before_compaction,
+    kept_block_error,
+    sign_thinking,
+    thinking_enabled,
+    thinking_error,
+)
 
 CHARS_PER_TOKEN = 4
 
@@ -121,13 +132,21 @@ def _text_of(content: Any) -> str:
             parts.append(json.dumps(block.get("input", {}), sort_keys=True))
         elif kind == "tool_result":
             parts.append(_text_of(block.get("content")))
+        elif kind == "thinking":
+            parts.append(str(block.get("thinking") or ""))
+        elif kind == "redacted_thinking":
+            parts.append(str(block.get("data") or ""))
+        elif kind == "compaction":
+            parts.append(str(block.get("content") or ""))
     return "".join(parts)
 
 
 def count_input_tokens(body: dict[str, Any]) -> int:
-    """Deterministic input tokens: ceil(chars / 4) over system, messages and call arguments."""
+    """Deterministic input tokens: ceil(chars / 4) over system, messages and call arguments
+    (thinking text, redacted-thinking data and compaction summaries included). Blocks before
+    the latest Anthropic ``compaction`` block are not counted: the API drops them."""
     chars = len(_text_of(body.get("system")))
-    for message in body.get("messages") or []:
+    for message in drop_before_compaction(body.get("messages") or []):
         if not isinstance(message, dict):
             continue
         chars += len(_text_of(message.get("content")))
@@ -137,10 +156,13 @@ def count_input_tokens(body: dict[str, Any]) -> int:
     return max(1, math.ceil(chars / CHARS_PER_TOKEN))
 
 
-def _reply_tokens(reply: Reply) -> int:
+def _reply_tokens(reply: Reply, *, thinking: bool = False) -> int:
+    """A reply's output tokens (its thinking included when ``thinking``: it was streamed)."""
     chars = len(reply.content) + sum(
         len(name) + len(json.dumps(args, sort_keys=True)) for name, args in reply.calls
     )
+    if thinking and reply.thinking:
+        chars += len(reply.thinking)
     return max(1, math.ceil(chars / CHARS_PER_TOKEN))
 
 
@@ -654,10 +676,46 @@ class OpenAIServer(WireServer):
 
 
 class AnthropicServer(WireServer):
-    """A fake of ``POST /v1/messages`` (streaming only)."""
+    """A fake of ``POST /v1/messages`` (streaming only), with Anthropic's server-side window
+    policies and extended thinking (:mod:`tests.providers.anthropic_policies`).
+
+    A malformed ``thinking`` or ``context_management`` (or one sent without the beta header
+    its edits need) is a 400 ``invalid_request_error``. Each accepted request is seen as the
+    model would see it: blocks before its latest ``compaction`` block dropped, then its edits
+    applied (clear_thinking, clear_tool_uses, compaction); its usage is that of the edited
+    request, the final ``message_delta`` reports ``context_management.applied_edits`` when the
+    request sent ``context_management``, and a compaction streams its block first with a
+    ``compaction`` entry in ``usage.iterations``. A scripted ``Reply.thinking`` streams a
+    signed thinking block first when the request enabled thinking.
+
+    Args:
+        script: As for :class:`WireServer`.
+        compaction_summary: Writes a compaction's summary from the request body as the model
+            sees it; default :func:`~tests.providers.anthropic_policies.default_summary`.
+        **options: :class:`WireServer`'s options.
+
+    Per request that passed validation, in order: ``cleared`` holds the ids of the tool uses
+    clear_tool_uses cleared, ``applied`` the applied edits reported (None without
+    ``context_management``), ``seen`` the request as the model saw it.
+    """
 
     kind = "anthropic"
     path = "/v1/messages"
+
+    def __init__(
+        self,
+        script: Script = (),
+        *,
+        compaction_summary: Callable[[dict[str, Any]], str] | None = None,
+        **options: Any,
+    ) -> None:
+        super().__init__(script, **options)
+        self.compaction_summary = compaction_summary or default_summary
+        self.cleared: list[list[str]] = []
+        self.applied: list[list[dict[str, Any]] | None] = []
+        self.seen: list[dict[str, Any]] = []
+        self.compacted: list[bool] = []
+        self._outcomes: dict[int, Outcome] = {}
 
     @property
     def url(self) -> str:
@@ -682,6 +740,14 @@ class AnthropicServer(WireServer):
             f"prompt is too long: {tokens} tokens > {self.context_window} maximum",
         )
 
+    def _betas_of(self, body: dict[str, Any]) -> set[str]:
+        """The ``anthropic-beta`` values of the request that carried ``body`` (its headers
+        were recorded with it, under the same lock)."""
+        with self._lock:
+            pairs = list(zip(self.requests, self.headers, strict=False))
+        headers: dict[str, str] = next((h for b, h in reversed(pairs) if b is body), {})
+        return {v.strip() for v in headers.get("anthropic-beta", "").split(",") if v.strip()}
+
     def validate(self, body: dict[str, Any]) -> dict[str, Any] | None:
         def bad(message: str) -> dict[str, Any]:
             return self.error_body("invalid_request_error", message)
@@ -703,100 +769,140 @@ class AnthropicServer(WireServer):
         system = body.get("system")
         if system is not None and not isinstance(system, str | list):
             return bad("system: Input should be a valid string or list")
+        problem = thinking_error(body) or context_management_error(body, self._betas_of(body))
+        if problem:
+            return bad(problem)
         messages = body.get("messages")
         if not isinstance(messages, list) or not messages:
             return bad("messages: at least one message is required")
         turns: list[tuple[str, list[dict[str, Any]]]] = []
         for i, message in enumerate(messages):
-            role = message.get("role")
-            if role == "system":
-                return bad(
-                    'messages: Unexpected role "system". The Messages API accepts a top-level '
-                    '`system` parameter, not "system" as an input message role.'
-                )
-            if role not in ("user", "assistant"):
-                return bad(f"messages.{i}.role: Input should be 'user' or 'assistant'")
-            content = message.get("content")
-            blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
-            if not isinstance(blocks, list):
-                return bad(f"messages.{i}.content: Input should be a valid list")
-            if not blocks and not (role == "assistant" and i == len(messages) - 1):
-                return bad(f"messages.{i}: all messages must have non-empty content")
-            for j, block in enumerate(blocks):
-                kind = block.get("type")
-                if kind == "text":
-                    if not block.get("text"):
-                        return bad("messages: text content blocks must be non-empty")
-                    if not str(block["text"]).strip():
-                        return bad("messages: text content blocks must contain non-whitespace text")
-                elif kind == "tool_use":
-                    if role != "assistant":
-                        return bad(
-                            f"messages.{i}.content.{j}: tool_use blocks are only allowed "
-                            "in assistant messages"
-                        )
-                    if not isinstance(block.get("input"), dict):
-                        return bad(
-                            f"messages.{i}.content.{j}.tool_use.input: Input should be a "
-                            "valid dictionary"
-                        )
-                elif kind == "tool_result":
-                    if role != "user":
-                        return bad(
-                            f"messages.{i}.content.{j}: tool_result blocks are only "
-                            "allowed in user messages"
-                        )
-                else:
-                    return bad(f"messages.{i}.content.{j}.type: unknown block type {kind!r}")
-            turns.append((role, blocks))
-        if turns[0][0] != "user":
-            return bad('messages: first message must use the "user" role')
+            problem, blocks = self._message_problem(i, message, last=i == len(messages) - 1)
+            if problem:
+                return bad(problem)
+            turns.append((message["role"], blocks))
+        problem = self._turns_problem(turns)
+        if problem:
+            return bad(problem)
+        self._apply(body)
+        return None
+
+    @staticmethod
+    def _message_problem(
+        i: int, message: dict[str, Any], *, last: bool
+    ) -> tuple[str | None, list[dict[str, Any]]]:
+        """What is wrong with ``messages[i]`` on its own, and its blocks."""
+        role = message.get("role")
+        if role == "system":
+            return (
+                'messages: Unexpected role "system". The Messages API accepts a top-level '
+                '`system` parameter, not "system" as an input message role.'
+            ), []
+        if role not in ("user", "assistant"):
+            return f"messages.{i}.role: Input should be 'user' or 'assistant'", []
+        content = message.get("content")
+        blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
+        if not isinstance(blocks, list):
+            return f"messages.{i}.content: Input should be a valid list", []
+        if not blocks and not (role == "assistant" and last):
+            return f"messages.{i}: all messages must have non-empty content", []
+        for j, block in enumerate(blocks):
+            kind = block.get("type")
+            where = f"messages.{i}.content.{j}"
+            if kind == "text":
+                if not block.get("text"):
+                    return "messages: text content blocks must be non-empty", []
+                if not str(block["text"]).strip():
+                    return "messages: text content blocks must contain non-whitespace text", []
+            elif kind == "tool_use":
+                if role != "assistant":
+                    return f"{where}: tool_use blocks are only allowed in assistant messages", []
+                if not isinstance(block.get("input"), dict):
+                    return f"{where}.tool_use.input: Input should be a valid dictionary", []
+            elif kind == "tool_result":
+                if role != "user":
+                    return f"{where}: tool_result blocks are only allowed in user messages", []
+            elif kind in ("thinking", "redacted_thinking", "compaction"):
+                problem = kept_block_error(block, role, where)
+                if problem:
+                    return problem, []
+            else:
+                return f"{where}.type: unknown block type {kind!r}", []
+        return None, blocks
+
+    @staticmethod
+    def _turns_problem(all_turns: list[tuple[str, list[dict[str, Any]]]]) -> str | None:
+        """What is wrong with the order of the turns the model sees (those from the latest
+        compaction block on) and with their tool_use / tool_result pairing."""
+        seen = drop_before_compaction([{"role": r, "content": b} for r, b in all_turns])
+        turns = [(m["role"], m["content"]) for m in seen]
+        # After a compaction the request may start at the assistant turn whose first block is
+        # the compaction block (our reading of "the API drops all message blocks prior to the
+        # compaction block"): that turn stands first in place of a user turn.
+        opens_with_compaction = bool(turns[0][1]) and turns[0][1][0].get("type") == "compaction"
+        if turns[0][0] != "user" and not opens_with_compaction:
+            return 'messages: first message must use the "user" role'
         for i in range(1, len(turns)):
             if turns[i][0] == turns[i - 1][0]:
-                return bad(
+                return (
                     'messages: roles must alternate between "user" and "assistant", but found '
                     f'multiple "{turns[i][0]}" roles in a row'
                 )
         for i, (role, blocks) in enumerate(turns):
             if role == "user":
                 kinds = [b["type"] for b in blocks]
-                if "tool_result" in kinds:
-                    first_other = next(
-                        (k for k, kind in enumerate(kinds) if kind != "tool_result"), len(kinds)
+                first_other = next(
+                    (k for k, kind in enumerate(kinds) if kind != "tool_result"), len(kinds)
+                )
+                if "tool_result" in kinds[first_other:]:
+                    return (
+                        f"messages.{i}: `tool_result` blocks must come first in the content "
+                        "of a user message, before any other content"
                     )
-                    if "tool_result" in kinds[first_other:]:
-                        return bad(
-                            f"messages.{i}: `tool_result` blocks must come first in the content "
-                            "of a user message, before any other content"
-                        )
                 previous = turns[i - 1][1] if i > 0 else []
                 offered = {b["id"] for b in previous if b.get("type") == "tool_use"}
                 for j, block in enumerate(blocks):
                     if block["type"] == "tool_result" and block.get("tool_use_id") not in offered:
-                        return bad(
+                        return (
                             f"messages.{i}.content.{j}: unexpected `tool_use_id` found in "
                             f"`tool_result` blocks: {block.get('tool_use_id')}. Each "
                             "`tool_result` block must have a corresponding `tool_use` block in "
                             "the previous message."
                         )
-            else:
-                asked = [b["id"] for b in blocks if b.get("type") == "tool_use"]
-                if not asked:
-                    continue
-                following = turns[i + 1][1] if i + 1 < len(turns) else []
-                answered = {b.get("tool_use_id") for b in following if b["type"] == "tool_result"}
-                missing = [a for a in asked if a not in answered]
-                if missing:
-                    return bad(
-                        f"messages.{i}: `tool_use` ids were found without `tool_result` blocks "
-                        f"immediately after: {', '.join(missing)}. Each `tool_use` block must "
-                        "have a corresponding `tool_result` block in the next message."
-                    )
+                continue
+            asked = [b["id"] for b in blocks if b.get("type") == "tool_use"]
+            following = turns[i + 1][1] if i + 1 < len(turns) else []
+            answered = {b.get("tool_use_id") for b in following if b["type"] == "tool_result"}
+            missing = [a for a in asked if a not in answered]
+            if missing:
+                return (
+                    f"messages.{i}: `tool_use` ids were found without `tool_result` blocks "
+                    f"immediately after: {', '.join(missing)}. Each `tool_use` block must "
+                    "have a corresponding `tool_result` block in the next message."
+                )
         return None
+
+    def _apply(self, body: dict[str, Any]) -> None:
+        """Run the request's policies; keep the outcome for :meth:`stream` and the record."""
+        outcome = apply_policies(body, count_input_tokens, self.compaction_summary)
+        with self._lock:
+            self._outcomes[id(body)] = outcome
+            self.cleared.append(list(outcome.cleared_ids))
+            self.applied.append(outcome.applied)
+            self.seen.append(outcome.body)
+            self.compacted.append(outcome.compaction is not None)
+
+    # -- streaming ---------------------------------------------------------------------
 
     def stream(
         self, handler: _Handler, body: dict[str, Any], item: ScriptItem, tokens: int
     ) -> None:
+        with self._lock:
+            outcome = self._outcomes.pop(id(body), None) or Outcome(body=body)
+        compaction = outcome.compaction
+        tokens = compaction.context_tokens if compaction else count_input_tokens(outcome.body)
+        usage = self._input_usage(tokens)
+
         def event(name: str, data: dict[str, Any]) -> None:
             handler.send_chunk(f"event: {name}\ndata: {json.dumps(data)}\n\n")
 
@@ -809,15 +915,8 @@ class AnthropicServer(WireServer):
             "stop_reason": None,
             "stop_sequence": None,
         }
-        cached = min(self.cache_read_tokens, tokens)
-        written = min(self.cache_write_tokens, tokens - cached)
         if self.report_usage:
-            message["usage"] = {
-                "input_tokens": tokens - cached - written,
-                "cache_creation_input_tokens": written,
-                "cache_read_input_tokens": cached,
-                "output_tokens": 1,
-            }
+            message["usage"] = {**usage, "output_tokens": 1}
         event("message_start", {"type": "message_start", "message": message})
         event("ping", {"type": "ping"})
         if self.hold(handler):
@@ -826,13 +925,105 @@ class AnthropicServer(WireServer):
             event("error", item.body)
             return
         fault = item.mode if isinstance(item, Fault) else None
-        item = item.reply if isinstance(item, Fault) else item
+        reply = item.reply if isinstance(item, Fault) else item
         if fault == "garbage":
             handler.send_garbage()
             return
-        shared_id = f"toolu_{self.next_call_id()}"
         index = 0
-        if item.content:
+        if compaction is not None:
+            self._stream_block(event, index, compaction.block)
+            index += 1
+            if compaction.pause:
+                self._give_back()
+                self._finish(event, outcome, usage, "compaction", 0)
+                return
+        thinks = bool(reply.thinking) and thinking_enabled(body)
+        if thinks:
+            self._stream_thinking(event, index, reply.thinking or "")
+            index += 1
+        if not self._stream_reply(handler, event, index, reply, fault):
+            return
+        stop_reason = (
+            "max_tokens" if fault == "length" else "tool_use" if reply.calls else "end_turn"
+        )
+        self._finish(event, outcome, usage, stop_reason, _reply_tokens(reply, thinking=thinks))
+
+    def _input_usage(self, tokens: int) -> dict[str, int]:
+        """The input side of usage for ``tokens`` input tokens, split by the cache settings."""
+        cached = min(self.cache_read_tokens, tokens)
+        written = min(self.cache_write_tokens, tokens - cached)
+        return {
+            "input_tokens": tokens - cached - written,
+            "cache_creation_input_tokens": written,
+            "cache_read_input_tokens": cached,
+        }
+
+    def _give_back(self) -> None:
+        """A paused compaction used no scripted reply: the next request gets it."""
+        if not callable(self.script):
+            with self._lock:
+                self.replied -= 1
+
+    @staticmethod
+    def _stream_block(
+        event: Callable[[str, dict[str, Any]], None], index: int, block: dict[str, Any]
+    ) -> None:
+        """A compaction block: its start (content null), one delta with the content, stop."""
+        start = {"type": "compaction", "content": None}
+        event(
+            "content_block_start",
+            {"type": "content_block_start", "index": index, "content_block": start},
+        )
+        event(
+            "content_block_delta",
+            {
+                "type": "content_block_delta",
+                "index": index,
+                "delta": {"type": "compaction_delta", "content": block["content"]},
+            },
+        )
+        event("content_block_stop", {"type": "content_block_stop", "index": index})
+
+    def _stream_thinking(
+        self, event: Callable[[str, dict[str, Any]], None], index: int, thinking: str
+    ) -> None:
+        """A thinking block: fragments of its text, then its signature."""
+        start = {"type": "thinking", "thinking": "", "signature": ""}
+        event(
+            "content_block_start",
+            {"type": "content_block_start", "index": index, "content_block": start},
+        )
+        for piece in _fragments(thinking, self.text_fragment):
+            event(
+                "content_block_delta",
+                {
+                    "type": "content_block_delta",
+                    "index": index,
+                    "delta": {"type": "thinking_delta", "thinking": piece},
+                },
+            )
+        event(
+            "content_block_delta",
+            {
+                "type": "content_block_delta",
+                "index": index,
+                "delta": {"type": "signature_delta", "signature": sign_thinking(thinking)},
+            },
+        )
+        event("content_block_stop", {"type": "content_block_stop", "index": index})
+
+    def _stream_reply(
+        self,
+        handler: _Handler,
+        event: Callable[[str, dict[str, Any]], None],
+        index: int,
+        reply: Reply,
+        fault: FaultMode | None,
+    ) -> bool:
+        """The reply's text and tool calls from block ``index`` on, with the fault; False
+        when the fault ends the stream here."""
+        shared_id = f"toolu_{self.next_call_id()}"
+        if reply.content:
             event(
                 "content_block_start",
                 {
@@ -841,7 +1032,7 @@ class AnthropicServer(WireServer):
                     "content_block": {"type": "text", "text": ""},
                 },
             )
-            for piece in _fragments(item.content, self.text_fragment):
+            for piece in _fragments(reply.content, self.text_fragment):
                 event(
                     "content_block_delta",
                     {
@@ -858,31 +1049,14 @@ class AnthropicServer(WireServer):
             handler.drop()
         elif fault == "cut-mid-event":
             handler.drop(b'event: content_block_delta\ndata: {"type": "content_blo')
-        for name, arguments in item.calls:
+        for name, arguments in reply.calls:
+            block_id = shared_id if fault == "duplicate-ids" else f"toolu_{self.next_call_id()}"
+            start = {"type": "tool_use", "id": block_id, "name": name, "input": {}}
             event(
                 "content_block_start",
-                {
-                    "type": "content_block_start",
-                    "index": index,
-                    "content_block": {
-                        "type": "tool_use",
-                        "id": shared_id
-                        if fault == "duplicate-ids"
-                        else f"toolu_{self.next_call_id()}",
-                        "name": name,
-                        "input": {},
-                    },
-                },
+                {"type": "content_block_start", "index": index, "content_block": start},
             )
-            event(
-                "content_block_delta",
-                {
-                    "type": "content_block_delta",
-                    "index": index,
-                    "delta": {"type": "input_json_delta", "partial_json": ""},
-                },
-            )
-            for piece in _fragments(json.dumps(arguments), self.json_fragment):
+            for piece in ["", *_fragments(json.dumps(arguments), self.json_fragment)]:
                 event(
                     "content_block_delta",
                     {
@@ -893,20 +1067,40 @@ class AnthropicServer(WireServer):
                 )
             event("content_block_stop", {"type": "content_block_stop", "index": index})
             index += 1
-        if fault == "no-terminator":
-            return
-        stop_reason = (
-            "max_tokens" if fault == "length" else "tool_use" if item.calls else "end_turn"
-        )
+        return fault != "no-terminator"
+
+    def _finish(
+        self,
+        event: Callable[[str, dict[str, Any]], None],
+        outcome: Outcome,
+        usage: dict[str, int],
+        stop_reason: str,
+        output_tokens: int,
+    ) -> None:
+        """The final ``message_delta`` (usage, iterations after a compaction, applied edits)
+        and ``message_stop``."""
         delta: dict[str, Any] = {
             "type": "message_delta",
-            "delta": {
-                "stop_reason": stop_reason,
-                "stop_sequence": None,
-            },
+            "delta": {"stop_reason": stop_reason, "stop_sequence": None},
         }
         if self.report_usage:
-            delta["usage"] = {"output_tokens": _reply_tokens(item)}
+            delta["usage"] = {"output_tokens": output_tokens}
+            compaction = outcome.compaction
+            if compaction is not None:
+                iterations: list[dict[str, Any]] = [
+                    {
+                        "type": "compaction",
+                        "input_tokens": compaction.input_tokens,
+                        "output_tokens": compaction.output_tokens,
+                        "cache_creation_input_tokens": 0,
+                        "cache_read_input_tokens": 0,
+                    }
+                ]
+                if stop_reason != "compaction":
+                    iterations.append({"type": "message", **usage, "output_tokens": output_tokens})
+                delta["usage"] = {**usage, "output_tokens": output_tokens, "iterations": iterations}
+        if outcome.applied is not None:
+            delta["context_management"] = {"applied_edits": outcome.applied}
         event("message_delta", delta)
         event("message_stop", {"type": "message_stop"})
 
