@@ -73,10 +73,14 @@ if TYPE_CHECKING:
     from footprint_lab.window import WindowStrategy as WindowStrategy
     from footprint_lab.window import WindowStrategyError as WindowStrategyError
     from footprint_lab.window import aapply_window as aapply_window
+    from footprint_lab.window import anthropic_compaction as anthropic_compaction
+    from footprint_lab.window import anthropic_context_editing as anthropic_context_editing
     from footprint_lab.window import apply_window as apply_window
+    from footprint_lab.window import clear_thinking as clear_thinking
     from footprint_lab.window import clear_tool_results as clear_tool_results
     from footprint_lab.window import is_compaction_frame as is_compaction_frame
     from footprint_lab.window import is_drop_notice as is_drop_notice
+    from footprint_lab.window import openai_compaction as openai_compaction
     from footprint_lab.window import segment_turns as segment_turns
     from footprint_lab.window import sliding_window as sliding_window
     from footprint_lab.window import summarize_oldest as summarize_oldest
@@ -117,7 +121,11 @@ __all__ = [  # noqa: RUF022 (the contract's order, not the alphabet)
     "sweep",
     "provider_summarizer",
     # What a policy costs.
+    "anthropic_compaction",
+    "anthropic_context_editing",
+    "clear_thinking",
     "clear_tool_results",
+    "openai_compaction",
     # Why a message left the window, or stayed.
     "explain",
     # Any stack's file, and what its own policy did.
@@ -158,7 +166,11 @@ _LAZY: dict[str, str] = {
     "WindowStrategy": _WINDOW,
     "WindowStrategyError": _WINDOW,
     "aapply_window": _WINDOW,
+    "anthropic_compaction": _WINDOW,
+    "anthropic_context_editing": _WINDOW,
+    "clear_thinking": _WINDOW,
     "clear_tool_results": _WINDOW,
+    "openai_compaction": _WINDOW,
     "apply_window": _WINDOW,
     "is_compaction_frame": _WINDOW,
     "is_drop_notice": _WINDOW,

@@ -125,7 +125,10 @@ def test_all_starts_with_the_contract_and_stays_curated() -> None:
     # The contract names load (any stack's file) and judge (what its own policy did) at the
     # root too (DESIGN.md: "Today's stacks", "Judging the stack's own policy").
     assert {"load", "judge"} <= set(footprint_lab.__all__)
-    assert len(footprint_lab.__all__) <= 34
+    # And the offline twins of the providers' own policies (DESIGN.md: "Provider policies").
+    twins = {"anthropic_context_editing", "anthropic_compaction", "openai_compaction"}
+    assert twins | {"clear_thinking"} <= set(footprint_lab.__all__)
+    assert len(footprint_lab.__all__) <= 38
     assert len(set(footprint_lab.__all__)) == len(footprint_lab.__all__)
 
 

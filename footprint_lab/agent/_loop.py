@@ -25,6 +25,7 @@ from footprint_lab.agent import _batch, _pauses
 from footprint_lab.agent._driver import StopRequested, attach_run, detached
 from footprint_lab.agent._parts import AgentParts
 from footprint_lab.agent._policy import policy_of
+from footprint_lab.agent._server_policy import observe_server_policy
 from footprint_lab.agent.checkpoint import Checkpoint, run_from_checkpoint
 from footprint_lab.agent.injections import InjectionContext, Redelivered, injection_message
 from footprint_lab.agent.run import Run
@@ -43,6 +44,7 @@ from footprint_lab.providers.base import (
     ProviderRequest,
     ProviderResponse,
     checked_response,
+    window_counter,
 )
 from footprint_lab.window.apply import aapply_boundary
 from footprint_lab.window.boundary import Boundary
@@ -351,6 +353,13 @@ class _Loop:
             provider=agent.provider,
             model=agent.model,
             reuse=self.shaped,
+            count_window=window_counter(
+                agent.provider,
+                model=agent.model,
+                system=agent.system_prompt,
+                tools=[t.spec for t in agent.tools.values()],
+                max_output_tokens=agent.max_output_tokens,
+            ),
         )
         result = await aapply_boundary(strategy, self.window, boundary)
         self.shaped = result.given
@@ -474,8 +483,16 @@ class _Loop:
                 raise
             self.rejection = exc
             return None
-        self.writer.reply(stage, response.message, response.usage)  # and the call's end event
+        reply = self.writer.reply(stage, response.message, response.usage)  # and its end event
         self.run.last_usage = response.usage
+        # The provider's own server-side policy (context_management): what it did, observed.
+        observe_server_policy(
+            self.writer,
+            iteration,
+            reply,
+            response.server_edits,
+            getattr(self.agent.provider, "context_management", None),
+        )
         return response
 
     async def recover(self, iteration: int) -> None:

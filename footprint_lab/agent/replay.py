@@ -67,6 +67,7 @@ from footprint_lab.events import Recorder
 from footprint_lab.ledger import Ledger
 from footprint_lab.messages import Message, window_chars
 from footprint_lab.pricing import source_tokens_per_char
+from footprint_lab.providers.base import window_counter
 from footprint_lab.usage import Usage
 from footprint_lab.window.apply import OnBreach, check_keep_last_tool_results, start_boundary
 from footprint_lab.window.boundary import Boundary
@@ -475,6 +476,13 @@ def _window_stage(
         tool_names=None if tool_names is None else frozenset(tool_names),
         provider=tokens.counter,
         model=run.model or None,
+        count_window=window_counter(
+            tokens.counter,
+            model=tokens.model,
+            system=tokens.system,
+            tools=tokens.tools,
+            max_output_tokens=tokens.max_output_tokens,
+        ),
     )
     # A replay sends nothing: a policy its caller wrapped with audit(...) files what it breaks
     # (the point of auditing it); any other strategy is held to the law as in an agent.

@@ -42,14 +42,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from footprint_lab.importers._parts import Problems, json_value, short
-from footprint_lab.messages import Message
+from footprint_lab.messages import Message, without_thinking
+from footprint_lab.window.server_rules import oldest_results, oldest_thinking_replies
 
 __all__ = ["CLEARED_RESULT", "Reply", "windows"]
 
 CLEARED_RESULT = "[tool result cleared by the API (clear_tool_uses_20250919)]"
 """The text of the placeholder standing for a tool result the API cleared."""
 
-_THINKING = frozenset({"thinking", "redacted-thinking"})
 _COUNTS = {
     "clear_tool_uses_20250919": "cleared_tool_uses",
     "clear_thinking_20251015": "cleared_thinking_turns",
@@ -145,25 +145,15 @@ def _clear(
     cleared = _Cleared()
     for kind, count, _, at in edits:
         if kind == "clear_tool_uses_20250919":
-            taken = set(cleared.call_ids)
-            results = [
-                m.tool_call_id or ""
-                for m in window
-                if m.role == "tool" and m.authored is None and m.tool_call_id not in taken
-            ]
-            cleared.call_ids.extend(results[:count])
-            available, key = len(results), "cleared_tool_uses"
+            results, available = oldest_results(window, count, taken=set(cleared.call_ids))
+            cleared.call_ids.extend(m.tool_call_id or "" for m in results)
+            key = "cleared_tool_uses"
         else:
-            replies = [
-                position[id(m)]
-                for m in window
-                if id(m) in position
-                and m.role == "assistant"
-                and position[id(m)] not in cleared.thinking
-                and any(p.kind in _THINKING for p in m.parts)
-            ]
-            cleared.thinking.extend(replies[:count])
-            available, key = len(replies), "cleared_thinking_turns"
+            known = [m for m in window if id(m) in position]
+            taken = {id(m) for m in known if position[id(m)] in cleared.thinking}
+            replies, available = oldest_thinking_replies(known, count, taken=taken)
+            cleared.thinking.extend(position[id(m)] for m in replies)
+            key = "cleared_thinking_turns"
         if count > available:
             problems.note(
                 index,
@@ -183,8 +173,9 @@ def _apply(window: list[Message], messages: Sequence[Message], cleared: _Cleared
         if m.role == "tool" and m.authored is None and m.tool_call_id in ids:
             out.append(Message.tool(m.tool_call_id or "", m.name or "unknown", CLEARED_RESULT))
         elif id(m) in thinking:
-            kept = [p for p in m.parts if p.kind not in _THINKING]
-            out.append(m.model_copy(update={"parts": kept, "authored": "cleared-result"}))
+            out.append(
+                m.model_copy(update={"parts": without_thinking(m), "authored": "cleared-result"})
+            )
         else:
             out.append(m)
     return out
