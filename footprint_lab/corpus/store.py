@@ -56,9 +56,10 @@ __all__ = [
 
 STORE_FORMAT = "footprint-lab/corpus"
 """The ``format`` of a store's ``corpus.json``."""
-STORE_VERSION = 3
+STORE_VERSION = 4
 """The store layout's version (2: a ``findings`` family, the judge's findings per run; 3: run
-files of version 2, the origin kept, and the calls' ``scaled_from``)."""
+files of version 2, the origin kept, and the calls' ``scaled_from``; 4: the records' columns of
+the providers' own policies — ``server_edits``, what their twins measured and cleared)."""
 
 EntryStatus = Literal["imported", "error", "duplicate"]
 """What became of a source file: its runs are in the store; it did not import (its error is

@@ -112,6 +112,27 @@ _RECORD_COLUMNS = columns_of(
     error=(TEXT, "The summarizer's error, when it failed."),
     violation_count=(INT, "Rules an audited policy broke; <NA> unless audited.", "Violations"),
     violation_kinds=(TEXT, "Their kinds, joined; <NA> unless audited."),
+    server_edits=(
+        TEXT,
+        "What the provider reported its own server-side policy did at this call (the edits' "
+        "types, joined); <NA> when it reported nothing.",
+        "Server edits",
+    ),
+    server_cleared_input_tokens=(
+        INT,
+        "Input tokens the provider reported its server-side edits cleared, summed; <NA> when "
+        "it reported none.",
+        "Server cleared tokens",
+    ),
+    server_input_tokens=(
+        INT,
+        "Input tokens the provider billed for its own policy's sampling step at this call (a "
+        "compaction's summary: not in the call's usage), as reported; <NA> when none.",
+    ),
+    server_output_tokens=(
+        INT,
+        "Output tokens of that step (the summary it wrote), as reported; <NA> when none.",
+    ),
     explanation=(
         TEXT,
         "The record in words (``WindowRecord.explain()``, the sentence the report prints): "

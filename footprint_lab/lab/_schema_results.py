@@ -122,7 +122,14 @@ _COST = FrameSpec(
         cached_input_cost=(FLOAT, "Cached input, USD."),
         cache_write_cost=(FLOAT, "Cache writes, USD."),
         output_cost=(FLOAT, "Output, USD."),
-        total_cost=(FLOAT, "The sum, USD."),
+        policy_input_tokens=(
+            INT,
+            "Input tokens the provider's own server-side policy billed at this call beside the "
+            "reply (a compaction's sampling step), as reported; 0 when none.",
+        ),
+        policy_output_tokens=(INT, "Output tokens of that step (the summary), as reported."),
+        policy_cost=(FLOAT, "That step at the full input and output prices, USD."),
+        total_cost=(FLOAT, "The sum, USD (the policy's step included)."),
     ),
     "cost",
 )

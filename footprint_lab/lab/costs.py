@@ -149,6 +149,30 @@ def _rule(cache: CacheRule | None, labelled: Sequence[tuple[str, Frames]]) -> Ca
     return "prefix"
 
 
+def _policy_steps(frames: Frames, cols: Mapping[str, list[Any]]) -> dict[int, tuple[int, int]]:
+    """The tokens a provider's own server-side policy billed beside each call (a compaction's
+    sampling step: the ``server_input_tokens`` / ``server_output_tokens`` of the observed
+    record filed at the call's iteration), by row of ``calls``: the last call of the iteration,
+    the one its reply came from."""
+    records = frames.records
+    if not len(records) or "server_input_tokens" not in records.columns:
+        return {}
+    steps: dict[int, tuple[int, int]] = {}
+    reported = records[records["server_input_tokens"].notna()]
+    for iteration, group in reported.groupby("iteration"):
+        steps[int(iteration)] = (
+            int(group["server_input_tokens"].sum()),
+            int(group["server_output_tokens"].fillna(0).sum()),
+        )
+    out: dict[int, tuple[int, int]] = {}
+    iterations = cols["iteration"]
+    for k in range(len(iterations) - 1, -1, -1):  # the last call of each iteration
+        iteration = int(iterations[k])
+        if iteration in steps:
+            out[k] = steps.pop(iteration)
+    return out
+
+
 def _rows(
     label: str,
     frames: Frames,
@@ -163,6 +187,7 @@ def _rows(
     ratio = estimate_ratio(info.get("tokens_per_char"))
     calls = frames.calls
     cols: dict[str, list[Any]] = {name: calls[name].tolist() for name in calls.columns}
+    policy = _policy_steps(frames, cols)
     rows: list[dict[str, Any]] = []
     for k in range(len(calls)):
         reported = trusted and bool(cols["reported"][k])
@@ -196,6 +221,10 @@ def _rows(
             cache_write_tokens=written,
             output_tokens=output,
         )
+        step_in, step_out = policy.get(k, (0, 0))
+        step = price.cost(
+            input_tokens=step_in, cached_tokens=0, cache_write_tokens=0, output_tokens=step_out
+        ).total_cost
         rows.append(
             {
                 "label": label,
@@ -217,7 +246,10 @@ def _rows(
                 "cached_input_cost": parts.cached_input_cost,
                 "cache_write_cost": parts.cache_write_cost,
                 "output_cost": parts.output_cost,
-                "total_cost": parts.total_cost,
+                "policy_input_tokens": step_in,
+                "policy_output_tokens": step_out,
+                "policy_cost": step,
+                "total_cost": parts.total_cost + step,
             }
         )
     return rows

@@ -17,6 +17,7 @@ from footprint_lab.lab._frames.context import CaptureContext, stage_kind
 from footprint_lab.lab._frames.evictions import Departures
 from footprint_lab.lab.schema import build_frame
 from footprint_lab.ledger import runs_length
+from footprint_lab.messages import THINKING_KINDS, Message
 
 __all__ = ["PREVIEW_CHARS", "build", "int_or_na"]
 
@@ -54,6 +55,17 @@ def _sent(ctx: CaptureContext) -> tuple[IntArray, IntArray, IntArray]:
     return times_sent, first_sent, last_sent
 
 
+def _thinking_note(message: Message) -> str:
+    """`` · thinking N chars`` for a reply that carries thinking (its size counts in the
+    message's ``chars``; the window map and the tables name it), else nothing."""
+    if not message.parts:
+        return ""
+    chars = sum(p.chars for p in message.parts if p.kind in THINKING_KINDS)
+    if not chars and not any(p.kind in THINKING_KINDS for p in message.parts):
+        return ""
+    return f" · thinking {chars:,} chars"
+
+
 def build(ctx: CaptureContext, left: Departures) -> pd.DataFrame:
     """The ``messages`` frame of the run in ``ctx``; ``left`` from its ``evictions`` frame."""
     msgs = ctx.messages
@@ -78,8 +90,8 @@ def build(ctx: CaptureContext, left: Departures) -> pd.DataFrame:
             "authored": ctx.authored,
             "chars": ctx.chars,
             "label": [
-                f"{s or '?'} {t if t is not None else r}"
-                for s, t, r in zip(stage_ids, tool_names, roles, strict=True)
+                f"{s or '?'} {t if t is not None else r}{_thinking_note(m)}"
+                for s, t, r, m in zip(stage_ids, tool_names, roles, msgs, strict=True)
             ],
             "preview": [m.content[:PREVIEW_CHARS] for m in msgs],
             "first_sent": int_or_na(first_sent),

@@ -48,6 +48,12 @@ def _violations(value: Callable[[list[Any]], Any]) -> Cell:
     return cell
 
 
+def _reported_sum(record: WindowRecord, field: str) -> int | None:
+    """The sum of one count over a record's server edits; None when no edit reported it."""
+    values = [getattr(e, field) for e in record.server_edits if getattr(e, field) is not None]
+    return sum(values) if values else None
+
+
 _FLATTENED: dict[str, dict[str, Cell]] = {
     "removed_stage_ids": {
         "removed_stage_ids": lambda r, _: _SEP.join(r.removed_stage_ids),
@@ -75,6 +81,13 @@ _FLATTENED: dict[str, dict[str, Cell]] = {
     "violations": {
         "violation_count": _violations(len),
         "violation_kinds": _violations(lambda vs: _SEP.join([v.kind for v in vs])),
+    },
+    "server_edits": {
+        "server_edits": lambda r, _: _SEP.join([e.type for e in r.server_edits]) or None,
+        "server_cleared_input_tokens": lambda r, _: _reported_sum(r, "cleared_input_tokens"),
+        # a compaction's own sampling step, billed beside the call
+        "server_input_tokens": lambda r, _: _reported_sum(r, "input_tokens"),
+        "server_output_tokens": lambda r, _: _reported_sum(r, "output_tokens"),
     },
     # a scalar field, but its column holds the commit capture resolved: the one the record
     # names, or for a record saved before records named it, the one it was paired with

@@ -27,6 +27,7 @@ from footprint_lab.window.strategies.names import (
     shipped_name_of,
     strategy_key,
 )
+from footprint_lab.window.strategies.server_compaction import ANTHROPIC_COMPACTION_MINIMUM
 from footprint_lab.window.strategies.summarizers import extractive_summarizer
 
 __all__ = ["TunerSource", "default_strategy", "resolve_strategy", "source_of"]
@@ -182,6 +183,14 @@ def default_strategy(name: str, runs: Sequence[Run]) -> WindowStrategy:
         )
     if key == "clear-tool-results":
         return factory(threshold_tokens=threshold)
+    if key == "clear-thinking":
+        return factory()
+    if key == "anthropic-context-editing":
+        return factory(trigger=threshold)
+    if key == "anthropic-compaction":  # the API's floor: it may not engage on a short run
+        return factory(trigger=max(threshold, ANTHROPIC_COMPACTION_MINIMUM))
+    if key == "openai-compaction":
+        return factory(compact_threshold=threshold)
     return factory(threshold_tokens=threshold, keep_recent_turns=DEFAULT_KEEP_RECENT_TURNS)
 
 
