@@ -160,7 +160,7 @@ def _policy_steps(frames: Frames, cols: Mapping[str, list[Any]]) -> dict[int, tu
     steps: dict[int, tuple[int, int]] = {}
     reported = records[records["server_input_tokens"].notna()]
     for iteration, group in reported.groupby("iteration"):
-        steps[int(iteration)] = (
+        steps[_count(iteration)] = (
             int(group["server_input_tokens"].sum()),
             int(group["server_output_tokens"].fillna(0).sum()),
         )
