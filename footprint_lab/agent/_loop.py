@@ -38,10 +38,9 @@ from footprint_lab.events import (
     RunFailed,
 )
 from footprint_lab.ledger import WINDOW, Ledger, stage_number
-from footprint_lab.messages import Message, construct_trusted, storable_text
+from footprint_lab.messages import Message, storable_text
 from footprint_lab.providers.base import (
     ContextLengthError,
-    ProviderRequest,
     ProviderResponse,
     checked_response,
     window_counter,
@@ -353,13 +352,7 @@ class _Loop:
             provider=agent.provider,
             model=agent.model,
             reuse=self.shaped,
-            count_window=window_counter(
-                agent.provider,
-                model=agent.model,
-                system=agent.system_prompt,
-                tools=[t.spec for t in agent.tools.values()],
-                max_output_tokens=agent.max_output_tokens,
-            ),
+            count_window=window_counter(agent.provider, agent.request_for),
         )
         result = await aapply_boundary(strategy, self.window, boundary)
         self.shaped = result.given
@@ -427,15 +420,7 @@ class _Loop:
         return point
 
     async def _send(self, iteration: int, stage: str, *, retry: bool) -> ProviderResponse:
-        # Built from trusted parts: construct without re-validating every message.
-        request = construct_trusted(
-            ProviderRequest,
-            model=self.agent.model,
-            system=self.agent.system_prompt,
-            messages=list(self.window),
-            tools=[t.spec for t in self.agent.tools.values()],
-            max_output_tokens=self.agent.max_output_tokens,
-        )
+        request = self.agent.request_for(self.window)
         call = self.writer.call(stage, iteration, retry=retry)  # and its start event
         try:
             returned: object = await self.agent.provider.complete(request)
@@ -486,13 +471,7 @@ class _Loop:
         reply = self.writer.reply(stage, response.message, response.usage)  # and its end event
         self.run.last_usage = response.usage
         # The provider's own server-side policy (context_management): what it did, observed.
-        observe_server_policy(
-            self.writer,
-            iteration,
-            reply,
-            response.server_edits,
-            getattr(self.agent.provider, "context_management", None),
-        )
+        observe_server_policy(self.writer, iteration, reply, response, self.agent.provider)
         return response
 
     async def recover(self, iteration: int) -> None:

@@ -19,6 +19,7 @@ from footprint_lab.agent.writer import RunWriter
 from footprint_lab.events import Recorder
 from footprint_lab.ledger import Clock
 from footprint_lab.messages import Message, ToolCall
+from footprint_lab.providers.base import ProviderRequest
 from footprint_lab.window.records import WindowRecord
 from footprint_lab.window.result import WindowResult
 from footprint_lab.window.strategies import WindowStrategy
@@ -76,6 +77,10 @@ class AgentParts(RunOwner, Protocol):
     @property
     def _flight(self) -> Flight:
         """The run in flight, as the sync driver sees it."""
+
+    def request_for(self, messages: Sequence[Message]) -> ProviderRequest:
+        """The request this agent sends its provider for ``messages``."""
+        ...
 
     def unknown_tool(self, call: ToolCall) -> Message:
         """The error result of a call to a tool the agent does not have."""

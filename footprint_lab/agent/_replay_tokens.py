@@ -93,6 +93,17 @@ class ReplayTokens:
             model=source.model,
         )
 
+    def request_for(self, window: Sequence[Message]) -> ProviderRequest:
+        """The request the source's agent would send for ``window`` (what a counter counts)."""
+        return construct_trusted(
+            ProviderRequest,
+            model=self.model,
+            system=self.system,
+            messages=list(window),
+            tools=self.tools,
+            max_output_tokens=self.max_output_tokens,
+        )
+
     def of_call(
         self, window: Sequence[Message], chars: int, original: CallRecord | None, reply: Message
     ) -> tuple[Usage | None, TokenSource | None]:
@@ -110,15 +121,7 @@ class ReplayTokens:
         ):
             return reported, "reported"  # the replay sent what the original call sent
         if self.counter is not None:
-            request = construct_trusted(
-                ProviderRequest,
-                model=self.model,
-                system=self.system,
-                messages=list(window),
-                tools=self.tools,
-                max_output_tokens=self.max_output_tokens,
-            )
-            counted = count_tokens(self.counter, request)
+            counted = count_tokens(self.counter, self.request_for(window))
             if counted is not None:
                 return _usage(counted, output), "counted"
         system = len(self.system or "")

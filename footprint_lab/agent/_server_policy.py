@@ -24,11 +24,11 @@ observed :class:`~footprint_lab.window.records.WindowRecord` at that call:
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 from footprint_lab.agent.writer import RunWriter
 from footprint_lab.auditing.violations import diff_windows, find_violations
 from footprint_lab.messages import Message, window_chars
+from footprint_lab.providers.base import ProviderResponse
 from footprint_lab.window.records import ServerEdit, WindowRecord
 from footprint_lab.window.request import current_request_index
 from footprint_lab.window.server_rules import oldest_results, oldest_thinking_replies
@@ -80,8 +80,8 @@ def observe_server_policy(
     writer: RunWriter,
     iteration: int,
     reply: Message,
-    edits: Sequence[ServerEdit],
-    config: Any = None,
+    response: ProviderResponse,
+    provider: object = None,
 ) -> WindowRecord | None:
     """File what the server did at this call (see the module docstring); None when the
     response reported nothing.
@@ -90,9 +90,11 @@ def observe_server_policy(
         writer: The run's writer (its window holds ``reply``, just committed).
         iteration: The call's iteration.
         reply: The committed reply (a compaction part first in its parts when it compacted).
-        edits: What the response reported.
-        config: The provider's ``context_management`` (for the tools its clearing excludes).
+        response: The response: what it reported (``server_edits``).
+        provider: The provider (its ``context_management`` names the tools its clearing
+            excludes).
     """
+    edits = response.server_edits
     compacted = bool(reply.parts) and reply.parts[0].kind == "compaction"
     if not edits and not compacted:
         return None
@@ -102,6 +104,7 @@ def observe_server_policy(
     at = next(k for k in range(len(before) - 1, -1, -1) if before[k] is reply)
     if not compacted:
         # What the call sent: the window before its reply.
+        config = getattr(provider, "context_management", None)
         cleared = _cleared(before[:at], edits, _excluded_tools(config))
         ids = [m.stage_id for m in cleared if m.stage_id is not None]
         record = WindowRecord(

@@ -25,8 +25,8 @@ from footprint_lab.agent.injections import InjectionRule
 from footprint_lab.agent.run import Run
 from footprint_lab.agent.tools import Tool, unknown_tool_result
 from footprint_lab.ledger import Clock
-from footprint_lab.messages import Message, ToolCall, storable_text
-from footprint_lab.providers.base import Provider
+from footprint_lab.messages import Message, ToolCall, construct_trusted, storable_text
+from footprint_lab.providers.base import Provider, ProviderRequest
 from footprint_lab.window.strategies import WindowStrategy
 
 
@@ -115,6 +115,19 @@ class Agent:
         return (
             f"Agent(provider={self.provider.name!r}, model={self.model!r}, "
             f"strategy={strategy!r}, tools={list(self.tools)})"
+        )
+
+    def request_for(self, messages: Sequence[Message]) -> ProviderRequest:
+        """The request this agent sends its provider for ``messages``: its model, system
+        prompt, tools and output cap (what a call sends, and what a boundary's counter counts)."""
+        # Built from trusted parts: construct without re-validating every message.
+        return construct_trusted(
+            ProviderRequest,
+            model=self.model,
+            system=self.system_prompt,
+            messages=list(messages),
+            tools=[t.spec for t in self.tools.values()],
+            max_output_tokens=self.max_output_tokens,
         )
 
     def unknown_tool(self, call: ToolCall) -> Message:

@@ -476,13 +476,7 @@ def _window_stage(
         tool_names=None if tool_names is None else frozenset(tool_names),
         provider=tokens.counter,
         model=run.model or None,
-        count_window=window_counter(
-            tokens.counter,
-            model=tokens.model,
-            system=tokens.system,
-            tools=tokens.tools,
-            max_output_tokens=tokens.max_output_tokens,
-        ),
+        count_window=window_counter(tokens.counter, tokens.request_for),
     )
     # A replay sends nothing: a policy its caller wrapped with audit(...) files what it breaks
     # (the point of auditing it); any other strategy is held to the law as in an agent.

@@ -137,29 +137,16 @@ def count_tokens(provider: object, request: ProviderRequest) -> int | None:
 
 
 def window_counter(
-    provider: object,
-    *,
-    model: str,
-    system: str | None,
-    tools: Sequence[ToolSpec],
-    max_output_tokens: int | None,
+    provider: object, request_for: Callable[[Sequence[Message]], ProviderRequest]
 ) -> Callable[[Sequence[Message]], int | None] | None:
-    """A function counting the input tokens of a window sent with this model, system prompt and
-    tools, by ``provider.count_tokens`` (None when the provider cannot count): what a
+    """A function counting the input tokens of a window, sent as ``request_for`` builds its
+    request, by ``provider.count_tokens`` (None when the provider cannot count): what a
     :class:`~footprint_lab.window.Boundary` hands a strategy as ``count_window``."""
     if not isinstance(provider, TokenCounter):
         return None
-    specs = list(tools)
 
     def count(messages: Sequence[Message]) -> int | None:
-        request = ProviderRequest.model_construct(
-            model=model,
-            system=system,
-            messages=list(messages),
-            tools=specs,
-            max_output_tokens=max_output_tokens,
-        )
-        return count_tokens(provider, request)
+        return count_tokens(provider, request_for(messages))
 
     return count
 
