@@ -98,8 +98,20 @@ def test_a_record_prints_as_one_line_and_stays_a_pydantic_model(run: Run) -> Non
     assert record.model_copy(update={"forced": True}) != record
     assert "forced" in repr(record.model_copy(update={"forced": True}))
     assert str(record).startswith("strategy='sliding-window' iteration=")
-    # forked is dumped only when True (a file from before forks saves byte for byte)
-    assert set(record.model_dump()) == set(WindowRecord.model_fields) - {"given_commit", "forked"}
+    # forked is dumped only when True, and the facts of the providers' policies and their
+    # twins only when set (a file from before them saves byte for byte)
+    only_when_set = {
+        "forked",
+        "measured_request",
+        "server_edits",
+        "keep_thinking_turns",
+        "clear_at_least_tokens",
+        "cleared_tokens",
+    }
+    assert set(record.model_dump()) == set(WindowRecord.model_fields) - {
+        "given_commit",
+        *only_when_set,
+    }
     splice = record.model_copy(update={"forked": True})
     assert splice.model_dump()["forked"] is True and "forked" in repr(splice)
     bare = WindowRecord(strategy="mine", iteration=2, window_chars_before=1204)

@@ -15,7 +15,6 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from footprint_lab.messages import Message, window_chars
-from footprint_lab.pricing import estimate_tokens
 from footprint_lab.window.records import TokenSource
 
 __all__ = ["request_tokens"]
@@ -33,5 +32,9 @@ def request_tokens(
         counted = count_window(messages)
         if counted is not None:
             return counted, "counted"
+    # The package's one token estimate, loaded only when a twin estimates: importing the
+    # window core loads nothing above it.
+    from footprint_lab.pricing import estimate_tokens
+
     size = window_chars(messages) if chars is None else chars
     return max(1, estimate_tokens(size)), "estimated"
