@@ -40,6 +40,7 @@ if TYPE_CHECKING:
     from footprint_lab.evidence.judge import Finding as Finding
     from footprint_lab.evidence.judge import judge as judge
     from footprint_lab.importers import load as load
+    from footprint_lab.lab import no_policy as no_policy
     from footprint_lab.lab.sweeps import sweep as sweep
     from footprint_lab.ledger import Commit as Commit
     from footprint_lab.ledger import Ledger as Ledger
@@ -131,6 +132,8 @@ __all__ = [  # noqa: RUF022 (the contract's order, not the alphabet)
     # Any stack's file, and what its own policy did.
     "load",
     "judge",
+    # The baseline every comparison starts from (evidence_frame, a corpus's grid).
+    "no_policy",
 ]
 
 _WINDOW = "footprint_lab.window"
@@ -212,6 +215,7 @@ _LAZY: dict[str, str] = {
     "judge": "footprint_lab.evidence.judge",
     "Finding": "footprint_lab.evidence.judge",
     "load": "footprint_lab.importers",  # every format's loader: loaded only when asked for
+    "no_policy": "footprint_lab.lab",  # pandas: loaded only when asked for
 }
 """Every name the root exports, and the module it comes from."""
 

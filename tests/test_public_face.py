@@ -128,6 +128,8 @@ def test_all_starts_with_the_contract_and_stays_curated() -> None:
     # And the offline twins of the providers' own policies (DESIGN.md: "Provider policies").
     twins = {"anthropic_context_editing", "anthropic_compaction", "openai_compaction"}
     assert twins | {"clear_thinking"} <= set(footprint_lab.__all__)
+    # And the baseline every comparison starts from (#39: "load and no_policy at the root").
+    assert "no_policy" in footprint_lab.__all__
     assert len(footprint_lab.__all__) <= 38
     assert len(set(footprint_lab.__all__)) == len(footprint_lab.__all__)
 

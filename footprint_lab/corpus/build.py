@@ -70,15 +70,18 @@ class BuildReport(BaseModel):
     store: str
     """The store's folder."""
     files: int
-    """Source files the paths named."""
+    """Source files the paths named: ``imported + failed + unchanged + duplicates``, each
+    file counted once."""
     imported: int
-    """Files imported by this build (new or changed)."""
+    """Files this build imported (new or changed), each into its runs."""
     changed: int
     """Of them, files whose content changed since the store last held them."""
     unchanged: int
-    """Files the store already held with this content: not imported again."""
+    """Files the store already held with this content: not imported again (one that did not
+    import last time is counted here, not again as failed)."""
     failed: int
-    """Files that did not import (their error is a row of ``problems``)."""
+    """Files this build tried and could not import, unreadable ones included (their error is
+    a row of ``problems``)."""
     duplicates: int
     """Files whose content another file of the corpus holds (counted once)."""
     runs_added: int
@@ -303,10 +306,13 @@ def build_store(
     for path, error in unreadable.items():
         entries[path] = _unreadable(target, path, error)
     added: list[int] = []
+    failed = len(unreadable)
 
     def file_it(_: int, outcome: FileOutcome) -> None:
+        nonlocal failed
         if outcome.failure is not None and strict:
             raise outcome.failure.error(outcome.path)
+        failed += outcome.failure is not None
         old = entries.get(outcome.path)
         entries[outcome.path] = entry = _entry_of(outcome)
         target.write_entry(entry)  # last: the file's parts are written
@@ -320,14 +326,13 @@ def build_store(
         import_file, tasks, executor=where, progress=progress, desc="corpus", on_result=file_it
     )
     final = target.entries()
-    named = set(files)
     return BuildReport(
         store=str(target.root),
         files=len(files),
-        imported=len(tasks),
+        imported=len(tasks) - (failed - len(unreadable)),
         changed=changed,
         unchanged=unchanged,
-        failed=sum(1 for p, e in final.items() if p in named and e.status == "error"),
+        failed=failed,
         duplicates=duplicates,
         runs_added=sum(added),
         runs=sum(len(e.runs) for e in final.values()),

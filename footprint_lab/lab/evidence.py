@@ -163,7 +163,7 @@ _MEASURES = (
 
 def evidence_frame(
     runs: Sequence[Run] | Mapping[str, Run],
-    configs: Sequence[EvidenceConfig | Mapping[str, Any] | Any],
+    configs: Sequence[EvidenceConfig | Mapping[str, Any] | Any] | Mapping[str, Any],
     *,
     executor: Executor | None = None,
     min_chars: int = DEFAULT_MIN_CHARS,
@@ -178,7 +178,8 @@ def evidence_frame(
             (``load_tau_bench``) or from an agent.
         configs: Strategies (``sliding_window(4)``, ``clear_tool_results(...)``, an
             ``audit(...)``ed policy), :class:`EvidenceConfig` objects or dicts (see the module
-            docstring); :func:`evidence_grid` builds a grid, :func:`no_policy` the baseline.
+            docstring), or one ``{label: strategy}`` mapping (None: no policy);
+            :func:`evidence_grid` builds a grid, :func:`no_policy` the baseline.
         executor: Any ``concurrent.futures.Executor`` runs one job per configuration; None
             (default) runs inline, which is fastest at this size (see the module docstring).
         min_chars: The shortest argument value that counts as evidence.
@@ -236,7 +237,7 @@ def evidence_frame(
 
 
 def evidence_setup(
-    configs: Sequence[EvidenceConfig | Mapping[str, Any] | Any],
+    configs: Sequence[EvidenceConfig | Mapping[str, Any] | Any] | Mapping[str, Any],
     pricing: Pricing | None = None,
     cache: CacheRule | None = None,
 ) -> tuple[list[EvidenceConfig], Pricing, CacheRule]:
@@ -254,6 +255,10 @@ def evidence_setup(
             "no provider reported a replay's cache; use cache='prefix' (the shared prefix, "
             "under the provider's rules) or cache='none' (nothing cached)"
         )
+    if isinstance(configs, Mapping):  # {label: strategy}, the labels the caller chose
+        configs = [
+            {"label": str(label), "strategy": strategy} for label, strategy in configs.items()
+        ]
     cfgs = [EvidenceConfig.coerce(c) for c in configs]
     seen: set[str] = set()
     for c in cfgs:

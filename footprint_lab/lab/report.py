@@ -36,6 +36,7 @@ import plotly.io as pio
 from footprint_lab.agent.run import ImportProblem, Run
 from footprint_lab.lab import plots
 from footprint_lab.lab.frames import Frames, capture
+from footprint_lab.lab.parting import parting_frame, parting_lines
 from footprint_lab.lab.render import (
     boundary_css,
     boundary_script,
@@ -302,6 +303,15 @@ Entry = tuple[RunLike, Frames]
 """What a run of the report is drawn from: what was given (a run or frames) and its frames."""
 
 
+def _parting(sources: Mapping[str, object]) -> list[str]:
+    """Where each run of a section parts from the first (as Compare says it), when the
+    section compares two runs or more and has every run (a capture alone cannot say)."""
+    runs = {label: run for label, run in sources.items() if isinstance(run, Run)}
+    if len(runs) < 2 or len(runs) != len(sources):
+        return []
+    return parting_lines(parting_frame(runs))
+
+
 def _render(
     sections_in: Mapping[str, Mapping[str, Entry]], title: str, plotlyjs: bool | str = True
 ) -> Report:
@@ -319,6 +329,7 @@ def _render(
             "figure": figs.html(plots.compare(by_strategy)) if by_strategy else None,
             "identical": _identical_runs(by_strategy),
             "summary": _summary_table(by_strategy, sources) if by_strategy else None,
+            "parting": _parting(sources),
         }
         section["runs"] = [
             _run_context(sid, label, f, sources.get(label), figs)

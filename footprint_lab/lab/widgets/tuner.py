@@ -72,6 +72,17 @@ SNAPSHOT_FIGURES: tuple[str, ...] = ("window_size", "window_map")
 """The charts :meth:`Tuner.snapshot` renders unless told others."""
 
 
+def cost_text(amount: float, pricing: Pricing) -> str:
+    """An input cost with its unit: uncached-token equivalents under the default relative
+    price (one unit a token, cached input a tenth), else US dollars (cents shown, and more
+    digits below a cent, so a small cost is never printed as 0)."""
+    if pricing == RELATIVE_PRICING:
+        return f"{amount:,.0f} uncached-token equivalents"
+    if amount and abs(amount) < 0.01:
+        return f"${amount:,.4f}"
+    return f"${amount:,.2f}"
+
+
 def _percent(value: float | None) -> str:
     return "–" if value is None else f"{value:.0%}"
 
@@ -383,7 +394,9 @@ class Tuner(HtmlShare, LabWidget):
                     pins=pins,
                     found=self._dependencies,
                 )
-                self.readouts_html.value = pairs_html(self._readout_pairs(self.readouts))
+                self.readouts_html.value = pairs_html(
+                    self._readout_pairs(self.readouts, self.pricing)
+                )
                 self._show(str(self.shown.value), redraw=not initial)
                 self._mark_current()
                 bar.update(1)
@@ -424,12 +437,12 @@ class Tuner(HtmlShare, LabWidget):
                     trace.x, trace.y = [r.cost_ratio], [lost]
 
     @staticmethod
-    def _readout_pairs(r: Readouts) -> list[tuple[str, str]]:
+    def _readout_pairs(r: Readouts, pricing: Pricing = RELATIVE_PRICING) -> list[tuple[str, str]]:
         return [
             (
                 "estimated input cost",
-                f"{r.input_cost:,.0f} — {_percent(r.cost_ratio)} of no policy's "
-                f"{r.baseline_input_cost:,.0f}",
+                f"{cost_text(r.input_cost, pricing)} — {_percent(r.cost_ratio)} of no policy's "
+                f"{cost_text(r.baseline_input_cost, pricing)}",
             ),
             (
                 "cache share",
