@@ -9,7 +9,12 @@ Boundary view for every run, and ends with one short table of every run
 (:func:`closing_lines`) and where the report is. ``footprint-lab report FILE...`` does the
 same for saved runs and for transcripts of every stack :func:`footprint_lab.importers.load`
 reads (files, or folders read file by file; what a folder holds that does not load is named and
-skipped). The ``--help`` texts (:data:`DESCRIPTION`) are in plain words.
+skipped). ``footprint-lab judge``, ``inspect``, ``explain``, ``replay`` and ``cost`` each
+answer one question about a transcript (a module each: :mod:`footprint_lab.cli.judge`,
+:mod:`footprint_lab.cli.inspect`, :mod:`footprint_lab.cli.explain`,
+:mod:`footprint_lab.cli.replay`, :mod:`footprint_lab.cli.cost`); they exit 0, or 2 for bad
+input (a file that does not load, a wrong argument: the message names it). The ``--help``
+texts (:data:`DESCRIPTION`) are in plain words.
 """
 
 from __future__ import annotations
@@ -36,7 +41,11 @@ from footprint_lab.cli._text import (
     run_lines,
     summary_lines,
 )
+from footprint_lab.cli.cost import add_cost_command, cost_file
+from footprint_lab.cli.explain import add_explain_command, explain_file
+from footprint_lab.cli.inspect import add_inspect_command, inspect_file
 from footprint_lab.cli.judge import add_judge_command, judge_files
+from footprint_lab.cli.replay import add_replay_command, replay_file
 from footprint_lab.corpus.cli import add_corpus_commands, run_corpus_command
 from footprint_lab.scenarios import SCENARIOS
 
@@ -50,14 +59,18 @@ __all__ = [
     "WHY_PREFIX",
     "Skipped",
     "closing_lines",
+    "cost_file",
     "default_scenarios",
     "demo",
+    "explain_file",
     "format_record",
     "gather",
+    "inspect_file",
     "judge_files",
     "main",
     "print_run",
     "record_lines",
+    "replay_file",
     "report",
     "report_lines",
     "run_lines",
@@ -78,11 +91,25 @@ See how an agent's context window is trimmed, and why.
   footprint-lab judge    one line per finding about each compaction a transcript's own
                          stack performed (did it grow the context, lose the request,
                          make the agent fetch again what it removed, ...).
+  footprint-lab inspect FILE
+                         what a transcript holds: its stack, model, calls and messages,
+                         what its own policy did and what the file does not record.
+  footprint-lab explain FILE STAGE_ID
+                         why one stage's messages are, or are not, in the window.
+  footprint-lab replay FILE --strategy "sliding_window(keep_recent_turns=3)"
+                         the run as recorded beside replays under strategies: messages
+                         removed, characters sent, cost, tool evidence lost.
+  footprint-lab cost FILE
+                         what each call cost (list prices, prompt cache), and the total.
   footprint-lab corpus build PATHS -o STORE
                          imports many transcripts into a corpus store (Parquet datasets
                          and checkpoints) to query with pandas and SQL.
   footprint-lab corpus report STORE -o FILE
                          writes a store's overview page (and a page per run) to open offline.
+
+inspect, explain, replay and cost print lines of at most 80 characters (--json: one JSON
+document, for scripts). Every command exits 0 when it worked, 2 when a file does not load or
+an argument is wrong (the message names which, and what to do).
 
 The report works offline. For each run it shows the window's size call by call, which
 messages were in the window at each call, every removal with its reasons in words, and a
@@ -126,7 +153,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         prog="footprint-lab", description=DESCRIPTION, formatter_class=plain
     )
     parser.add_argument("--version", action="version", version=f"footprint-lab {__version__}")
-    sub = parser.add_subparsers(dest="command", required=True, metavar="{demo,report,judge,corpus}")
+    sub = parser.add_subparsers(
+        dest="command",
+        required=True,
+        metavar="{demo,report,judge,inspect,explain,replay,cost,corpus}",
+    )
     p_demo = sub.add_parser(
         "demo",
         help="run the scripted agents under each window strategy and write the report",
@@ -173,6 +204,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="the HTML file to write (default: footprint-report.html in this folder)",
     )
     add_judge_command(sub)
+    add_inspect_command(sub)
+    add_explain_command(sub)
+    add_replay_command(sub)
+    add_cost_command(sub)
     add_corpus_commands(sub)
     args = parser.parse_args(argv)
     if args.command == "corpus":
@@ -181,6 +216,27 @@ def main(argv: Sequence[str] | None = None) -> int:
         return report(args.paths, args.output)
     if args.command == "judge":
         return judge_files(args.paths, as_json=args.json)
+    if args.command == "inspect":
+        return inspect_file(args.path, run_index=args.run, as_json=args.json)
+    if args.command == "explain":
+        return explain_file(args.path, args.stage_id, run_index=args.run, as_json=args.json)
+    if args.command == "replay":
+        return replay_file(
+            args.path,
+            args.strategy,
+            run_index=args.run,
+            pricing=args.pricing,
+            output=args.output,
+            as_json=args.json,
+        )
+    if args.command == "cost":
+        return cost_file(
+            args.path,
+            pricing=args.pricing,
+            cache=args.cache,
+            run_index=args.run,
+            as_json=args.json,
+        )
     if args.command == "demo":
         results = demo(args.scenario)
         from footprint_lab.lab.report import write_report

@@ -16,7 +16,16 @@ from footprint_lab.cli._text import closing_lines, report_lines
 if TYPE_CHECKING:
     from footprint_lab.importers import TranscriptError
 
-__all__ = ["Skipped", "gather", "gather_or_say", "report"]
+__all__ = [
+    "Skipped",
+    "gather",
+    "gather_or_say",
+    "load_or_say",
+    "pick_run",
+    "report",
+    "run_label",
+    "say",
+]
 
 Skipped = list[tuple[Path, str]]
 """Files of a folder the report leaves out, each with why."""
@@ -160,3 +169,60 @@ def report(paths: Sequence[Path], output: Path) -> int:
     for line in [*lines, "", *closing_lines(grouped), "", *report_lines(written)]:
         print(line)
     return 0
+
+
+def say(command: str, message: str) -> None:
+    """Say an error of ``footprint-lab COMMAND`` on stderr, wrapped to the terminal."""
+    from footprint_lab.cli._text import wrap
+
+    for line in wrap(f"footprint-lab {command}: {message}"):
+        print(line, file=sys.stderr)
+
+
+def load_or_say(path: Path, command: str) -> list[Run] | None:
+    """Every run of the file (or folder) ``path`` (:func:`footprint_lab.importers.load`);
+    None, with the error said on stderr (naming the file, and the formats tried when none
+    claims it), when it does not load or holds no run."""
+    from footprint_lab.importers import TranscriptError, load
+
+    if not path.exists():
+        say(command, f"{path}: no such file or folder; give the path of a transcript or of a run")
+        return None
+    try:
+        runs = load(path)
+    except TranscriptError as exc:
+        say(command, str(exc))
+        return None
+    if not runs:
+        say(command, f"{path}: the file holds no run (nothing to read in it)")
+        return None
+    return runs
+
+
+def pick_run(runs: Sequence[Run], index: int | None, path: Path, command: str) -> Run | None:
+    """The run ``--run INDEX`` names (counted from 0, as ``load(path)[INDEX]``), or the only
+    one; None, with the error said, when the index is out of range or the file holds several
+    runs and none was named."""
+    if index is None:
+        if len(runs) == 1:
+            return runs[0]
+        say(
+            command,
+            f"{path} holds {len(runs)} runs; pick one with --run N (0 to {len(runs) - 1}, "
+            "as footprint_lab.importers.load(path)[N])",
+        )
+        return None
+    if not 0 <= index < len(runs):
+        say(
+            command,
+            f"{path} holds {len(runs)} run(s); --run {index} is not one of them "
+            f"(give 0 to {len(runs) - 1})",
+        )
+        return None
+    return runs[index]
+
+
+def run_label(run: Run, index: int) -> str:
+    """How a run of a file is named: its label (``meta['label']``), else its index."""
+    label = run.meta.get("label")
+    return f"run {index}" + (f" ({label})" if label else "")

@@ -23,15 +23,18 @@ __all__ = [
     "REPORT_HINT",
     "SUMMARY_TABLE",
     "WHY_PREFIX",
+    "WIDTH",
     "closing_lines",
     "default_scenarios",
     "demo",
     "format_record",
+    "listing",
     "print_run",
     "record_lines",
     "report_lines",
     "run_lines",
     "summary_lines",
+    "wrap",
 ]
 
 DEMO_SCENARIOS: tuple[str, ...] = (
@@ -201,3 +204,27 @@ def closing_lines(results: Mapping[str, Mapping[str, Run]]) -> list[str]:
 def report_lines(path: Path) -> list[str]:
     """Where the report was written (its absolute path) and how to read it (wrapped)."""
     return [f"report written to {path.resolve()}", *textwrap.wrap(REPORT_HINT, 88)]
+
+
+WIDTH = 80
+"""The terminal width the question commands (``explain``, ``replay``, ``cost``, ``inspect``)
+wrap their lines to: none is longer."""
+
+
+def wrap(text: str, indent: str = "", subsequent: str = "    ") -> list[str]:
+    """``text`` as lines of at most :data:`WIDTH` characters: broken at spaces (never at a
+    hyphen), a word longer than a line (a long path) broken where it must be."""
+    return textwrap.wrap(
+        text,
+        WIDTH,
+        initial_indent=indent,
+        subsequent_indent=subsequent,
+        break_on_hyphens=False,
+        break_long_words=True,
+    ) or [indent.rstrip()]
+
+
+def listing(items: Sequence[str], limit: int = 8) -> str:
+    """The first ``limit`` of ``items``, comma-separated, with ``…`` when there are more."""
+    shown = ", ".join(items[:limit])
+    return shown + (", …" if len(items) > limit else "") if shown else "none"
