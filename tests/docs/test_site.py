@@ -4,19 +4,18 @@ outputs, the recipe and API pages are there, and nothing on the site comes from 
 checked in the built files and, in headless Chromium with every http(s) request refused, on
 the pages themselves (their figures still draw).
 
-The build runs here, in pytest, rather than as a ``make`` prerequisite of ``test``: one build
-serves both the strict check and the checks of what it built, and a failure is reported with
-mkdocs' own warnings among the suite's results (``make test-quick`` leaves it out: marker
-``docs``). Notebooks are executed by the site's hook and reused while neither they nor the
-package change (``.cache/docs-notebooks``); a fresh clone, as in CI, executes them all.
+The build runs here, in pytest (the ``site`` fixture of ``tests/docs/conftest.py``, once per
+session), rather than as a ``make`` prerequisite of ``test``: one build serves the strict check,
+the checks of what it built and the browser tests of the site opened from disk
+(``test_site_from_disk.py``), and a failure is reported with mkdocs' own warnings among the
+suite's results (``make test-quick`` leaves it out: marker ``docs``). Notebooks are executed
+by the site's hook and reused while neither they nor the package change
+(``.cache/docs-notebooks``); a fresh clone, as in CI, executes them all.
 """
 
 from __future__ import annotations
 
-import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -46,39 +45,15 @@ EXTERNAL_LOAD = re.compile(
 )
 
 
-@pytest.fixture(scope="module")
-def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The site, built strictly into a temporary folder, offline: the SDKs' keys unset and every
-    HTTP(S) client of the build and its kernels pointed at a closed port."""
-    out = tmp_path_factory.mktemp("site")
-    env = {k: v for k, v in os.environ.items() if k not in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY")}
-    closed = "http://127.0.0.1:9"
-    env |= {
-        "HTTP_PROXY": closed,
-        "HTTPS_PROXY": closed,
-        "http_proxy": closed,
-        "https_proxy": closed,
-        "NO_PROXY": "",
-        "no_proxy": "",
-        "NO_MKDOCS_2_WARNING": "1",
-    }
-    built = subprocess.run(
-        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(out)],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    if built.returncode != 0:
-        log = "\n".join(line for line in built.stderr.splitlines() if "IPKernelApp" not in line)
-        pytest.fail(f"`mkdocs build --strict` failed (exit {built.returncode}):\n{log[-6000:]}")
-    return out
+def _file(site: Path, path: str) -> Path:
+    """The file of the page ``path`` (``"."`` the home page): ``<path>.html``, since the site is
+    opened from disk (``use_directory_urls: false``)."""
+    return site / ("index.html" if path == "." else f"{path}.html")
 
 
 def _page(site: Path, path: str) -> str:
-    page = site / path / "index.html"
-    assert page.is_file(), f"no page {path}/ in the site"
+    page = _file(site, path)
+    assert page.is_file(), f"no page {path}.html in the site"
     return page.read_text()
 
 
@@ -90,7 +65,7 @@ def test_every_notebook_is_a_page_listed_in_the_nav(site: Path) -> None:
         page = _page(site, f"notebooks/{notebook.stem}")
         assert "jp-Notebook" in page and "jp-OutputArea" in page, f"{notebook.name}: not rendered"
         assert title.split(" · ")[1][:20] in page, f"{notebook.name}: its heading is missing"
-        assert f"notebooks/{notebook.stem}/" in home, f"{notebook.name}: not in the nav"
+        assert f"notebooks/{notebook.stem}.html" in home, f"{notebook.name}: not in the nav"
 
 
 def test_recipes_and_the_api_reference_are_pages(site: Path) -> None:
@@ -159,7 +134,7 @@ def test_a_page_works_with_the_network_refused(site: Path, browser: Any, path: s
             route.continue_()
 
     page.route("**/*", refuse)
-    page.goto((site / path / "index.html").as_uri(), wait_until="load")
+    page.goto(_file(site, path).as_uri(), wait_until="load")
     if path.startswith("notebooks/"):
         page.wait_for_selector(".js-plotly-plot .main-svg", timeout=60_000)
         assert page.locator(".js-plotly-plot").count() >= 5  # every figure drew, offline
