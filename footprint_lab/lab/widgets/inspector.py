@@ -18,8 +18,9 @@ report (:mod:`._share`).
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import ipywidgets as widgets
 import pandas as pd
@@ -28,11 +29,12 @@ from footprint_lab.agent.origin import Import, Replay
 from footprint_lab.agent.run import Run
 from footprint_lab.importers.recorded import recorded_of
 from footprint_lab.lab import plots
-from footprint_lab.lab.frames import capture
+from footprint_lab.lab.frames import Frames, capture
 from footprint_lab.lab.plots.window_size import tokens_label
 from footprint_lab.lab.render import render, state_style, table_context
 from footprint_lab.lab.schema import LEFT_STATES
 from footprint_lab.lab.summary import key_numbers
+from footprint_lab.lab.theme import THEMES
 from footprint_lab.lab.views import (
     BoundaryView,
     boundary_frame,
@@ -63,10 +65,16 @@ from footprint_lab.lab.widgets._inspector_panes import (
     call_line,
 )
 from footprint_lab.lab.widgets._lifecycle import LabWidget, subject_of
+from footprint_lab.lab.widgets._live import Following, starting_run
+from footprint_lab.lab.widgets._live import start as start_live
 from footprint_lab.lab.widgets._share import HtmlShare, SharedRuns, csv_download
 from footprint_lab.lab.widgets._snapshot import Snapshot
+from footprint_lab.lab.widgets._theme import retheme
 from footprint_lab.pricing import Pricing
 from footprint_lab.window.records import WindowRecord
+
+if TYPE_CHECKING:
+    from footprint_lab.agent.agent import Agent
 
 __all__ = ["BOUNDARY_MAX_ROWS", "INSPECTOR_TABS", "Inspector"]
 
@@ -143,14 +151,15 @@ class Inspector(HtmlShare, LabWidget):
         self.run = run
         if evidence is None:
             evidence = isinstance(run.origin, Replay)
+        self._label, self._evidence, self._pricing = label, evidence, pricing
+        self.task: asyncio.Task[Run] | None = None
+        """The agent's run when the Inspector follows one (:meth:`live`): await it for the
+        finished run; None otherwise."""
+        self.following: Following | None = None
+        """What a live Inspector follows (its redraw count, ``redraws``); None otherwise."""
         self.frames = capture(run, label=label, evidence=evidence)
         self.numbers = key_numbers(run)
-        self.figures: dict[str, Any] = {
-            "window_size": figure_widget(plots.window_size(self.frames)),
-            "window_map": figure_widget(plots.window_map(self.frames)),
-            "pins": figure_widget(plots.pins_timeline(self.frames)),
-            "refusals": figure_widget(plots.refusals_by_reason(self.frames)),
-        }
+        self.figures: dict[str, Any] = self._figures(self.frames)
         self._call_of: dict[int, int] = call_of_iteration(self.frames)
         iterations = boundary_iterations(self.frames, self._call_of)
         first, last = (iterations[0], iterations[-1]) if iterations else (0, 0)
@@ -197,10 +206,100 @@ class Inspector(HtmlShare, LabWidget):
         self.tabs.add_class("footprint-inspector-tabs")
         self.slider.add_class("footprint-boundary-slider")
         self.slider.observe(self._on_slider, names="value")
-        for name in ("window_map", "window_size"):
-            for trace in self.figures[name].data:
-                trace.on_click(self._on_click)
         self._adopt(subject_of(run))
+
+    def _figures(self, frames: Frames) -> dict[str, Any]:
+        """The four charts of ``frames`` as widgets; a click on the window map or the
+        window-size chart opens that iteration's boundary."""
+        figures = {
+            "window_size": figure_widget(plots.window_size(frames)),
+            "window_map": figure_widget(plots.window_map(frames)),
+            "pins": figure_widget(plots.pins_timeline(frames)),
+            "refusals": figure_widget(plots.refusals_by_reason(frames)),
+        }
+        for name in ("window_map", "window_size"):
+            for trace in figures[name].data:
+                trace.on_click(self._on_click)
+        return figures
+
+    @classmethod
+    def live(
+        cls,
+        agent: Agent,
+        request: str,
+        *,
+        label: str | None = None,
+        pricing: Pricing | Mapping[str, Pricing] | None = None,
+        interval: float = 0.25,
+    ) -> Inspector:
+        """The Inspector of ``agent``'s run of ``request`` while it happens: display it, and
+        the window size, pins, refusals, records, the latest boundary and the calls' tokens and
+        cost (as the provider reports them) update as each commit lands. The agent runs as a
+        task of the running event loop (:attr:`task`; in a notebook, the kernel's), so the
+        kernel stays free; when it ends, the Inspector shows the finished run as
+        ``Inspector(run)`` does. With no loop running (a script), the run is made first and the
+        Inspector returned shows it finished.
+
+        Args:
+            agent: The agent to run (its ``arun``; ``run`` without a loop).
+            request: What to ask it.
+            label: A name for the run in titles.
+            pricing: Prices for the Calls tab (as :class:`Inspector` takes them).
+            interval: Seconds between two redraws that bring no new call or record (a new
+                boundary always redraws).
+        """
+        inspector = cls(starting_run(agent, request), label=label, pricing=pricing)
+        inspector.task = start_live(inspector, agent, request, interval)
+        return inspector
+
+    def refresh(self, run: Run) -> None:
+        """Show ``run`` — the same conversation, further on (a live run's latest checkpoint,
+        or its end) — in every part: the charts anew in the front-end's theme, the tables,
+        panes and header in place, the slider following the latest boundary unless it was
+        moved back, the tab that was open still open."""
+        following = self.slider.value >= self.slider.max
+        self.run = run
+        self.frames = capture(run, label=self._label, evidence=self._evidence)
+        self.numbers = key_numbers(run)
+        # New chart widgets, drawn whole by the front-end: changes sent to a chart view that
+        # is still being created (a live run redraws within moments of the cell) are lost
+        # there, with errors, where a new widget's first state never is.
+        old: list[widgets.Widget] = list(self.figures.values())
+        self.figures = self._figures(self.frames)
+        theme = self.theme_probe.theme
+        for figure in self.figures.values():
+            retheme(figure, theme if theme in THEMES else "light")
+        self._call_of = call_of_iteration(self.frames)
+        self.iterations = boundary_iterations(self.frames, self._call_of)
+        self.overview_html.value = self._overview()
+        self.pins_html.value = self._pins_table()
+        self.refusals_html.value = self._refusals_table()
+        self.records_html.value = records_html(self.frames)
+        old += [self.calls, self.diff, self.search_pane, self.compactions]
+        self.calls = CallsPane(run, self.frames, self._pricing)
+        self.diff = DiffPane(run, self.frames, self._call_of)
+        self.search_pane = SearchPane(run, self.frames)
+        self.compactions = CompactionsPane(run, self.open_boundary)
+        selected = self.tabs.selected_index
+        self.tabs.children = self._tab_children()
+        self.tabs.selected_index = selected
+        for pane in old:
+            pane.close()
+        first, last = (self.iterations[0], self.iterations[-1]) if self.iterations else (0, 0)
+        value = last if following else min(max(self.slider.value, first), last)
+        for ranged in (self.play, self.slider):
+            with ranged.hold_trait_notifications():
+                ranged.max = max(last, ranged.min)  # never min > max on the way
+                ranged.min = first
+                ranged.max = last
+        self.slider.disabled = not self.iterations
+        if self.slider.value != value:
+            self.slider.value = value  # the slider's observer shows that boundary
+        else:
+            self.show_boundary(value)
+        self.title = f"Inspector — {describe(run, self.frames)}"
+        banner = counterfactual_banner(self.frames.info)
+        self.header.value = heading_html(self.title, banners=[banner] if banner is not None else [])
 
     def snapshot(self, *names: str) -> Snapshot:
         """The Inspector as it is now, as static outputs: its heading, overview and the boundary
