@@ -149,10 +149,12 @@ def test_the_record_lines_name_refusals_in_words(capsys: pytest.CaptureFixture[s
     lines = cli.run_lines("sliding-window", run)
     record_lines = [line for line in lines if line.strip().startswith("iter ")]
     assert len(record_lines) == len(run.records)
-    assert not any("@t" in line for line in record_lines)
+    assert not any("@t" in line for line in lines)
+    # each record's words, its wrapped lines joined
+    records = [" ".join(line.strip() for line in cli.record_lines(r)) for r in run.records]
     assert any(
-        "refusals: current-request (turn 0), inside-keep-window (turns " in line
-        for line in record_lines
+        "refusals: current-request (turn 0), inside-keep-window (turns " in text
+        for text in records
     )
 
 
@@ -188,9 +190,9 @@ def test_the_demo_prints_a_few_records_per_run_and_says_how_many_more() -> None:
         f"  … {len(run.records) - cli.DEMO_RECORD_LINES} more record(s): every one is in the report"
     )
     hidden = run.records[cli.DEMO_RECORD_LINES :]
-    # every record not shown: its line, and the sentence under it when it removed something
-    assert len(cli.run_lines("sliding-window", run)) == len(lines) - 1 + len(hidden) + sum(
-        1 for record in hidden if record.removed_message_count
+    # every record not shown: its lines, and the sentence under it when it removed something
+    assert len(cli.run_lines("sliding-window", run)) == len(lines) - 1 + sum(
+        len(cli.record_lines(record)) for record in hidden
     )
 
 
@@ -205,20 +207,28 @@ def test_the_demo_prints_why_under_each_removal(
         run = scenario.run(strategy)
         start = lines.index(next(line for line in lines if line.startswith(f"{label}: status=")))
         shown = run.records[: cli.DEMO_RECORD_LINES]
-        block = lines[start + 3 : start + 3 + len(shown) + sum(r.removed_anything for r in shown)]
-        at = 0
+        at = start + 3
         for record in shown:
-            assert block[at] == cli.format_record(record)
-            at += 1
+            mine = cli.record_lines(record)
+            assert lines[at : at + len(mine)] == mine
+            # the record's line, wrapped: the same words as the lab's
+            why = [i for i, line in enumerate(mine) if line.startswith(cli.WHY_PREFIX)]
+            head = mine[: why[0]] if why else mine
+            assert " ".join(" ".join(head).split()) == " ".join(
+                cli.format_record(record).split()
+            )
             if record.removed_message_count:
                 # the sentence the report prints, word for word, under the record's line
-                assert block[at] == f"{cli.WHY_PREFIX}{record.explain()}"
-                assert block[at].startswith(f"      why: iteration {record.iteration}: {label}")
-                assert " because " in block[at]
-                at += 1
+                sentence = " ".join(line.strip() for line in mine[why[0] :])
+                assert sentence == f"why: {' '.join(record.explain().split())}"
+                assert sentence.startswith(f"why: iteration {record.iteration}: {label}")
+                assert " because " in sentence
                 removals += 1
             else:
-                assert not block[at : at + 1] or not block[at].startswith(cli.WHY_PREFIX)
+                assert not why
+            # no record line wider than a terminal: long lists of ids wrap
+            assert max(len(line) for line in mine) <= cli.WIDTH
+            at += len(mine)
     assert removals >= 3
 
 

@@ -20,6 +20,7 @@ __all__ = [
     "CLOSING_TABLE",
     "DEMO_RECORD_LINES",
     "DEMO_SCENARIOS",
+    "RECORD_INDENT",
     "REPORT_HINT",
     "SUMMARY_TABLE",
     "WHY_PREFIX",
@@ -97,12 +98,18 @@ WHY_PREFIX = "      why: "
 """What starts the line under a removal's record line: the record in words."""
 
 
+RECORD_INDENT = " " * 8
+"""The indent of a record line's continuation (its ids wrapped)."""
+
+
 def record_lines(record: WindowRecord) -> list[str]:
     """A record's line (:func:`~footprint_lab.lab.views.record_text`) and, when it removed
-    something, the sentence that says why (``record.explain()``)."""
-    if not record.removed_message_count:
-        return [record_text(record)]
-    return [record_text(record), WHY_PREFIX + record.explain()]
+    something, the sentence that says why (``record.explain()``), each wrapped to
+    :data:`WIDTH` columns: a long list of ids goes on over several lines, never one."""
+    lines = wrap(record_text(record), subsequent=RECORD_INDENT)
+    if record.removed_message_count:
+        lines += wrap(record.explain(), WHY_PREFIX, " " * len(WHY_PREFIX))
+    return lines
 
 
 def run_lines(label: str, run: Run, max_records: int | None = None) -> list[str]:

@@ -16,11 +16,10 @@ from pathlib import Path
 from typing import Any
 
 from footprint_lab.cli._files import gather_or_say
+from footprint_lab.cli._text import WIDTH
 
 __all__ = ["JUDGE_DESCRIPTION", "WIDTH", "add_judge_command", "judge_files"]
 
-WIDTH = 80
-"""The terminal width lines are wrapped to."""
 
 JUDGE_DESCRIPTION = """\
 Judge the stack's own window policy in each file: for every compaction the transcript
