@@ -153,8 +153,7 @@ def test_the_record_lines_name_refusals_in_words(capsys: pytest.CaptureFixture[s
     # each record's words, its wrapped lines joined
     records = [" ".join(line.strip() for line in cli.record_lines(r)) for r in run.records]
     assert any(
-        "refusals: current-request (turn 0), inside-keep-window (turns " in text
-        for text in records
+        "refusals: current-request (turn 0), inside-keep-window (turns " in text for text in records
     )
 
 
@@ -214,9 +213,7 @@ def test_the_demo_prints_why_under_each_removal(
             # the record's line, wrapped: the same words as the lab's
             why = [i for i, line in enumerate(mine) if line.startswith(cli.WHY_PREFIX)]
             head = mine[: why[0]] if why else mine
-            assert " ".join(" ".join(head).split()) == " ".join(
-                cli.format_record(record).split()
-            )
+            assert " ".join(" ".join(head).split()) == " ".join(cli.format_record(record).split())
             if record.removed_message_count:
                 # the sentence the report prints, word for word, under the record's line
                 sentence = " ".join(line.strip() for line in mine[why[0] :])

@@ -22,6 +22,7 @@ from typing import Any
 import nbformat
 import pytest
 
+from tests.docs.pages import open_offline
 from tests.docs.test_hook import hook as notebooks_hook
 from tests.test_notebooks_readable import check_readable
 
@@ -121,20 +122,7 @@ def _text(cell: Any) -> list[str]:
     "path", [".", "concepts", "api/window", "notebooks/10-what-a-policy-costs"]
 )
 def test_a_page_works_with_the_network_refused(site: Path, browser: Any, path: str) -> None:
-    asked: list[str] = []
-    errors: list[str] = []
-    page = browser.new_page()
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
-
-    def refuse(route: Any) -> None:
-        if route.request.url.startswith(("http:", "https:")):
-            asked.append(route.request.url)
-            route.abort()
-        else:
-            route.continue_()
-
-    page.route("**/*", refuse)
-    page.goto(_file(site, path).as_uri(), wait_until="load")
+    page, asked, errors = open_offline(browser, _file(site, path).as_uri())
     if path.startswith("notebooks/"):
         page.wait_for_selector(".js-plotly-plot .main-svg", timeout=60_000)
         assert page.locator(".js-plotly-plot").count() >= 5  # every figure drew, offline

@@ -17,6 +17,8 @@ import nbformat
 import pytest
 import yaml
 
+from tests.docs.pages import open_offline
+
 pytestmark = pytest.mark.docs
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -41,26 +43,6 @@ def _title(source: str) -> str:
     else:
         text = path.read_text()
     return text.splitlines()[0].removeprefix("# ").strip()
-
-
-def _open(browser: Any, url: str) -> tuple[Any, list[str], list[str]]:
-    """A new page at ``url`` with the network refused: the page, what it asked the network
-    for and its JavaScript errors."""
-    asked: list[str] = []
-    errors: list[str] = []
-    page = browser.new_page()
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
-
-    def refuse(route: Any) -> None:
-        if route.request.url.startswith(("http:", "https:")):
-            asked.append(route.request.url)
-            route.abort()
-        else:
-            route.continue_()
-
-    page.route("**/*", refuse)
-    page.goto(url, wait_until="load")
-    return page, asked, errors
 
 
 def _heading(page: Any) -> str:
@@ -98,7 +80,7 @@ def test_the_site_names_files_not_folders(site: Path) -> None:
 def test_a_recipe_opens_from_the_nav_of_the_page_on_disk(
     site: Path, browser: Any, stack: str, source: str
 ) -> None:
-    page, asked, errors = _open(browser, (site / "index.html").as_uri())
+    page, asked, errors = open_offline(browser, (site / "index.html").as_uri())
     nav = page.locator("nav.md-nav--primary")
     with page.expect_navigation(wait_until="load"):
         nav.get_by_role("link", name=stack, exact=True).click()
@@ -126,7 +108,7 @@ def test_a_recipe_opens_from_the_nav_of_the_page_on_disk(
 def test_search_finds_a_page_and_opens_it_from_disk(
     site: Path, browser: Any, query: str, target: str, source: str
 ) -> None:
-    page, asked, errors = _open(browser, (site / "index.html").as_uri())
+    page, asked, errors = open_offline(browser, (site / "index.html").as_uri())
     box = page.locator("input.md-search__input")
     box.click()
     box.press_sequentially(query)
