@@ -25,12 +25,10 @@ from typing import TYPE_CHECKING, Any
 import ipywidgets as widgets
 import pandas as pd
 
-from footprint_lab.agent.origin import Import, Replay
+from footprint_lab.agent.origin import Replay
 from footprint_lab.agent.run import Run
-from footprint_lab.importers.recorded import recorded_of
 from footprint_lab.lab import plots
 from footprint_lab.lab.frames import Frames, capture
-from footprint_lab.lab.plots.window_size import tokens_label
 from footprint_lab.lab.render import render, state_style, table_context
 from footprint_lab.lab.schema import LEFT_STATES
 from footprint_lab.lab.summary import key_numbers
@@ -43,10 +41,7 @@ from footprint_lab.lab.views import (
     call_of_iteration,
     counterfactual_banner,
     describe,
-    import_problem_items,
     left_frame,
-    refusal_counts,
-    run_notes,
 )
 from footprint_lab.lab.widgets._boundary_pane import BoundaryPane
 from footprint_lab.lab.widgets._compactions_pane import CompactionsPane
@@ -56,7 +51,12 @@ from footprint_lab.lab.widgets._html import (
     label_html,
     note_html,
     records_html,
-    table_html,
+)
+from footprint_lab.lab.widgets._inspector_overview import (
+    key_pairs,
+    overview_html,
+    pins_table,
+    refusals_table,
 )
 from footprint_lab.lab.widgets._inspector_panes import (
     CallsPane,
@@ -67,7 +67,7 @@ from footprint_lab.lab.widgets._inspector_panes import (
 from footprint_lab.lab.widgets._lifecycle import LabWidget, subject_of
 from footprint_lab.lab.widgets._live import Following, starting_run
 from footprint_lab.lab.widgets._live import start as start_live
-from footprint_lab.lab.widgets._share import HtmlShare, SharedRuns, csv_download
+from footprint_lab.lab.widgets._share import HtmlShare, SharedRuns
 from footprint_lab.lab.widgets._snapshot import Snapshot
 from footprint_lab.lab.widgets._theme import retheme
 from footprint_lab.pricing import Pricing
@@ -461,81 +461,13 @@ class Inspector(HtmlShare, LabWidget):
     # -- overview and tables --------------------------------------------------------------
 
     def _key_pairs(self) -> list[tuple[str, Any]]:
-        n = self.numbers
-        run = self.run
-        # A setting the source's file did not record is said so, never the library's default;
-        # a token figure says where it came from, and a run with none shows none (not 0).
-        imported = isinstance(run.origin, Import) and recorded_of(run.origin) is not None
-        calls = self.frames.calls
-        peak = (
-            (f"peak {tokens_label(calls)}", n["peak_input_tokens"])
-            if n["peak_input_tokens"] is not None
-            else ("peak input tokens", "none reported")
-        )
-        pairs: list[tuple[str, Any]] = [
-            ("status", run.status),
-            ("strategy", run.strategy or "none"),
-            ("model", f"{run.model} ({run.provider})" if run.provider else run.model),
-            ("iterations", n["iterations"]),
-            ("calls", n["calls"]),
-            ("records", n["records"]),
-            ("removals", n["removals"]),
-            ("removed messages", n["removed_messages"]),
-            ("messages in the ledger", n["ledger_messages"]),
-            ("refusals", n["refusals"]),
-            ("pins granted", n["pins"]),
-            ("yielded (no pin slot)", n["yielded"]),
-            ("stand-downs", n["stand_downs"]),
-            ("pin limit", "not recorded" if imported else run.keep_last_tool_results),
-            ("peak chars sent", n["peak_window_chars"]),
-            ("last chars sent", n["final_window_chars"]),
-            peak,
-        ]
-        if n["pauses"]:
-            pairs.append(("pauses", n["pauses"]))
-        if run.error is not None:
-            pairs.append(("error", f"{type(run.error).__name__}: {run.error}"))
-        if run.output:
-            pairs.append(("output", run.output))
-        return pairs
+        return key_pairs(self.run, self.frames, self.numbers)
 
     def _overview(self) -> str:
-        by_reason = refusal_counts(self.frames)
-        reasons = pd.DataFrame(
-            {"reason": list(by_reason), "refusals": list(by_reason.values())},
-            columns=["reason", "refusals"],
-        )
-        pins = self.frames.pins
-        pinned = pins[pins["kind"] == "pinned"]
-        by_tool = pinned["tool_name"].astype(str).value_counts().sort_index()
-        pin_frame = pd.DataFrame(
-            {"tool": by_tool.index.tolist(), "visits pinned": by_tool.tolist()},
-            columns=["tool", "visits pinned"],
-        )
-        problems = self.run.import_problems
-        items, more = import_problem_items(problems)
-        return render(
-            "overview.html.j2",
-            banner=counterfactual_banner(self.frames.info),
-            notes=run_notes(self.frames.info),
-            problems={"items": items, "more": more, "total": len(problems)} if problems else None,
-            pairs=self._key_pairs(),
-            reasons=table_context(reasons, empty="no refusals"),
-            pins=table_context(pin_frame, empty="no pins"),
-            reasons_csv=csv_download(reasons, "refusals-by-reason.csv"),
-            pins_csv=csv_download(pin_frame, "pins-by-tool.csv"),
-        )
+        return overview_html(self.run, self.frames, self.numbers)
 
     def _pins_table(self) -> str:
-        pins = self.frames.pins
-        columns = ["iteration", "kind", "tool_name", "turn_index", "chars", "count", "stage_id"]
-        return table_html(pins.loc[:, columns], empty="No pins on any visit.", csv="pins.csv")
+        return pins_table(self.frames)
 
     def _refusals_table(self) -> str:
-        refusals = self.frames.refusals
-        columns = ["iteration", "reason", "turn_index", "message_index", "turn_messages"]
-        return table_html(
-            refusals.loc[:, [*columns, "stage_id"]],
-            empty="No refusals on any visit.",
-            csv="refusals.csv",
-        )
+        return refusals_table(self.frames)
