@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from collections import Counter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -84,6 +85,7 @@ def _not_recorded(run: Run) -> list[str] | None:
 
 def _of_run(index: int, run: Run) -> dict[str, Any]:
     from footprint_lab.evidence.judge import judge
+    from footprint_lab.importers.inspect import outcome_words
     from footprint_lab.lab.summary import run_summary
 
     numbers = run_summary(run)
@@ -99,6 +101,7 @@ def _of_run(index: int, run: Run) -> dict[str, Any]:
         "observed_records": sum(1 for r in run.records if r.observed),
         "removed_messages": int(numbers["removed_messages"]),
         "findings": len(judge(run)),
+        "outcome": outcome_words(run.meta.get("scores")),
         "not_recorded": gaps,
     }
 
@@ -136,6 +139,12 @@ def _lines(path: Path, about: list[dict[str, Any]], total_runs: int) -> list[str
     else:
         own = "no compaction recorded"
     lines += field("own policy", own)
+    scored = [a["outcome"] for a in about if a["outcome"]]
+    if len(about) == 1 and scored:
+        lines += field("outcome", scored[0])
+    elif scored:
+        counts = Counter(outcome.split(" (")[0] for outcome in scored)
+        lines += field("outcomes", ", ".join(f"{n} {word}" for word, n in counts.most_common()))
     gaps = [a["not_recorded"] for a in about]
     if any(g is None for g in gaps):
         missing = "not known (not an imported file, or saved before it was kept)"

@@ -110,7 +110,44 @@ POLICY = "inspect"
 SUFFIXES = (".eval", ".json")
 """The file names a folder is searched for."""
 
-__all__ = ["FILE_FORMAT", "POLICY", "SOURCE", "SUFFIXES", "load_inspect"]
+__all__ = [
+    "FILE_FORMAT",
+    "POLICY",
+    "SCORE_WORDS",
+    "SOURCE",
+    "SUFFIXES",
+    "load_inspect",
+    "outcome_words",
+]
+
+SCORE_WORDS: dict[str, str] = {
+    "C": "correct",
+    "I": "incorrect",
+    "P": "partially correct",
+    "N": "no answer",
+}
+"""Inspect's score value constants (``CORRECT``, ``INCORRECT``, ``PARTIAL``, ``NOANSWER``) in
+words."""
+
+
+def _score_words(value: Any) -> str:
+    if isinstance(value, str) and value in SCORE_WORDS:
+        return SCORE_WORDS[value]
+    if isinstance(value, bool):
+        return "correct" if value else "incorrect"
+    if isinstance(value, int | float):
+        return f"score {value:g}"
+    return f"score {value}"
+
+
+def outcome_words(scores: Mapping[str, Any] | None) -> str | None:
+    """A sample's Inspect scores as its outcome, in words — each scorer's value (Inspect's
+    ``C`` / ``I`` / ``P`` / ``N`` as correct, incorrect, partially correct, no answer; a
+    number as a score), then the scorer and the value as the log gives them:
+    ``"incorrect (match: I)"``; None for a sample that was not scored."""
+    if not scores:
+        return None
+    return "; ".join(f"{_score_words(v)} ({name}: {v})" for name, v in scores.items())
 
 
 # -- one sample ----------------------------------------------------------------------------

@@ -13,6 +13,7 @@ import pandas as pd
 
 from footprint_lab.agent.origin import Import
 from footprint_lab.agent.run import Run
+from footprint_lab.importers.inspect import outcome_words
 from footprint_lab.importers.recorded import recorded_of
 from footprint_lab.lab.frames import Frames
 from footprint_lab.lab.plots.window_size import tokens_label
@@ -41,8 +42,10 @@ def key_pairs(run: Run, frames: Frames, n: Mapping[str, Any]) -> list[tuple[str,
         if n["peak_input_tokens"] is not None
         else ("peak input tokens", "none reported")
     )
+    scored = outcome_words(run.meta.get("scores"))
     pairs: list[tuple[str, Any]] = [
         ("status", run.status),
+        *([("outcome (scored)", scored)] if scored is not None else []),
         ("strategy", run.strategy or "none"),
         ("model", f"{run.model} ({run.provider})" if run.provider else run.model),
         ("iterations", n["iterations"]),
