@@ -150,13 +150,28 @@ def test_clear_thinking_keeps_what_the_server_keeps() -> None:
         check()
 
 
-def _compaction_history(draw_rounds: int, size: int) -> list[Message]:
+def _compaction_history(rounds: int, size: int) -> list[Message]:
     out = [Message.user("audit the deployment", stage_id="seed#0")]
-    for r in range(draw_rounds):
+    for r in range(rounds):
         call = ToolCall(id=f"toolu_{r}", name="read", arguments={"n": r})
         out.append(Message.assistant("", tool_calls=[call], stage_id=f"call-llm#{2 * r + 1}"))
         out.append(Message.tool(call.id, "read", "z" * size, stage_id=f"tool-calls#{2 * r + 2}"))
     return out
+
+
+def _twin_fires_as_the_server(
+    twin: Any, history: list[Message], count: Any, server_fired: bool
+) -> None:
+    """The compaction twin, planning the same request with the server's counter, folds
+    exactly when the server compacted — everything but the request (the server folds the
+    request too: the law keeps it)."""
+    result = apply_window(twin, history, iteration=9, keep_last_tool_results=0, count_window=count)
+    twin_fired = result.record is not None and result.record.removed_message_count > 0
+    assert twin_fired == server_fired
+    if twin_fired:
+        assert result.record is not None
+        assert result.window[0] is history[0] and len(result.window) == 2
+        assert result.record.removed_message_count == len(history) - 1
 
 
 def test_anthropic_compaction_fires_when_the_server_fires() -> None:
@@ -185,22 +200,8 @@ def test_anthropic_compaction_fires_when_the_server_fires() -> None:
                 },
             )
             _send(provider, history)
-            server_fired = server.compacted[-1]
-            assert server_fired == (tokens > trigger)
-            result = apply_window(
-                twin,
-                history,
-                iteration=9,
-                keep_last_tool_results=0,
-                count_window=_counter(provider),
-            )
-            twin_fired = result.record is not None and result.record.removed_message_count > 0
-            assert twin_fired == server_fired
-            if twin_fired:
-                assert result.record is not None
-                # everything but the request left (the server folds the request too: the law)
-                assert result.window[0] is history[0] and len(result.window) == 2
-                assert result.record.removed_message_count == len(history) - 1
+            assert server.compacted[-1] == (tokens > trigger)
+            _twin_fires_as_the_server(twin, history, _counter(provider), server.compacted[-1])
 
         check()
 
@@ -216,23 +217,16 @@ def test_openai_compaction_fires_when_the_server_fires() -> None:
         def check(rounds: int, size: int, margin: int) -> None:
             history = _compaction_history(rounds, size)
             probe = provider_for_responses(server, 10**9)
-            tokens = _responses_counter(probe, server)(history)
+            tokens = _responses_counter(probe)(history)
             threshold = max(1, tokens + margin)
             provider = provider_for_responses(server, threshold)
             _send(provider, history)
-            server_fired = server.renderings[-1].compacted
-            result = apply_window(
+            _twin_fires_as_the_server(
                 openai_compaction(compact_threshold=threshold),
                 history,
-                iteration=9,
-                keep_last_tool_results=0,
-                count_window=_responses_counter(provider, server),
+                _responses_counter(provider),
+                server.renderings[-1].compacted,
             )
-            twin_fired = result.record is not None and result.record.removed_message_count > 0
-            assert twin_fired == server_fired
-            if twin_fired:
-                assert result.record is not None
-                assert result.window[0] is history[0] and len(result.window) == 2
 
         check()
 
@@ -247,7 +241,7 @@ def provider_for_responses(server: ResponsesServer, threshold: int) -> Any:
     )
 
 
-def _responses_counter(provider: Any, server: ResponsesServer) -> Any:
+def _responses_counter(provider: Any) -> Any:
     def count(messages: Sequence[Message]) -> int:
         return count_response_tokens(provider.build_request(_request(messages)))
 
