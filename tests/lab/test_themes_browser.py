@@ -228,7 +228,7 @@ def test_the_theme_probe_follows_the_body_attribute(browser: Any) -> None:
 
 BOUNDARY_COLUMNS_JS = """() => Array.from(document.querySelectorAll('#pane table.boundary-table'))
   .map(t => ({
-    kind: t.classList.contains('boundary-sent') ? 'sent' : 'left',
+    kind: ['sent', 'left'].find(k => t.classList.contains('boundary-' + k)),
     widths: Array.from(t.querySelectorAll('thead th')).map(th => ({
       label: th.textContent, width: th.getBoundingClientRect().width,
       fits: th.scrollWidth <= th.clientWidth + 1})),

@@ -11,11 +11,17 @@
 //    export's render() shows its model's "view" (the iteration the kernel's slider names).
 // The names below follow the model: `view` is a BoundaryView, `step` one of its iterations
 // (BoundaryIteration), `message` a BoundaryMessage and `record` a BoundaryRecord.
+//
+// A long run sends hundreds of messages per call: the view opens on what the boundary did —
+// the record filed there, what left, then what stayed (the window the call sent, with its
+// pinned and refused marks) — each table PAGE_ROWS rows at a time with its own pager, so no
+// table is pages long.
 
 const SENT_COLUMNS = [
   ["c-index", "#"], ["c-who", "from"], ["c-stage", "stage id"], ["c-chars", "chars"],
   ["c-mark", "pinned or refused"], ["c-text", "text"],
 ];
+const PAGE_ROWS = 20;
 const LEFT_COLUMNS = [
   ["c-who", "from"], ["c-stage", "stage id"], ["c-chars", "chars"], ["c-how", "how"],
   ["c-why", "why it left"], ["c-born", "written at iteration"], ["c-text", "text"],
@@ -61,6 +67,50 @@ function heading(text, countClass, muted) {
   return h;
 }
 
+// One table's pager: earlier and later buttons around "rows a–b of n" (hidden for one page).
+function pager(kind) {
+  const nav = make("div", "boundary-pager " + kind + "-pager");
+  const earlier = make("button", "boundary-page", "◀ earlier");
+  const later = make("button", "boundary-page", "later ▶");
+  earlier.type = later.type = "button";
+  earlier.dataset.page = "-1";
+  later.dataset.page = "1";
+  earlier.setAttribute("aria-label", "earlier rows");
+  later.setAttribute("aria-label", "later rows");
+  nav.append(earlier, make("output", "boundary-page-at"), later);
+  nav.hidden = true;
+  return nav;
+}
+
+// Fill table `kind` of `body` with one row per item (build(item, i) makes it), a page at a
+// time: rows are built only for the page shown.
+function paged(body, kind, items, build) {
+  const tbody = body.querySelector("table." + kind + " tbody");
+  const nav = body.querySelector("." + kind + "-pager");
+  const [earlier, at, later] = nav.children;
+  const pages = Math.max(1, Math.ceil(items.length / PAGE_ROWS));
+  let page = 0;
+  const draw = () => {
+    const start = page * PAGE_ROWS;
+    const end = Math.min(items.length, start + PAGE_ROWS);
+    const rows = [];
+    for (let i = start; i < end; i += 1) { rows.push(build(items[i], i)); }
+    tbody.replaceChildren(...rows);
+    at.textContent = "rows " + (start + 1).toLocaleString("en") + "–" +
+      end.toLocaleString("en") + " of " + items.length.toLocaleString("en");
+    earlier.disabled = page === 0;
+    later.disabled = page === pages - 1;
+  };
+  nav.hidden = pages <= 1;
+  nav.onclick = (event) => {
+    const button = event.target.closest ? event.target.closest("button.boundary-page") : null;
+    if (!button) { return; }
+    page = Math.max(0, Math.min(pages - 1, page + Number(button.dataset.page)));
+    draw();
+  };
+  draw();
+}
+
 // The body of a Boundary view, empty: filled by show().
 function skeleton() {
   const body = make("div", "boundary-body");
@@ -73,12 +123,14 @@ function skeleton() {
     make("h5", null, "Record filed at this boundary"),
     make("div", "boundary-records"),
     none,
-    heading("Sent", "boundary-sent-count"),
-    sentEmpty,
-    table("boundary-sent", SENT_COLUMNS),
     heading("Left at this boundary", "boundary-left-count", "— still in the ledger"),
     leftEmpty,
     table("boundary-left", LEFT_COLUMNS),
+    pager("boundary-left"),
+    heading("Stayed: the window sent", "boundary-sent-count", "— in order, with its marks"),
+    sentEmpty,
+    table("boundary-sent", SENT_COLUMNS),
+    pager("boundary-sent"),
   );
   body.append(make("p", "boundary-caption"), parts);
   return body;
@@ -143,35 +195,31 @@ function show(root, body, view, index) {
   none.hidden = step.records.length > 0;
   none.textContent = "No record at iteration " + step.iteration + ": " + view.no_record + ".";
 
-  put(body, "boundary-sent-count", plural(step.window.length, "message"));
-  body.querySelector(".boundary-sent-empty").hidden = step.window.length > 0;
-  body.querySelector("table.boundary-sent tbody").replaceChildren(
-    ...step.window.map(([ref, code], i) => {
-      const message = view.messages[ref];
-      const state = view.states[code];
-      const row = messageRow(message, [
-        ["b-index", i], ["b-who", message.who], ["b-stage", message.stage_id || "–"],
-        ["b-chars", message.chars], ["b-mark", view.marks[state]],
-      ]);
-      row.dataset.state = state;
-      return row;
-    }),
-  );
-
   put(body, "boundary-left-count", step.left.length);
   body.querySelector(".boundary-left-empty").hidden = step.left.length > 0;
-  body.querySelector("table.boundary-left tbody").replaceChildren(
-    ...step.left.map(([ref, how, born], i) => {
-      const message = view.messages[ref];
-      const row = messageRow(message, [
-        ["b-who", message.who], ["b-stage", message.stage_id || "–"],
-        ["b-chars", message.chars], ["b-how", how], ["b-why", step.why[i]],
-        ["b-born", born === null ? "–" : born],
-      ]);
-      row.dataset.state = how === "summarized" ? "folded" : "dropped";
-      return row;
-    }),
-  );
+  paged(body, "boundary-left", step.left, ([ref, how, born], i) => {
+    const message = view.messages[ref];
+    const row = messageRow(message, [
+      ["b-who", message.who], ["b-stage", message.stage_id || "–"],
+      ["b-chars", message.chars], ["b-how", how], ["b-why", step.why[i]],
+      ["b-born", born === null ? "–" : born],
+    ]);
+    row.dataset.state = how === "summarized" ? "folded" : "dropped";
+    return row;
+  });
+
+  put(body, "boundary-sent-count", plural(step.window.length, "message"));
+  body.querySelector(".boundary-sent-empty").hidden = step.window.length > 0;
+  paged(body, "boundary-sent", step.window, ([ref, code], i) => {
+    const message = view.messages[ref];
+    const state = view.states[code];
+    const row = messageRow(message, [
+      ["b-index", i], ["b-who", message.who], ["b-stage", message.stage_id || "–"],
+      ["b-chars", message.chars], ["b-mark", view.marks[state]],
+    ]);
+    row.dataset.state = state;
+    return row;
+  });
   return step.iteration;
 }
 
