@@ -38,6 +38,7 @@ TEACHING = (
 ALL = tuple(sorted(p.name for p in NOTEBOOKS.glob("*.ipynb")))
 CHECK = "# NBVAL_CHECK_OUTPUT"
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+PLOTLY_JSON = "application/vnd.plotly.v1+json"
 
 VOLATILE: dict[str, re.Pattern[str]] = {
     "memory address": re.compile(r"0x[0-9a-fA-F]{4,}"),
@@ -165,6 +166,10 @@ def strip_volatile(path: Path) -> None:
     for cell in nb.cells:
         cell.metadata.pop("execution", None)
         if cell.cell_type == "code":
+            # a lab figure's output holds plotly's JSON beside its themed widget: keep the JSON
+            for output in cell.outputs:
+                if PLOTLY_JSON in output.get("data", {}):
+                    output["data"].pop(WIDGET_VIEW, None)
             cell.outputs = [o for o in cell.outputs if WIDGET_VIEW not in o.get("data", {})]
     nbformat.validate(nb)
     nbformat.write(nb, path)

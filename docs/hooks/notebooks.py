@@ -119,7 +119,9 @@ def _offline_outputs(nb: Any, stem: str) -> None:
                 data["text/html"] = pio.to_html(
                     figure, include_plotlyjs=False, full_html=False, div_id=div
                 )
-            if WIDGET_VIEW in data:
+            if PLOTLY_JSON in data:  # a lab figure: its themed widget needs a kernel, its JSON not
+                data.pop(WIDGET_VIEW, None)
+            elif WIDGET_VIEW in data:
                 output["data"] = {"text/html": WIDGET_NOTE}
         cell.metadata.pop("execution", None)
     nb.metadata.pop("widgets", None)

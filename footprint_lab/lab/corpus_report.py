@@ -11,7 +11,8 @@ table of runs, each a link to its own page in ``<stem>_runs/<run id>.html``, ope
 Boundary view — the report of one run (:func:`~footprint_lab.lab.report.write_run_report`, what
 ``Inspector(run).to_html`` writes). The page is single-file, plotly.js inlined; the run pages
 share one copy of plotly.js in their folder (``plotly.min.js``) instead of 4 MB each. Every
-link is relative, so the folder opens offline, wherever it is moved.
+link is relative, so the folder opens offline, wherever it is moved. Like the run report, the
+page is light or dark as the browser prefers, with the same switch, and every chart follows it.
 
 Runs are read one at a time (``corpus.runs(where=...)``), only those that get a page: at
 most ``max_runs`` listed (spread over the source formats, so each has some) and each
@@ -38,7 +39,7 @@ from footprint_lab.lab.corpus_view import (
     overview_frames,
 )
 from footprint_lab.lab.plots.corpus_frontier import worst_runs
-from footprint_lab.lab.render import render
+from footprint_lab.lab.render import page_theme_context, render
 from footprint_lab.lab.report import FigureDivs, boundary_anchor, write_run_report
 from footprint_lab.messages import storable_text
 
@@ -139,6 +140,7 @@ def render_corpus_report(
     formats = data.observed
     html = render(
         "corpus_report.html.j2",
+        **page_theme_context(),
         title=title,
         store=corpus.path,
         total=len(data.runs),

@@ -40,6 +40,7 @@ __all__ = [
     "LEGEND",
     "LOSS_COLOR",
     "MUTED",
+    "NEUTRAL_MARK",
     "NOT_COMMITTED",
     "OUTCOME_COLORS",
     "OUTLINE",
@@ -206,8 +207,13 @@ NOT_COMMITTED = WHITE
 """The colour scale of a window map with no cells."""
 
 MUTED = SLATE
-"""Secondary text: notes on empty figures (the light template's annotation colour), the Pareto
-front, muted widget text."""
+"""Secondary text: notes on empty figures (the light template's annotation colour), muted
+widget text."""
+
+NEUTRAL_MARK = GREY
+"""Marks that are neither a run nor a state, drawn the same in both themes: the Pareto front,
+the faint cloud of runs behind a corpus frontier (at least 3:1 against the light and the dark
+chart surface)."""
 
 BORDER = PALE_BORDER
 """Table and panel borders (widgets, report)."""

@@ -1,6 +1,7 @@
 """The corpus report in headless Chromium, offline: the overview page's charts render with no
 network request, and a run's link opens its page, whose charts (on the shared plotly.js) and
-Boundary view render.
+Boundary view render. The overview follows the browser's light or dark preference and its
+switch, every chart text and page text legible in both (the run report's contrast check).
 
 Playwright for Python drives the system browser at /usr/bin/chromium (the Debian package; CI
 installs it). A missing browser fails this test instead of skipping it.
@@ -9,10 +10,14 @@ installs it). A missing browser fails this test instead of skipping it.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 from footprint_lab.corpus import Corpus, write_corpus_report
 from tests.chromium import launched_chromium
 from tests.corpus.overview_fixtures import gridded, plain
+from tests.lab.test_themes_browser import _assert_legible, _open, _shown_theme
 
 __all__ = ["gridded", "plain"]  # the fixtures, used by name
 
@@ -80,3 +85,26 @@ def test_the_corpus_report_without_a_grid_renders_its_four_charts(
 ) -> None:
     report = write_corpus_report(plain, tmp_path / "corpus.html", max_runs=0)
     _open_offline(report.path, 4, check_run_page=False)
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_the_corpus_report_follows_the_browser_and_its_switch_legibly(
+    browser: Any, gridded: Corpus, tmp_path: Path, scheme: str
+) -> None:
+    report = write_corpus_report(gridded, tmp_path / "corpus.html", max_runs=3)
+    page, offline = _open(browser, report.path, scheme, report.figures)
+    other = "light" if scheme == "dark" else "dark"
+    try:
+        assert _shown_theme(page) == scheme  # the browser's preference, before any click
+        _assert_legible(page, scheme)
+        page.locator("button.theme-switch").click()
+        page.wait_for_function(
+            "t => Array.from(document.querySelectorAll('.js-plotly-plot'))"
+            ".every(d => (d.dataset.theme || 'light') === t)",
+            arg=other,
+        )
+        _assert_legible(page, other)
+        page.screenshot(path=str(tmp_path / f"corpus-{other}.png"), full_page=True)
+    finally:
+        page.close()
+    assert offline.problems == []

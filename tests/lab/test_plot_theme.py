@@ -67,6 +67,13 @@ def figures(scenario_runs: dict[tuple[str, str], Run]) -> dict[str, go.Figure]:
     return out
 
 
+def test_every_figure_is_a_lab_figure(figures: dict[str, go.Figure]) -> None:
+    """Each builder returns a LabFigure (shown in a notebook, it follows the theme)."""
+    assert all(type(fig) is plots.LabFigure for fig in figures.values()), [
+        name for name, fig in figures.items() if type(fig) is not plots.LabFigure
+    ]
+
+
 def test_the_template_is_registered_once_on_plotly_white() -> None:
     template = pio.templates[_theme.TEMPLATE]
     assert _theme.TEMPLATE == "footprint_lab"

@@ -229,6 +229,7 @@ def test_the_package_keeps_every_public_name_of_the_module() -> None:
     assert window_map is plots.window_map and evidence_tradeoff is plots.evidence_tradeoff
     names = {
         "BAR_MAX_BINS",
+        "LabFigure",
         "COUNTERFACTUAL_SUFFIX",
         "LOSS_COLOR",
         "MAP_HOVER_MAX_CELLS",

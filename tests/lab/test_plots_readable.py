@@ -7,6 +7,7 @@ from __future__ import annotations
 import itertools
 import math
 import re
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
@@ -14,17 +15,23 @@ import plotly.graph_objects as go
 import plotly.io as pio
 import pytest
 
-from footprint_lab import Run, audit, replay, sliding_window
+from footprint_lab import Run, audit, load, replay, sliding_window
 from footprint_lab.auditing import keep_last_messages
 from footprint_lab.importers import from_openai
 from footprint_lab.lab import Frames, capture, plots
 from footprint_lab.lab.plots._common import nice_step, removal_summary, round_ticks
+from footprint_lab.lab.plots._hiding import IDENTICAL_DASHES, distinguish_identical, hidden_lines
 from footprint_lab.lab.schema import SCHEMAS, build_frame
 from footprint_lab.lab.views import REFUSAL_MEANINGS
+from footprint_lab.scenarios import SCENARIOS
 from tests.builders import EVIDENCE_TRANSCRIPT
 
 PLOT_PX = 900
 """About how wide a chart's plot area is in a notebook or the report."""
+
+
+TRANSCRIPTS = Path(__file__).resolve().parents[2] / "data" / "transcripts"
+"""Every stack's real transcripts, each in its folder."""
 
 
 def _trace(fig: go.Figure, name: str) -> Any:
@@ -219,6 +226,66 @@ def test_identical_series_stay_distinguishable(by_label: dict[str, Frames]) -> N
     different = plots.compare({"sliding": frames, "none": by_label["none"]})
     assert [t.name for t in different.data] == ["sliding", "none"]
     assert all((t.line.dash or "solid") == "solid" for t in different.data)
+
+
+def test_a_line_drawn_over_another_gets_its_own_dash_without_a_false_name() -> None:
+    # two series a hair apart (within ON_SCREEN_TOLERANCE of the axis): the later would hide
+    # the earlier, so it is dashed and marked; its values differ, so it is not "identical"
+    ys = [100, 2_000, 4_000, 4_100]
+    fig = plots.LabFigure()
+    fig.add_trace(go.Scatter(x=[1, 2, 3, 4], y=ys, name="a", mode="lines"))
+    fig.add_trace(go.Scatter(x=[1, 2, 3, 4], y=[y + 20 for y in ys], name="b", mode="lines"))
+    fig.add_trace(go.Scatter(x=[1, 2, 3, 4], y=[4_100, 1, 2, 3], name="c", mode="lines"))
+    assert hidden_lines(fig) == [("a", "b")]
+    distinguish_identical(fig)
+    a, b, c = fig.data
+    assert [t.name for t in fig.data] == ["a", "b", "c"]
+    assert a.line.dash is None and b.line.dash in IDENTICAL_DASHES and c.line.dash is None
+    assert "markers" in b.mode and b.marker.symbol is not None
+    assert hidden_lines(fig) == []
+    # a line on its own axis that tracks another on screen (tokens ~ chars / 4) is one too
+    twin = plots.LabFigure()
+    twin.add_trace(go.Scatter(x=[1, 2, 3], y=[400, 800, 1_200], name="chars", mode="lines"))
+    twin.add_trace(
+        go.Scatter(x=[1, 2, 3], y=[100, 200, 300], name="tokens", mode="lines", yaxis="y2")
+    )
+    assert hidden_lines(twin) == [("chars", "tokens")]
+    assert hidden_lines(distinguish_identical(twin)) == []
+    assert twin.data[1].name == "tokens"  # other values: not called identical
+
+
+def test_no_line_hides_under_another_on_real_files(by_label: dict[str, Frames]) -> None:
+    """Every transcript of data/transcripts, as recorded and replayed under two windows: its
+    window size and cache charts, and the three compared; and every scenario's strategies
+    compared (deploy-audit's token-budget and summarize-oldest lie within a pixel)."""
+    checked = 0
+    for path in sorted(TRANSCRIPTS.glob("*/*")):
+        try:
+            loaded = load(path)
+        except (ValueError, OSError):
+            continue  # not a transcript (a licence, a README): the importers' tests say which
+        for run in (loaded if isinstance(loaded, list) else [loaded])[:2]:
+            if not run.calls:
+                continue
+            frames = {"recorded": capture(run, label="recorded")}
+            for keep in (3, 30):
+                frames[f"sw{keep}"] = capture(
+                    replay(run, sliding_window(keep_recent_turns=keep)), label=f"sw{keep}"
+                )
+            figures = [plots.compare(frames)]
+            for f in frames.values():
+                figures += [plots.window_size(f), plots.cache_prefix(f)]
+            for fig in figures:
+                assert hidden_lines(fig) == [], (path.name, fig.layout.title.text)
+                checked += 1
+    assert checked > 250
+    for metric in ("chars", "input_tokens"):
+        assert hidden_lines(plots.compare(by_label, metric=metric)) == []
+    scenario = SCENARIOS["deploy-audit"]()
+    runs = {k: capture(scenario.run(s), label=k) for k, s in scenario.strategies().items()}
+    fig = plots.compare(runs)
+    assert hidden_lines(fig) == []
+    assert {t.name: t.line.dash for t in fig.data}["summarize-oldest"] in IDENTICAL_DASHES
 
 
 # -- round ticks -------------------------------------------------------------------------------

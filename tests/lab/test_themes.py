@@ -12,6 +12,7 @@ import pytest
 
 from footprint_lab import Run
 from footprint_lab.lab import Compare, Inspector, Tuner, plots
+from footprint_lab.lab._theme_probe import ThemeProbe, retheme
 from footprint_lab.lab.frames import capture
 from footprint_lab.lab.report import render_report
 from footprint_lab.lab.theme import (
@@ -24,7 +25,6 @@ from footprint_lab.lab.theme import (
     template_for,
 )
 from footprint_lab.lab.widgets import update_figure
-from footprint_lab.lab.widgets._theme import ThemeProbe, retheme
 from footprint_lab.scenarios import SCENARIOS
 
 

@@ -4,7 +4,7 @@
   tables turn dark (their computed background is dark) and every text stays legible — the WCAG
   contrast ratio of each chart text's computed fill against the chart's computed background,
   and of each page text's computed colour against the background under it, is at least 4.5.
-* The theme probe (``widgets/theme_probe.js``, the script that tells the kernel JupyterLab's
+* The theme probe (``lab/theme_probe.js``, the script that tells the kernel JupyterLab's
   theme) reads ``<body data-jp-theme-light>`` and follows it when it changes.
 * The Boundary view in a narrow box keeps every column readable and scrolls in its own box.
 * ``Compare.to_html`` and ``Tuner.to_html`` open offline: every chart renders and the page asks
@@ -25,10 +25,10 @@ import pytest
 
 from footprint_lab import Run
 from footprint_lab.lab import Compare, Inspector, Tuner
+from footprint_lab.lab._theme_probe import probe_script
 from footprint_lab.lab.render import TEXT_MIN_WIDTH_EM
 from footprint_lab.lab.report import render_report
 from footprint_lab.lab.views import records_view, refusal_counts
-from footprint_lab.lab.widgets._theme import probe_script
 from footprint_lab.scenarios import SCENARIOS
 from tests.chromium import COLOR_JS
 from tests.lab.conftest import pane_html

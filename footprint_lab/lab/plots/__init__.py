@@ -20,7 +20,13 @@ the same figure — which is what the HTML report and the widgets build on. One 
 * :mod:`.corpus_frontier` — the frontier of a grid over a corpus, the runs behind it.
 
 Shared: :mod:`._common` (titles, empty notes, the WebGL switch, run selection) and
-:mod:`._theme` (the palette, and the ``"footprint_lab"`` plotly template every figure uses).
+:mod:`footprint_lab.lab.theme` (the palette, and the ``"footprint_lab"`` plotly template every
+figure uses).
+
+Every builder returns a :class:`LabFigure`: a ``go.Figure`` that, shown in a notebook (the
+cell's value, ``display(fig)`` or ``fig.show()``), is drawn as a chart that follows the
+front-end's light or dark theme — JupyterLab Dark gets a dark chart, and a theme switch redraws
+it — while what the notebook stores stays plotly's own figure JSON (:mod:`._figure`).
 
 Big runs stay responsive:
 
@@ -44,6 +50,7 @@ from footprint_lab.lab.plots._common import (
     is_counterfactual,
     removal_summary,
 )
+from footprint_lab.lab.plots._figure import LabFigure
 from footprint_lab.lab.plots._overlays import (
     LOSS_COLOR,
     PAUSE_COLOR,
@@ -90,6 +97,7 @@ __all__ = [
     "VIOLATION_COLOR",
     "WEBGL_THRESHOLD",
     "YIELDED_ROW",
+    "LabFigure",
     "cache_prefix",
     "compare",
     "corpus_frontier",

@@ -23,17 +23,16 @@ import plotly.graph_objects as go
 import plotly.io as pio
 
 from footprint_lab.lab.frames import Frames
+from footprint_lab.lab.plots._figure import as_lab_figure
+from footprint_lab.lab.plots._hiding import distinguish_identical
 from footprint_lab.lab.theme import TEMPLATE
 from footprint_lab.lab.views import REFUSAL_MEANINGS, record_rule
 
 __all__ = [
     "COUNTERFACTUAL_SUFFIX",
-    "IDENTICAL_DASHES",
-    "IDENTICAL_SYMBOLS",
     "TITLE_BREAK",
     "TITLE_LINE_CHARS",
     "WEBGL_THRESHOLD",
-    "distinguish_identical",
     "empty_note",
     "fit_title",
     "is_counterfactual",
@@ -69,14 +68,6 @@ TITLE_LINE_PX = 22
 
 TITLE_BREAK = "<br>"
 """What starts a new line in a chart's title (plotly's line break)."""
-
-
-IDENTICAL_DASHES: tuple[str, ...] = ("dot", "dashdot", "longdashdot", "longdash")
-"""The dashes of a line drawn exactly over an earlier one ("dash" is left to counterfactual
-replays), in order."""
-
-IDENTICAL_SYMBOLS: tuple[str, ...] = ("x", "diamond", "square", "triangle-up", "cross")
-"""The marker symbols of a line drawn exactly over an earlier one, in order."""
 
 
 def _units(text: str) -> list[str]:
@@ -125,8 +116,9 @@ def fit_title(title: str, width: int | None = None) -> list[str]:
 
 
 def layout(fig: go.Figure, title: str, **extra: Any) -> go.Figure:
-    """Give ``fig`` its title and the lab template (font, margins, legend placement), and tell
-    identical lines apart (:func:`distinguish_identical`). A title longer than
+    """Give ``fig`` its title and the lab template (font, margins, legend placement), tell
+    identical lines apart (:func:`distinguish_identical`) and make it a
+    :class:`~._figure.LabFigure` (shown in a notebook, it follows the theme). A title longer than
     :data:`TITLE_LINE_CHARS` is broken between words (:func:`fit_title`) and the top margin
     grows by :data:`TITLE_LINE_PX` for each further line, so no title is cut at the edge.
 
@@ -146,63 +138,7 @@ def layout(fig: go.Figure, title: str, **extra: Any) -> go.Figure:
         extra["margin"] = margin
     fig.update_layout(title={"text": TITLE_BREAK.join(lines)}, template=TEMPLATE, **extra)
     distinguish_identical(fig)
-    return fig
-
-
-def _series_key(trace: Any) -> tuple[Any, ...] | None:
-    """What two line traces share when one hides the other: axes, x and y (None: no line)."""
-    if getattr(trace, "type", None) not in ("scatter", "scattergl"):
-        return None
-    mode = trace.mode or ""
-    if "lines" not in mode or trace.y is None or len(trace.y) == 0:
-        return None
-    xs = tuple(trace.x) if trace.x is not None else tuple(range(len(trace.y)))
-    return (trace.xaxis, trace.yaxis, xs, tuple(trace.y))
-
-
-def distinguish_identical(fig: go.Figure) -> go.Figure:
-    """Keep identical lines apart: a line trace whose x and y equal an earlier one's (two
-    strategies that behaved the same, say) would be drawn exactly over it and hide it. Each
-    later one gets its own dash (:data:`IDENTICAL_DASHES`) and marker symbol
-    (:data:`IDENTICAL_SYMBOLS`), and its name says ``"… (identical to <first>)"``; the first
-    one's name says which it stands for too, ``"<first> (also <later>, …)"`` — in the legend
-    and the hover.
-
-    Args:
-        fig: The figure, changed in place.
-
-    Returns:
-        ``fig``.
-    """
-    first: dict[tuple[Any, ...], Any] = {}
-    first_names: dict[tuple[Any, ...], str] = {}
-    repeats: Counter[tuple[Any, ...]] = Counter()
-    also: dict[tuple[Any, ...], list[str]] = {}
-    for trace in fig.data:
-        key = _series_key(trace)
-        if key is None:
-            continue
-        if key not in first:
-            first[key] = trace
-            first_names[key] = str(trace.name)
-            continue
-        k = repeats[key]
-        repeats[key] += 1
-        original = first[key]
-        also.setdefault(key, []).append(str(trace.name))
-        taken = {original.line.dash or "solid"}
-        dashes = [d for d in IDENTICAL_DASHES if d not in taken]
-        marker = {"symbol": IDENTICAL_SYMBOLS[k % len(IDENTICAL_SYMBOLS)], "size": 8}
-        trace.update(
-            name=f"{trace.name} (identical to {first_names[key]})",
-            line={"dash": dashes[k % len(dashes)]},
-            marker=marker,
-        )
-        if trace.type == "scatter" or len(trace.y) <= 2000:
-            trace.update(mode=trace.mode if "markers" in trace.mode else trace.mode + "+markers")
-    for key, names in also.items():
-        first[key].update(name=f"{first_names[key]} (also {', '.join(names)})")
-    return fig
+    return as_lab_figure(fig)
 
 
 def nice_step(span: float, ticks: int = 5) -> float:

@@ -18,7 +18,7 @@ import plotly.graph_objects as go
 
 from footprint_lab.lab.plots._common import scatter_class
 from footprint_lab.lab.plots.policy_frontier import policy_frontier
-from footprint_lab.lab.theme import MUTED
+from footprint_lab.lab.theme import NEUTRAL_MARK
 
 __all__ = ["RUNS_TRACE", "corpus_frontier", "run_lost_share", "worst_runs"]
 
@@ -79,7 +79,7 @@ def corpus_frontier(frame: pd.DataFrame) -> go.Figure:
         y=share[drawn].tolist(),
         name=RUNS_TRACE,
         mode="markers",
-        marker={"size": 6, "color": MUTED, "opacity": 0.35},
+        marker={"size": 6, "color": NEUTRAL_MARK, "opacity": 0.35},
         customdata=[[r, c] for r, c in zip(runs, configs, strict=True)],
         hovertemplate=(
             "run %{customdata[0]}<br>%{customdata[1]}<br>cost %{x:.0%} of no policy · "

@@ -16,7 +16,7 @@ import plotly.express as px
 import plotly.graph_objects as go
 
 from footprint_lab.lab.plots._common import COUNTERFACTUAL_SUFFIX, empty_note, layout, values
-from footprint_lab.lab.theme import MUTED, OUTLINE, STRATEGY_COLORS, TEMPLATE
+from footprint_lab.lab.theme import NEUTRAL_MARK, OUTLINE, STRATEGY_COLORS, TEMPLATE
 
 __all__ = ["config_points", "evidence_tradeoff", "pareto_line"]
 
@@ -109,7 +109,7 @@ def pareto_line(
         y=values(front[y]),
         name="Pareto front",
         mode="lines",
-        line={"color": MUTED, "width": 1.5, "dash": "dash"},
+        line={"color": NEUTRAL_MARK, "width": 1.5, "dash": "dash"},
         customdata=labels,
         hovertemplate="Pareto front: %{customdata}<extra></extra>",
     )

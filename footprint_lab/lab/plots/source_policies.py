@@ -14,7 +14,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from footprint_lab.lab.plots._common import layout
-from footprint_lab.lab.theme import FALLBACK, MUTED, RUN_COLORS, TEMPLATE, VIOLATION_COLOR
+from footprint_lab.lab.theme import FALLBACK, RUN_COLORS, TEMPLATE, VIOLATION_COLOR
 
 __all__ = ["NO_OBSERVED", "NO_VIOLATIONS", "source_policies"]
 
@@ -35,7 +35,7 @@ def _note(fig: go.Figure, text: str, col: int) -> None:
         yref=f"y{col if col > 1 else ''} domain",
         x=0.5,
         y=0.5,
-        font={"size": 13, "color": MUTED},
+        font={"size": 13},  # in the theme's muted colour (the template's annotationdefaults)
     )
 
 

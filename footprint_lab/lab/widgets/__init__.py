@@ -28,8 +28,9 @@ change them.
   notebook keeps for readers without a kernel.
 * ``widget.to_html(path)`` (:mod:`._share`, the same for all three) — the report of the runs it
   shows, one offline HTML file; every table it shows has a "Download CSV" link of its frame.
-* Their charts follow the front-end's light or dark theme (:mod:`._theme`: a hidden probe tells
-  the kernel JupyterLab's theme, and the charts are re-templated).
+* Their charts follow the front-end's light or dark theme
+  (:mod:`footprint_lab.lab._theme_probe`: a hidden probe tells the kernel JupyterLab's theme,
+  and the charts are re-templated).
 
 Every widget exposes its parts as attributes (``.figures``, ``.slider``, ``.sliders``,
 ``.boundary_html`` ...), so its logic is tested by setting values and reading figure data, with

@@ -4,7 +4,8 @@ Layer: lab. The widgets wrap the pure builders of :mod:`footprint_lab.lab.plots`
 ``go.FigureWidget`` objects (:func:`figure_widget`) and keep them current with
 :func:`update_figure`, which changes a widget's traces and layout in place instead of
 replacing it, so a notebook view never flickers or loses its zoom, and keeps the theme it
-follows (:mod:`._theme`): a figure built in the light template does not turn a dark chart light.
+follows (:mod:`footprint_lab.lab._theme_probe`): a figure built in the light template does
+not turn a dark chart light.
 """
 
 from __future__ import annotations

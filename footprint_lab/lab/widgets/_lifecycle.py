@@ -19,8 +19,9 @@ the new one *replaces*:
   one — an Inspector's subject is its run, a Compare's its runs, a Tuner's its scenario and
   strategy (compared by identity, or by name when given as a string).
 
-Each lab widget also carries a :class:`~._theme.ThemeProbe` (added by ``_adopt``), so its
-charts follow the front-end's light or dark theme (:mod:`._theme`).
+Each lab widget also carries a :class:`~footprint_lab.lab._theme_probe.ThemeProbe` (added
+by ``_adopt``), so its charts follow the front-end's light or dark theme
+(:mod:`footprint_lab.lab._theme_probe`).
 
 A closed widget still works in Python — its values, figures and frames can be read, its
 sliders moved — it just has no front-end any more.
@@ -35,7 +36,7 @@ from typing import Any
 import ipywidgets as widgets
 import plotly.graph_objects as go
 
-from footprint_lab.lab.widgets._theme import follow_theme
+from footprint_lab.lab._theme_probe import follow_theme
 
 __all__ = ["LabWidget", "current_cell", "parts", "subject_of"]
 
@@ -168,7 +169,8 @@ class LabWidget(widgets.VBox):  # type: ignore[misc]
         """Register this widget, just built, close the one it replaces, and let its charts
         follow the front-end's theme."""
         self.theme_probe = follow_theme(self, self._figure_widgets)
-        """The probe telling the kernel the front-end's theme (:mod:`._theme`)."""
+        """The probe telling the kernel the front-end's theme
+        (:mod:`footprint_lab.lab._theme_probe`)."""
         cell = current_cell()
         if cell is not None:
             cell_id, execution = cell

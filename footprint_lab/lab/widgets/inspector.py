@@ -28,6 +28,7 @@ import pandas as pd
 from footprint_lab.agent.origin import Replay
 from footprint_lab.agent.run import Run
 from footprint_lab.lab import plots
+from footprint_lab.lab._theme_probe import retheme
 from footprint_lab.lab.frames import Frames, capture
 from footprint_lab.lab.render import render, state_style, table_context
 from footprint_lab.lab.schema import LEFT_STATES
@@ -69,7 +70,6 @@ from footprint_lab.lab.widgets._live import Following, starting_run
 from footprint_lab.lab.widgets._live import start as start_live
 from footprint_lab.lab.widgets._share import HtmlShare, SharedRuns
 from footprint_lab.lab.widgets._snapshot import Snapshot
-from footprint_lab.lab.widgets._theme import retheme
 from footprint_lab.pricing import Pricing
 from footprint_lab.window.records import WindowRecord
 

@@ -1,13 +1,16 @@
-"""Widgets in the front-end's theme: charts that turn dark when JupyterLab does.
+"""Charts in the front-end's theme: they turn dark when JupyterLab does.
 
-Layer: lab. A plotly ``FigureWidget`` draws with the template its Python object holds, whatever
-the page around it looks like, so in JupyterLab Dark every chart would be a white box. Plotly
+Layer: lab (beneath the widgets and the figure builders, which both use it). A plotly
+``FigureWidget`` draws with the template its Python object holds, whatever the page around it
+looks like, so in JupyterLab Dark every chart would be a white box. Plotly
 has no hook for that; what the front-end knows, the kernel must be told. :class:`ThemeProbe`
-is an invisible anywidget (``theme_probe.js``) each lab widget carries: in the page it reads
-the theme — JupyterLab and Notebook 7 set ``data-jp-theme-light`` on ``<body>``, VS Code sets
-``data-vscode-theme-kind`` — and watches it (a ``MutationObserver``), and syncs ``"light"`` or
-``"dark"`` to its ``theme`` trait. :func:`follow_theme` re-templates every ``FigureWidget`` of
-the widget (:func:`~footprint_lab.lab.theme.template_for`) whenever the trait changes, and
+is an invisible anywidget (``theme_probe.js``) each lab widget carries, and each figure of
+:mod:`footprint_lab.lab.plots` shown in a notebook
+(:class:`~footprint_lab.lab.plots.LabFigure`): in the page it reads the theme — JupyterLab and
+Notebook 7 set ``data-jp-theme-light`` on ``<body>``, VS Code sets ``data-vscode-theme-kind`` —
+and watches it (a ``MutationObserver``), and syncs ``"light"`` or ``"dark"`` to its ``theme``
+trait. :func:`follow_theme` re-templates every ``FigureWidget`` of the widget
+(:func:`~footprint_lab.lab.theme.template_for`) whenever the trait changes, and
 :func:`~footprint_lab.lab.widgets.update_figure` keeps a figure's theme across redraws.
 
 The tables and panes need none of this: their colours are JupyterLab's CSS variables
@@ -45,7 +48,7 @@ def probe_script() -> str:
     if not source.is_file():
         raise FileNotFoundError(
             f"{PROBE_SCRIPT} is missing from {source}: charts cannot follow the front-end's "
-            "theme; reinstall footprint-lab (the file ships inside footprint_lab/lab/widgets)"
+            "theme; reinstall footprint-lab (the file ships inside footprint_lab/lab)"
         )
     return source.read_text(encoding="utf-8")
 

@@ -1,6 +1,6 @@
 // The theme probe: tells the kernel whether the page around a lab widget is light or dark.
 //
-// An anywidget with no view of its own (footprint_lab.lab.widgets._theme.ThemeProbe). It reads
+// An anywidget with no view of its own (footprint_lab.lab._theme_probe.ThemeProbe). It reads
 // the theme the front-end declares on <body> — JupyterLab and Notebook 7 set
 // data-jp-theme-light="true|false", VS Code sets data-vscode-theme-kind="vscode-dark|..." —
 // and sets its model's "theme" to "light" or "dark"; a MutationObserver tells it again when the
