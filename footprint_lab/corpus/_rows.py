@@ -30,6 +30,7 @@ from footprint_lab.lab.frames import capture
 from footprint_lab.lab.schema import CORPUS_KEYS, build_frame, column
 from footprint_lab.lab.summary import run_summary
 from footprint_lab.pricing import source_tokens_per_char
+from footprint_lab.reading.paths import path_text
 
 __all__ = [
     "CAPTURED",
@@ -81,6 +82,16 @@ class FileTask:
     """Import strictly: the first problem is an error."""
     tool_loop: bool = True
     """Passed to :func:`footprint_lab.importers.load`."""
+
+    shown: str | None = None
+    """The name the store records the file under, when the build chose it (two files whose
+    names give one text); else :attr:`name` is the path's text."""
+
+    @property
+    def name(self) -> str:
+        """The file as the store records it (:func:`~footprint_lab.reading.paths.path_text`:
+        a name that is not UTF-8 with its odd bytes escaped); :attr:`path` opens it."""
+        return self.shown if self.shown is not None else path_text(self.path)
 
 
 @dataclass(frozen=True)
@@ -151,7 +162,7 @@ def _runs_row(
     ratio = source_tokens_per_char(run)
     return {
         "run_id": run_id,
-        "source_path": task.path,
+        "source_path": task.name,
         "content_hash": task.content_hash,
         "index": index,
         "format": format_of_run(run),
@@ -234,10 +245,10 @@ def import_file(task: FileTask) -> FileOutcome:
     except TranscriptError as exc:
         failure = _failure(exc)
         if not task.strict:
-            rows = error_problems(task.path, task.content_hash, failure, "error")
+            rows = error_problems(task.name, task.content_hash, failure, "error")
             store.write_part("problems", task.content_hash, problems_table(rows))
         return FileOutcome(
-            task.path,
+            task.name,
             task.content_hash,
             None,
             families=[] if task.strict else ["problems"],
@@ -261,7 +272,7 @@ def import_file(task: FileTask) -> FileOutcome:
             captured[name].append(frames[name])
         run_rows.append(_runs_row(run, run_id, task, index, size))
         problem_rows.extend(
-            _problem_row(p, task.path, task.content_hash, run_id) for p in run.import_problems
+            _problem_row(p, task.name, task.content_hash, run_id) for p in run.import_problems
         )
     families: list[str] = []
     if run_rows:
@@ -271,7 +282,7 @@ def import_file(task: FileTask) -> FileOutcome:
         families.append("runs")
     for name, parts in captured.items():
         # One conversion per family and file: per run, Arrow's per-column cost dominates.
-        table = _keyed_table(name, parts, run_ids, task.path)
+        table = _keyed_table(name, parts, run_ids, task.name)
         if table.num_rows:
             store.write_part(name, task.content_hash, table)
             families.append(name)
@@ -279,7 +290,7 @@ def import_file(task: FileTask) -> FileOutcome:
         store.write_part("problems", task.content_hash, problems_table(problem_rows))
         families.append("problems")
     return FileOutcome(
-        task.path,
+        task.name,
         task.content_hash,
         formats.pop() if len(formats) == 1 else None,
         runs=run_ids,

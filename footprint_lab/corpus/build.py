@@ -52,6 +52,7 @@ from footprint_lab.importers import (
     is_whole_folder,
 )
 from footprint_lab.lab.experiments import run_jobs
+from footprint_lab.reading.paths import path_text
 
 __all__ = ["BuildReport", "Paths", "build_store", "content_hash", "source_files"]
 
@@ -191,6 +192,21 @@ def content_hash(path: Path) -> str:
     return digest.hexdigest()
 
 
+def _named(found: Sequence[Path]) -> dict[str, str]:
+    """Each file by the name the store records it under (:func:`path_text`). A name that is
+    not UTF-8 is written with escapes, and a UTF-8 name may spell the same escapes: the second
+    of two such files is named with `` [2]`` (then `` [3]`` ...) after it, never dropped."""
+    named: dict[str, str] = {}
+    for path in found:
+        name = base = path_text(path)
+        copy = 1
+        while name in named:
+            copy += 1
+            name = f"{base} [{copy}]"
+        named[name] = str(path)
+    return named
+
+
 def _problem_entry(
     store: Store,
     path: str,
@@ -265,15 +281,17 @@ def build_store(
         TranscriptError: ``strict`` and a file did not import (the files before it are in
             the store).
     """
-    files = [str(p) for p in source_files(paths)]
+    # Every file by the name the store records it under (a name that is not UTF-8 escaped):
+    # the manifest, the frames and the problems speak names; only opening a file needs its path.
+    files = _named(source_files(paths))
     target = Store.create(store)
     entries = target.entries()
     target.remove_unnamed(entries)  # what a killed build left: never read, now gone
     hashes: dict[str, str] = {}
     unreadable: dict[str, TranscriptError] = {}
-    for path in files:
+    for path, real in files.items():
         try:
-            hashes[path] = content_hash(Path(path))
+            hashes[path] = content_hash(Path(real))
         except TranscriptError as exc:
             if strict:
                 raise
@@ -302,7 +320,7 @@ def build_store(
             unchanged += 1
             continue
         changed += old is not None and old.content_hash not in (None, digest)
-        tasks.append(FileTask(str(target.root), path, digest, strict=strict, tool_loop=tool_loop))
+        tasks.append(FileTask(str(target.root), files[path], digest, strict, tool_loop, shown=path))
     for path, error in unreadable.items():
         entries[path] = _unreadable(target, path, error)
     added: list[int] = []

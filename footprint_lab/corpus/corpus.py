@@ -21,7 +21,7 @@ import pandas as pd
 import pyarrow as pa
 
 from footprint_lab.agent.run import Run
-from footprint_lab.corpus._arrow import FAMILIES, arrow_schema, family_columns, to_pandas
+from footprint_lab.corpus._arrow import FAMILIES, to_pandas
 from footprint_lab.corpus.build import BuildReport, Paths, build_store
 from footprint_lab.corpus.grids import (
     DEFAULT_CHUNK,
@@ -147,28 +147,38 @@ class Corpus:
         """The result tables the grids wrote back (each a :meth:`frame` and a SQL view)."""
         return self.store.results()
 
-    def sql(self, query: str) -> pd.DataFrame:
+    def sql(self, query: str, *, allow_external: bool = False) -> pd.DataFrame:
         """Run a DuckDB query over the store: a view per frame (``runs``, ``calls``, ...) and
-        per result table, each over its Parquet files. Returns pandas in nullable dtypes.
+        per result table. Returns pandas in nullable dtypes.
+
+        By default the query cannot touch a file: the frames are handed to DuckDB as Arrow
+        datasets (read by pyarrow, through the manifest), then DuckDB's file system access is
+        switched off and locked (``enable_external_access = false``, ``lock_configuration``)
+        — no ``read_csv('/etc/passwd')``, no ``COPY ... TO`` over the store's parts, no
+        ``ATTACH``, no extension install. The database is in memory: a ``CREATE TABLE`` lasts
+        for the query and changes nothing on disk.
+
+        Args:
+            query: The SQL.
+            allow_external: Let the query read and write files (your own joins with other
+                Parquet or CSV files). DuckDB can then write anywhere this process can,
+                the store's own files included: only for queries you wrote.
 
         Raises:
-            duckdb.Error: the query does not run (DuckDB's message).
+            duckdb.Error: the query does not run (DuckDB's message; a file access refused
+                says ``Permission Error ... disabled by configuration``).
         """
         entries = self.entries()
         con = duckdb.connect(":memory:")
         try:
             for family in FAMILIES:
-                files = [str(p) for p in self.store.part_files(family, entries)]
-                if files:
-                    listed = ", ".join(_quoted(f) for f in files)
-                    con.execute(f"create view {family} as select * from read_parquet([{listed}])")
-                else:
-                    empty = arrow_schema(family_columns(family)).empty_table()
-                    con.register(family, empty)
+                con.register(family, self.store.dataset(family, entries))
             for name in self.store.results():
                 if name not in FAMILIES:
-                    path = _quoted(str(self.store.result_path(name)))
-                    con.execute(f'create view "{name}" as select * from read_parquet({path})')
+                    con.register(name, self.store.result_dataset(name))
+            if not allow_external:
+                con.execute("set enable_external_access = false")
+                con.execute("set lock_configuration = true")
             result = con.sql(query)
             if result is None:
                 return pd.DataFrame()
@@ -308,8 +318,3 @@ class Corpus:
         )
         self.store.write_result(name, frame)
         return frame
-
-
-def _quoted(text: str) -> str:
-    """``text`` as a SQL string literal."""
-    return "'" + text.replace("'", "''") + "'"

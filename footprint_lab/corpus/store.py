@@ -362,6 +362,17 @@ class Store:
         _write_atomic(path, lambda p: pq.write_table(table, p))
         return path
 
+    def result_dataset(self, name: str) -> ds.Dataset:
+        """The result table ``name`` as an Arrow dataset (read lazily).
+
+        Raises:
+            CorpusError: there is no such table.
+        """
+        path = self.result_path(name)
+        if not path.is_file():
+            raise CorpusError(f"{self.root}: no result table {name!r}; there are {self.results()}")
+        return ds.dataset(str(path), format="parquet")
+
     def results(self) -> list[str]:
         """The names of the result tables written back, sorted."""
         folder = self.root / "results"

@@ -44,6 +44,7 @@ from footprint_lab.importers._parts import TranscriptError
 from footprint_lab.importers._sniff import SNIFF_BYTES, FileFormat, Loader, Sniff, sniff
 from footprint_lab.importers.chat import responses
 from footprint_lab.reading.files import check_regular
+from footprint_lab.reading.paths import path_text
 
 __all__ = [
     "FORMATS",
@@ -291,5 +292,5 @@ def load(path: str | Path, *, strict: bool = False, tool_loop: bool = True) -> l
         # saved with.
         origin = run.origin
         if isinstance(origin, Import) and origin.path is None and found != RUN_SOURCE:
-            run.origin = origin.model_copy(update={"format": found, "path": str(source)})
+            run.origin = origin.model_copy(update={"format": found, "path": path_text(source)})
     return runs

@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterable
 from typing import Any, NoReturn, overload
 
 from footprint_lab.agent.run import ImportProblem
+from footprint_lab.reading.paths import path_text
 
 
 class TranscriptError(ValueError):
@@ -46,6 +47,7 @@ class TranscriptError(ValueError):
         unit: str = "message",
     ) -> None:
         where = f"{unit} {index}" if index is not None else "transcript"
+        path = None if path is None else path_text(path)  # a name that is not UTF-8, escaped
         prefix = f"{path}: " if path is not None else ""
         super().__init__(f"{prefix}{source}: {where}, field {field!r}: {problem}")
         self.source = source
