@@ -30,6 +30,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from footprint_lab.corpus._lock import StoreLock, Wait
 from footprint_lab.corpus._rows import (
     FileOutcome,
     FileTask,
@@ -91,6 +92,10 @@ class BuildReport(BaseModel):
     """Runs in the store after the build."""
     problems: int
     """Rows of ``problems`` after the build."""
+    took_over: str | None = None
+    """The build that held the store's lock and was killed mid-way (its process, host and
+    start), whose half-written files this build removed unread; None when the last build
+    ended cleanly."""
 
     def __str__(self) -> str:
         """The build in one sentence (the CLI prints it)."""
@@ -103,10 +108,11 @@ class BuildReport(BaseModel):
             parts.append(f"{self.failed} did not import (see the problems frame)")
         if self.duplicates:
             parts.append(f"{self.duplicates} duplicate content (counted once)")
+        after = f" (after a killed build: {self.took_over})" if self.took_over else ""
         return (
             f"corpus {self.store}: {self.files} file(s) — {', '.join(parts)}; "
             f"{self.runs_added} run(s) added, {self.runs} in the store, "
-            f"{self.problems} problem row(s)"
+            f"{self.problems} problem row(s){after}"
         )
 
 
@@ -271,13 +277,17 @@ def build_store(
     strict: bool = False,
     tool_loop: bool = True,
     progress: bool = True,
+    wait: Wait = True,
 ) -> BuildReport:
     """Import every file of ``paths`` into the store at ``store`` (made if missing); see the
     module docstring. ``executor`` None imports on a local process pool when more than one
-    file is to be imported, else inline.
+    file is to be imported, else inline. The store's lock is held for the whole build
+    (:mod:`footprint_lab.corpus._lock`): ``wait`` True waits for another build as long as it
+    takes, a number of seconds at most, False not at all.
 
     Raises:
-        CorpusError: a path names nothing, or ``store`` is not a store's folder.
+        CorpusError: a path names nothing, ``store`` is not a store's folder, or another build
+            holds the store's lock and ``wait`` ran out (naming it).
         TranscriptError: ``strict`` and a file did not import (the files before it are in
             the store).
     """
@@ -285,6 +295,20 @@ def build_store(
     # the manifest, the frames and the problems speak names; only opening a file needs its path.
     files = _named(source_files(paths))
     target = Store.create(store)
+    with StoreLock(target.root, wait=wait) as lock:
+        report = _build_locked(files, target, executor, strict, tool_loop, progress)
+    return report.model_copy(update={"took_over": lock.took_over})
+
+
+def _build_locked(
+    files: dict[str, str],
+    target: Store,
+    executor: Executor | Literal["inline", "processes"] | None,
+    strict: bool,
+    tool_loop: bool,
+    progress: bool,
+) -> BuildReport:
+    """The build, the store's lock held (see :func:`build_store`)."""
     entries = target.entries()
     target.remove_unnamed(entries)  # what a killed build left: never read, now gone
     hashes: dict[str, str] = {}

@@ -76,6 +76,11 @@ def add_corpus_commands(sub: Any) -> None:
         action="store_true",
         help="stop at the first file that does not import, or imports with a problem",
     )
+    p_build.add_argument(
+        "--no-wait",
+        action="store_true",
+        help="if another build is writing the store, stop at once (default: wait for it)",
+    )
     p_report = commands.add_parser(
         "report",
         help="write a corpus store's overview as an offline HTML page",
@@ -144,15 +149,16 @@ def _build(args: argparse.Namespace) -> int:
     if args.jobs is not None and args.jobs < 1:
         print("footprint-lab corpus build: --jobs must be at least 1", file=sys.stderr)
         return 2
+    given = {"strict": args.strict, "wait": not args.no_wait}
     try:
         if args.jobs is None:
-            corpus = Corpus.build(args.paths, args.output, strict=args.strict)
+            corpus = Corpus.build(args.paths, args.output, **given)
         elif args.jobs == 1:
-            corpus = Corpus.build(args.paths, args.output, executor="inline", strict=args.strict)
+            corpus = Corpus.build(args.paths, args.output, executor="inline", **given)
         else:
             context = get_context("spawn")
             with ProcessPoolExecutor(max_workers=args.jobs, mp_context=context) as pool:
-                corpus = Corpus.build(args.paths, args.output, executor=pool, strict=args.strict)
+                corpus = Corpus.build(args.paths, args.output, executor=pool, **given)
     except (CorpusError, TranscriptError) as exc:
         print(f"footprint-lab corpus build: {exc}", file=sys.stderr)
         return 2

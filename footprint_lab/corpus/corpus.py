@@ -22,6 +22,7 @@ import pyarrow as pa
 
 from footprint_lab.agent.run import Run
 from footprint_lab.corpus._arrow import FAMILIES, to_pandas
+from footprint_lab.corpus._lock import Wait
 from footprint_lab.corpus.build import BuildReport, Paths, build_store
 from footprint_lab.corpus.grids import (
     DEFAULT_CHUNK,
@@ -66,6 +67,7 @@ class Corpus:
         *,
         tool_loop: bool = True,
         progress: bool = True,
+        wait: Wait = True,
     ) -> Corpus:
         """Import every file of ``paths`` into the store at ``store`` and open it.
 
@@ -84,24 +86,38 @@ class Corpus:
             strict: Import strictly and stop at the first file that does not import.
             tool_loop: Passed to ``load`` (text-mode actions rebuilt as tool calls).
             progress: Show a progress bar (tqdm; quiet when stderr is not a terminal).
+            wait: One build at a time writes a store (an OS lock on ``<store>/.lock``, held
+                for the whole build): wait for another as long as it takes (True), at most
+                this many seconds, or not at all (False).
 
         Raises:
-            CorpusError: a path names nothing, or ``store`` is not a store's folder.
+            CorpusError: a path names nothing, ``store`` is not a store's folder, or another
+                build holds the store and ``wait`` ran out (the message names it).
             TranscriptError: ``strict`` and a file did not import.
         """
         report = build_store(
-            paths, store, executor=executor, strict=strict, tool_loop=tool_loop, progress=progress
+            paths,
+            store,
+            executor=executor,
+            strict=strict,
+            tool_loop=tool_loop,
+            progress=progress,
+            wait=wait,
         )
         return cls(Store.open(store), report)
 
     @classmethod
     def open(cls, store: str | os.PathLike[str]) -> Corpus:
-        """The corpus in the store at ``store``.
+        """The corpus in the store at ``store``, its manifest read and checked: every entry
+        names its parts and runs by name, never by path.
 
         Raises:
-            CorpusError: there is no store there (the message says how to build one).
+            CorpusError: there is no store there (the message says how to build one), or a
+                manifest entry does not validate (naming its file and the rule).
         """
-        return cls(Store.open(store))
+        corpus = cls(Store.open(store))
+        corpus.entries()
+        return corpus
 
     @property
     def path(self) -> str:

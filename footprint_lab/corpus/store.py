@@ -16,7 +16,9 @@ lies. **The manifest is the truth**: a part or checkpoint no entry names is neve
 build removes it. Every file is written atomically (a temp file in the same folder, then a
 rename), and an entry only after its file's parts and checkpoints, so a build that is killed
 leaves the store as it was before the file it was importing — the next build imports that file
-again and ends where an uninterrupted one would. One build at a time may write a store.
+again and ends where an uninterrupted one would. One build at a time writes a store: it holds
+the store's lock (``.lock``, :mod:`footprint_lab.corpus._lock`) from before it reads the
+manifest until it returns.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ import contextlib
 import hashlib
 import json
 import os
+import re
 import tempfile
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
@@ -36,13 +39,15 @@ import pyarrow.compute as pc
 import pyarrow.dataset as ds
 import pyarrow.parquet as pq
 import zstandard
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, field_validator
 
 from footprint_lab.agent.checkpoint import RunFileError, run_from_text
 from footprint_lab.agent.run import Run
 from footprint_lab.corpus._arrow import FAMILIES, arrow_schema, family_columns, to_pandas
 
 __all__ = [
+    "PART_NAME",
+    "RUN_ID",
     "STORE_FORMAT",
     "STORE_VERSION",
     "CorpusError",
@@ -78,8 +83,18 @@ class CorpusError(ValueError):
     """A corpus store cannot be used as asked: the message names the folder and what to do."""
 
 
+PART_NAME = re.compile(r"[0-9a-f]{64}|(?:path|dup)-[0-9a-f]{32}")
+"""What a part's name may be: a content hash, or ``path-``/``dup-`` and a path key. A name
+is never a path: nothing a manifest says can point outside the store."""
+
+RUN_ID = re.compile(r"[0-9a-f]{16}-[0-9]{1,9}")
+"""What a run id of a store may be (``<16 hex of the file's hash>-<index>``)."""
+
+
 class Entry(BaseModel):
-    """One source file of a corpus, as the manifest records it."""
+    """One source file of a corpus, as the manifest records it. Its part and run ids are names
+    (:data:`PART_NAME`, :data:`RUN_ID`), its families the store's: an entry that says otherwise
+    does not validate, so a received store cannot make a read or a delete reach outside it."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -102,6 +117,32 @@ class Entry(BaseModel):
     """The format it was read as (None when it did not import)."""
     duplicate_of: str | None = None
     """For a duplicate: the file whose runs stand for it."""
+
+    @field_validator("part")
+    @classmethod
+    def _part_is_a_name(cls, value: str) -> str:
+        if not PART_NAME.fullmatch(value):
+            raise ValueError(
+                f"part {value!r} is not a part name (a content hash, or path-/dup- and a path "
+                "key): a manifest names parts, it never gives paths"
+            )
+        return value
+
+    @field_validator("runs")
+    @classmethod
+    def _runs_are_ids(cls, value: list[str]) -> list[str]:
+        bad = [run for run in value if not RUN_ID.fullmatch(run)]
+        if bad:
+            raise ValueError(f"run ids {bad[:3]!r} are not run ids (<16 hex>-<index>)")
+        return value
+
+    @field_validator("families")
+    @classmethod
+    def _families_are_the_stores(cls, value: list[str]) -> list[str]:
+        unknown = sorted(set(value) - set(FAMILIES))
+        if unknown:
+            raise ValueError(f"families {unknown} are not the store's ({', '.join(FAMILIES)})")
+        return value
 
 
 def path_key(path: str) -> str:
@@ -234,7 +275,14 @@ class Store:
     # -- parts and checkpoints ----------------------------------------------------------------
 
     def part_path(self, family: str, part: str) -> Path:
-        """Where the part ``part`` of ``family``'s dataset lies."""
+        """Where the part ``part`` of ``family``'s dataset lies.
+
+        Raises:
+            CorpusError: ``family`` is not one of the store's or ``part`` not a part's name
+                (a path is never one: nothing reaches outside the store).
+        """
+        if family not in FAMILIES or not PART_NAME.fullmatch(part):
+            raise CorpusError(f"{self.root}: no part {part!r} of {family!r}: not a part's name")
         return self.root / family / f"{part}.parquet"
 
     def write_part(self, family: str, part: str, table: pa.Table) -> None:
@@ -242,7 +290,16 @@ class Store:
         _write_atomic(self.part_path(family, part), lambda p: pq.write_table(table, p))
 
     def checkpoint_path(self, run_id: str) -> Path:
-        """Where run ``run_id``'s compressed checkpoint lies."""
+        """Where run ``run_id``'s compressed checkpoint lies.
+
+        Raises:
+            CorpusError: ``run_id`` is not a run id (:data:`RUN_ID`): the store has no such
+                run, and a path is never one.
+        """
+        if not RUN_ID.fullmatch(run_id):
+            raise CorpusError(
+                f"{self.root}: no run {run_id!r} in the corpus (a run id is <16 hex>-<index>)"
+            )
         return self.root / "checkpoints" / f"{run_id}{_CHECKPOINT_SUFFIX}"
 
     def write_checkpoint(self, run_id: str, text: str) -> int:
@@ -270,29 +327,52 @@ class Store:
 
     def remove_unnamed(self, entries: Mapping[str, Entry]) -> int:
         """Delete every part, checkpoint and temp file no entry names (a replaced file's, a
-        killed build's); return how many."""
+        killed build's); return how many. Only files the store writes are touched — a part or
+        checkpoint by its name's pattern, a temp file by its prefix — never another file put
+        there, never a symlink, never a file outside the store."""
         parts = {(f, e.part) for e in entries.values() for f in e.families}
         runs = {r for e in entries.values() for r in e.runs}
         removed = 0
         for family in FAMILIES:
-            folder = self.root / family
-            for item in folder.iterdir() if folder.is_dir() else ():
-                live = item.suffix == ".parquet" and (family, item.stem) in parts
-                if not live:
+            for item in self._own_files(family):
+                name = item.name
+                ours = name.endswith(".parquet") and PART_NAME.fullmatch(item.stem)
+                if ours and (family, item.stem) in parts:
+                    continue
+                if ours or name.startswith(_TEMP_PREFIX):
                     item.unlink(missing_ok=True)
                     removed += 1
-        folder = self.root / "checkpoints"
-        for item in folder.iterdir() if folder.is_dir() else ():
-            name = item.name
-            live = name.endswith(_CHECKPOINT_SUFFIX) and name[: -len(_CHECKPOINT_SUFFIX)] in runs
-            if not live:
+        for item in self._own_files("checkpoints"):
+            run_id = item.name.removesuffix(_CHECKPOINT_SUFFIX)
+            ours = item.name.endswith(_CHECKPOINT_SUFFIX) and RUN_ID.fullmatch(run_id)
+            if ours and run_id in runs:
+                continue
+            if ours or item.name.startswith(_TEMP_PREFIX):
                 item.unlink(missing_ok=True)
                 removed += 1
-        for folder in (self.root / "manifest", self.root / "results"):
-            for item in folder.glob(f"{_TEMP_PREFIX}*") if folder.is_dir() else ():
-                item.unlink(missing_ok=True)
-                removed += 1
+        for folder in ("manifest", "results"):
+            for item in self._own_files(folder):
+                if item.name.startswith(_TEMP_PREFIX):
+                    item.unlink(missing_ok=True)
+                    removed += 1
         return removed
+
+    def _own_files(self, folder: str) -> list[Path]:
+        """The regular files directly in the store's ``folder`` (none when it is missing).
+        A symlink is never the store's: it is neither followed nor deleted.
+
+        Raises:
+            CorpusError: the folder itself is a symlink (it could lead outside the store).
+        """
+        path = self.root / folder
+        if path.is_symlink():
+            raise CorpusError(
+                f"{path}: a symlink, not the store's own folder: a store's folders are its "
+                "own (it could lead a build's clean-up outside the store); replace it by a folder"
+            )
+        if not path.is_dir():
+            return []
+        return [p for p in path.iterdir() if not p.is_symlink() and p.is_file()]
 
     # -- reading ------------------------------------------------------------------------------
 

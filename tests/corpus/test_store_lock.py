@@ -1,0 +1,105 @@
+"""One writer per store: a build holds the store's lock (``<store>/.lock``) from before it reads
+the manifest until it returns. A second build waits for it, or refuses at once naming the
+holder; a lock left by a killed build never blocks and is taken over, saying so; and two
+builds started together into one store — 50 pairs, each in its own process — end as one build
+of every file does (before the lock, 3 of 20 such pairs lost runs and both exited 0)."""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import shutil
+import signal
+from pathlib import Path
+
+import pytest
+
+from footprint_lab.corpus import Corpus, CorpusError
+from footprint_lab.corpus._lock import LOCK_FILE, StoreLock
+from tests.corpus.helpers import assert_same_store
+from tests.corpus.test_build_properties import SMALL
+
+PAIRS = 50
+"""Concurrent pairs of builds."""
+
+
+@pytest.fixture(scope="module")
+def sources(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
+    root = tmp_path_factory.mktemp("lock-sources")
+    for path in SMALL:
+        shutil.copy(path, root / path.name)
+    (root / "broken.json").write_text('{"history": [')
+    return sorted(root.iterdir())
+
+
+@pytest.fixture(scope="module")
+def whole(sources: list[Path], tmp_path_factory: pytest.TempPathFactory) -> Corpus:
+    store = tmp_path_factory.mktemp("lock-whole") / "store"
+    return Corpus.build(sources, store, executor="inline", progress=False)
+
+
+def test_a_second_build_refuses_or_waits_naming_the_holder(
+    sources: list[Path], tmp_path: Path
+) -> None:
+    store = tmp_path / "store"
+    Corpus.build(sources[:1], store, executor="inline", progress=False)
+    with StoreLock(store):
+        with pytest.raises(CorpusError) as refused:
+            Corpus.build(sources, store, executor="inline", progress=False, wait=False)
+        message = str(refused.value)
+        assert f"process {os.getpid()} on " in message and "corpus build" in message
+        assert "another build is writing this store" in message and "--no-wait" in message
+        with pytest.raises(CorpusError, match=r"after waiting 0.3 s: process"):
+            Corpus.build(sources, store, executor="inline", progress=False, wait=0.3)
+    # nothing was written while it was held; now the build goes through
+    assert len(Corpus.open(store).entries()) == 1
+    corpus = Corpus.build(sources, store, executor="inline", progress=False, wait=False)
+    assert corpus.last_build is not None and corpus.last_build.took_over is None
+    assert (store / LOCK_FILE).read_text(encoding="utf-8") == ""  # ended cleanly
+
+
+def _hold_and_die(store: str) -> None:
+    """Take the store's lock and be killed holding it."""
+    lock = StoreLock(store)
+    lock.__enter__()
+    os.kill(os.getpid(), signal.SIGKILL)
+
+
+def test_a_killed_builds_lock_is_taken_over(sources: list[Path], tmp_path: Path) -> None:
+    store = tmp_path / "store"
+    Corpus.build(sources[:1], store, executor="inline", progress=False)
+    context = multiprocessing.get_context("spawn")
+    child = context.Process(target=_hold_and_die, args=(str(store),))
+    child.start()
+    child.join(60)
+    assert child.exitcode == -signal.SIGKILL
+    assert f'"pid": {child.pid}' in (store / LOCK_FILE).read_text(encoding="utf-8")
+    corpus = Corpus.build(sources, store, executor="inline", progress=False, wait=False)
+    report = corpus.last_build
+    assert report is not None and report.took_over is not None
+    assert f"process {child.pid} on " in report.took_over
+    assert "after a killed build" in str(report)
+
+
+def _build(paths: list[str], store: str) -> None:
+    Corpus.build(paths, store, executor="inline", progress=False)
+
+
+def test_builds_started_together_end_as_one_build(
+    sources: list[Path], whole: Corpus, tmp_path: Path
+) -> None:
+    # a fork server that has imported the lab once: each build starts in milliseconds, so
+    # the two of a pair really overlap
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(["footprint_lab.corpus.corpus", "tests.corpus.test_store_lock"])
+    names = [str(p) for p in sources]
+    halves = (names[:4], names[2:])  # overlapping: both import files 2 and 3
+    for pair in range(PAIRS):
+        store = str(tmp_path / f"store-{pair}")
+        builds = [context.Process(target=_build, args=(half, store)) for half in halves]
+        for build in builds:
+            build.start()
+        for build in builds:
+            build.join(120)
+        assert [b.exitcode for b in builds] == [0, 0], pair
+        assert_same_store(Corpus.open(store), whole)
