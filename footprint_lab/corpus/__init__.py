@@ -7,7 +7,9 @@ Layer: corpus (above the lab and the importers; only the CLI sits above it). Nee
   a folder, a glob or a list with :func:`footprint_lab.importers.load`, in parallel, into a
   store: a folder of Parquet datasets, one per frame (:data:`FRAMES`), and each run's
   checkpoint compressed. Building again imports only new or changed files.
-* :meth:`Corpus.open` ``(store)``; ``corpus.frame(name, columns=None, where=None)``,
+* :meth:`Corpus.open` ``(store)`` (its manifest checked: names, never paths; every file there
+  as sealed); ``corpus.verify()`` hashes every byte (``footprint-lab corpus verify STORE``);
+  ``corpus.frame(name, columns=None, where=None)``,
   ``corpus.sql(query)``, ``corpus.runs(where=None)`` (lazy).
 * ``corpus.evidence_frame(configs, executor=None)``, ``corpus.cost_frame(pricing)`` and
   ``corpus.sweep(factory, grid)``: grids whose jobs carry the store's path and run ids, never
@@ -31,8 +33,9 @@ if TYPE_CHECKING:
     from footprint_lab.corpus.build import source_files as source_files
     from footprint_lab.corpus.corpus import FRAMES as FRAMES
     from footprint_lab.corpus.corpus import Corpus as Corpus
+    from footprint_lab.corpus.corpus import Verification as Verification
+    from footprint_lab.corpus.manifest import Entry as Entry
     from footprint_lab.corpus.store import CorpusError as CorpusError
-    from footprint_lab.corpus.store import Entry as Entry
     from footprint_lab.lab.corpus_report import write_corpus_report as write_corpus_report
     from footprint_lab.lab.widgets.corpus_overview import CorpusOverview as CorpusOverview
 
@@ -44,6 +47,7 @@ __all__ = [
     "CorpusError",
     "CorpusOverview",
     "Entry",
+    "Verification",
     "source_files",
     "write_corpus_report",
 ]
@@ -53,8 +57,9 @@ _LAZY: dict[str, str] = {
     "STORE_CLOCK": "footprint_lab.corpus._rows",
     "BuildReport": "footprint_lab.corpus.build",
     "Corpus": "footprint_lab.corpus.corpus",
+    "Verification": "footprint_lab.corpus.corpus",
     "CorpusError": "footprint_lab.corpus.store",
-    "Entry": "footprint_lab.corpus.store",
+    "Entry": "footprint_lab.corpus.manifest",
     "source_files": "footprint_lab.corpus.build",
     "CorpusOverview": "footprint_lab.lab.widgets.corpus_overview",
     "write_corpus_report": "footprint_lab.lab.corpus_report",

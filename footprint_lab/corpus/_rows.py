@@ -23,6 +23,7 @@ from footprint_lab.agent.checkpoint import run_file_text
 from footprint_lab.agent.origin import Import, imported_source
 from footprint_lab.agent.run import ImportProblem, Run
 from footprint_lab.corpus._arrow import arrow_schema, family_columns, from_frame
+from footprint_lab.corpus.manifest import Seal
 from footprint_lab.corpus.store import Store
 from footprint_lab.importers import TranscriptError, import_clock, load
 from footprint_lab.importers.saved_run import SOURCE as RUN_SOURCE
@@ -125,6 +126,8 @@ class FileOutcome:
     problems: int = 0
     failure: ImportFailure | None = None
     checkpoint_bytes: int = 0
+    parts: dict[str, Seal] = field(default_factory=dict)
+    checkpoints: dict[str, Seal] = field(default_factory=dict)
 
 
 def _keyed_table(
@@ -244,9 +247,12 @@ def import_file(task: FileTask) -> FileOutcome:
             runs = load(task.path, strict=task.strict, tool_loop=task.tool_loop)
     except TranscriptError as exc:
         failure = _failure(exc)
+        sealed: dict[str, Seal] = {}
         if not task.strict:
             rows = error_problems(task.name, task.content_hash, failure, "error")
-            store.write_part("problems", task.content_hash, problems_table(rows))
+            sealed["problems"] = store.write_part(
+                "problems", task.content_hash, problems_table(rows)
+            )
         return FileOutcome(
             task.name,
             task.content_hash,
@@ -254,6 +260,7 @@ def import_file(task: FileTask) -> FileOutcome:
             families=[] if task.strict else ["problems"],
             problems=0 if task.strict else 1,
             failure=failure,
+            parts=sealed,
         )
     captured: dict[str, list[pd.DataFrame]] = {name: [] for name in CAPTURED}
     run_rows: list[dict[str, Any]] = []
@@ -261,10 +268,13 @@ def import_file(task: FileTask) -> FileOutcome:
     run_ids: list[str] = []
     total_bytes = 0
     formats: set[str] = set()
+    checkpoints: dict[str, Seal] = {}
+    parts: dict[str, Seal] = {}
     for index, run in enumerate(runs):
         run_id = run_id_of(task.content_hash, index)
         run_ids.append(run_id)
-        size = store.write_checkpoint(run_id, run_file_text(run))
+        checkpoints[run_id] = store.write_checkpoint(run_id, run_file_text(run))
+        size = checkpoints[run_id].size
         total_bytes += size
         formats.add(format_of_run(run))
         frames = capture(run, membership="window", label=run_id)
@@ -278,16 +288,20 @@ def import_file(task: FileTask) -> FileOutcome:
     if run_rows:
         columns = family_columns("runs")
         frame = build_frame("corpus_runs", {c: [row[c] for row in run_rows] for c in columns})
-        store.write_part("runs", task.content_hash, from_frame(frame, arrow_schema(columns)))
+        parts["runs"] = store.write_part(
+            "runs", task.content_hash, from_frame(frame, arrow_schema(columns))
+        )
         families.append("runs")
-    for name, parts in captured.items():
+    for name, run_frames in captured.items():
         # One conversion per family and file: per run, Arrow's per-column cost dominates.
-        table = _keyed_table(name, parts, run_ids, task.name)
+        table = _keyed_table(name, run_frames, run_ids, task.name)
         if table.num_rows:
-            store.write_part(name, task.content_hash, table)
+            parts[name] = store.write_part(name, task.content_hash, table)
             families.append(name)
     if problem_rows:
-        store.write_part("problems", task.content_hash, problems_table(problem_rows))
+        parts["problems"] = store.write_part(
+            "problems", task.content_hash, problems_table(problem_rows)
+        )
         families.append("problems")
     return FileOutcome(
         task.name,
@@ -297,4 +311,6 @@ def import_file(task: FileTask) -> FileOutcome:
         families=families,
         problems=len(problem_rows),
         checkpoint_bytes=total_bytes,
+        parts=parts,
+        checkpoints=checkpoints,
     )

@@ -38,14 +38,8 @@ from footprint_lab.corpus._rows import (
     import_file,
     problems_table,
 )
-from footprint_lab.corpus.store import (
-    CorpusError,
-    Entry,
-    EntryStatus,
-    Store,
-    drop_parts,
-    path_key,
-)
+from footprint_lab.corpus.manifest import Damage, Entry, EntryStatus, path_key
+from footprint_lab.corpus.store import CorpusError, Store, drop_parts
 from footprint_lab.importers import (
     TranscriptError,
     check_regular,
@@ -92,6 +86,12 @@ class BuildReport(BaseModel):
     """Runs in the store after the build."""
     problems: int
     """Rows of ``problems`` after the build."""
+    repaired: int = 0
+    """Files whose stored parts or checkpoints were damaged (missing, or other bytes than their
+    seal) and were imported again from their source (counted in ``imported`` or ``failed``)."""
+    lost: int = 0
+    """Files whose stored parts were damaged and whose source this build did not read: each is
+    now a row of ``problems`` saying so, its runs gone from the store until a build reads it."""
     took_over: str | None = None
     """The build that held the store's lock and was killed mid-way (its process, host and
     start), whose half-written files this build removed unread; None when the last build
@@ -108,6 +108,10 @@ class BuildReport(BaseModel):
             parts.append(f"{self.failed} did not import (see the problems frame)")
         if self.duplicates:
             parts.append(f"{self.duplicates} duplicate content (counted once)")
+        if self.repaired:
+            parts.append(f"{self.repaired} damaged in the store, rebuilt from their source")
+        if self.lost:
+            parts.append(f"{self.lost} damaged in the store with no source read: now problems")
         after = f" (after a killed build: {self.took_over})" if self.took_over else ""
         return (
             f"corpus {self.store}: {self.files} file(s) — {', '.join(parts)}; "
@@ -224,7 +228,9 @@ def _problem_entry(
 ) -> Entry:
     """File a file that yields no runs of its own: its one problem row (of kind ``status``),
     then its entry."""
-    store.write_part("problems", part, problems_table(error_problems(path, digest, error, status)))
+    seal = store.write_part(
+        "problems", part, problems_table(error_problems(path, digest, error, status))
+    )
     entry = Entry(
         path=path,
         content_hash=digest,
@@ -234,6 +240,7 @@ def _problem_entry(
         runs=[],
         problems=1,
         duplicate_of=duplicate_of,
+        parts={"problems": seal},
     )
     store.write_entry(entry)
     return entry
@@ -256,6 +263,41 @@ def _duplicate(store: Store, path: str, digest: str, owner: str) -> Entry:
     return _problem_entry(store, path, digest, error, "duplicate", f"dup-{path_key(path)}", owner)
 
 
+def _damaged(store: Store, entries: dict[str, Entry]) -> dict[str, list[Damage]]:
+    """The entries whose files are damaged (every byte hashed against its seal), with how."""
+    found: dict[str, list[Damage]] = {}
+    for damage in store.damage(entries, deep=True):
+        found.setdefault(damage.source, []).append(damage)
+    return found
+
+
+def _unrecoverable(
+    store: Store,
+    entries: dict[str, Entry],
+    damaged: dict[str, list[Damage]],
+    hashes: dict[str, str],
+) -> list[str]:
+    """File each damaged entry whose source this build does not read as a problem (its runs
+    and parts dropped); return their paths."""
+    lost = [path for path in damaged if path not in hashes]
+    for path in lost:
+        old = entries[path]
+        shown = ", ".join(str(d) for d in damaged[path][:3])
+        more = f" and {len(damaged[path]) - 3} more" if len(damaged[path]) > 3 else ""
+        error = TranscriptError(
+            "corpus",
+            None,
+            "store",
+            f"its stored files are damaged ({shown}{more}) and this build did not read its "
+            "source: build again with the file to restore its runs",
+            path=path,
+        )
+        # no content hash: the next build that reads the file imports it again
+        entries[path] = _problem_entry(store, path, None, error, "error", f"path-{path_key(path)}")
+        drop_parts(store, old, entries.values())
+    return lost
+
+
 def _entry_of(outcome: FileOutcome) -> Entry:
     return Entry(
         path=outcome.path,
@@ -266,6 +308,8 @@ def _entry_of(outcome: FileOutcome) -> Entry:
         runs=outcome.runs,
         problems=outcome.problems,
         format=outcome.format,
+        parts=outcome.parts,
+        checkpoints=outcome.checkpoints,
     )
 
 
@@ -320,6 +364,10 @@ def _build_locked(
             if strict:
                 raise
             unreadable[path] = exc
+    # A file whose stored parts are damaged is imported again from its source when this build
+    # reads it; one whose source it does not read becomes a problem, its runs gone.
+    damaged = _damaged(target, entries)
+    lost = _unrecoverable(target, entries, damaged, hashes)
     # Who holds each content: a file the store holds unchanged keeps it; else the first path.
     owners: dict[str, str] = {}
     for path, entry in entries.items():
@@ -335,12 +383,18 @@ def _build_locked(
         owner = owners[digest]
         if owner != path:
             duplicates += 1
-            if old is None or old.status != "duplicate" or old.duplicate_of != owner:
+            if (
+                old is None
+                or old.status != "duplicate"
+                or old.duplicate_of != owner
+                or path in damaged
+            ):
                 entries[path] = _duplicate(target, path, digest, owner)
                 if old is not None:
                     drop_parts(target, old, entries.values())
             continue
-        if old is not None and old.content_hash == digest and old.status != "duplicate":
+        held = old is not None and old.content_hash == digest and old.status != "duplicate"
+        if held and path not in damaged:
             unchanged += 1
             continue
         changed += old is not None and old.content_hash not in (None, digest)
@@ -375,6 +429,8 @@ def _build_locked(
         changed=changed,
         unchanged=unchanged,
         failed=failed,
+        repaired=len(damaged) - len(lost),
+        lost=len(lost),
         duplicates=duplicates,
         runs_added=sum(added),
         runs=sum(len(e.runs) for e in final.values()),

@@ -49,7 +49,7 @@ def add_corpus_commands(sub: Any) -> None:
         formatter_class=plain,
     )
     commands = p_corpus.add_subparsers(
-        dest="corpus_command", required=True, metavar="{build,report}"
+        dest="corpus_command", required=True, metavar="{build,report,verify}"
     )
     p_build = commands.add_parser(
         "build",
@@ -81,6 +81,17 @@ def add_corpus_commands(sub: Any) -> None:
         action="store_true",
         help="if another build is writing the store, stop at once (default: wait for it)",
     )
+    p_verify = commands.add_parser(
+        "verify",
+        help="check every file of a corpus store against the seal its manifest holds",
+        description=(
+            "Hash every part and checkpoint of the store and compare it with the seal its\n"
+            "manifest entry holds. Exit 0: every byte as written; 1: damaged files (listed,\n"
+            "with the repair: build again from the same paths); 2: not a store."
+        ),
+        formatter_class=plain,
+    )
+    p_verify.add_argument("store", type=Path, metavar="STORE", help="the store's folder")
     p_report = commands.add_parser(
         "report",
         help="write a corpus store's overview as an offline HTML page",
@@ -115,7 +126,28 @@ def run_corpus_command(args: argparse.Namespace) -> int:
     """Run the ``corpus`` subcommand ``args`` names; its exit code."""
     if args.corpus_command == "report":
         return _report(args)
+    if args.corpus_command == "verify":
+        return _verify(args)
     return _build(args)
+
+
+def _verify(args: argparse.Namespace) -> int:
+    """``corpus verify STORE``: 0 when every file is as sealed, 1 when some are damaged, 2
+    when the folder is no store (or its manifest does not validate)."""
+    from footprint_lab.corpus import Corpus, CorpusError
+
+    try:
+        found = Corpus.open(args.store, check=False).verify()
+    except CorpusError as exc:
+        print(f"footprint-lab corpus verify: {exc}", file=sys.stderr)
+        return 2
+    if found.ok:
+        print(found)
+        return 0
+    print(found, file=sys.stderr)
+    for damage in found.damage:
+        print(f"  {damage}", file=sys.stderr)
+    return 1
 
 
 def _report(args: argparse.Namespace) -> int:

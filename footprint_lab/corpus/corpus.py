@@ -14,11 +14,13 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import Executor
+from pathlib import Path
 from typing import Any, Literal
 
 import duckdb
 import pandas as pd
 import pyarrow as pa
+from pydantic import BaseModel, ConfigDict
 
 from footprint_lab.agent.run import Run
 from footprint_lab.corpus._arrow import FAMILIES, to_pandas
@@ -30,12 +32,13 @@ from footprint_lab.corpus.grids import (
     corpus_evidence_frame,
     corpus_sweep,
 )
-from footprint_lab.corpus.store import Entry, Store, Where
+from footprint_lab.corpus.manifest import Damage, Entry
+from footprint_lab.corpus.store import CorpusError, Store, Where
 from footprint_lab.evidence import DEFAULT_MIN_CHARS
 from footprint_lab.lab.evidence import EvidenceConfig, evidence_setup
 from footprint_lab.pricing import CacheRule, Pricing
 
-__all__ = ["FRAMES", "Corpus"]
+__all__ = ["FRAMES", "Corpus", "Verification", "damage_words"]
 
 FRAMES: tuple[str, ...] = FAMILIES
 """The frames of a corpus: ``runs``, ``calls``, ``messages``, ``records``, ``refusals``,
@@ -43,6 +46,48 @@ FRAMES: tuple[str, ...] = FAMILIES
 stack performed), ``problems``."""
 
 Executing = Executor | Literal["inline", "processes"] | None
+
+
+class Verification(BaseModel):
+    """What :meth:`Corpus.verify` found."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    store: str
+    """The store's folder."""
+    sources: int
+    """Source files the manifest holds."""
+    files: int
+    """Parts and checkpoints checked, every byte hashed."""
+    damage: list[Damage]
+    """Each file that is missing or holds other bytes than it was sealed with."""
+
+    @property
+    def ok(self) -> bool:
+        """Nothing is damaged."""
+        return not self.damage
+
+    def __str__(self) -> str:
+        if self.ok:
+            return (
+                f"corpus {self.store}: {self.files:,} file(s) of {self.sources:,} source(s) "
+                "checked, every byte as sealed"
+            )
+        return damage_words(Path(self.store), self.damage, checked=self.files)
+
+
+def damage_words(root: Path, damage: Sequence[Damage], checked: int | None = None) -> str:
+    """A store's damage in words, with the repair: the first few files, how many in all."""
+    sources = sorted({d.source for d in damage})
+    listed = "; ".join(str(d) for d in damage[:5])
+    more = f"; and {len(damage) - 5} more" if len(damage) > 5 else ""
+    of = f" of {checked:,} checked" if checked is not None else ""
+    return (
+        f"{root}: {len(damage)} damaged file(s){of}, from {len(sources)} source file(s): "
+        f"{listed}{more}. Build again from the same paths to rebuild them from their sources "
+        f"(footprint-lab corpus build PATHS -o {root}); footprint-lab corpus verify {root} "
+        "lists them all"
+    )
 
 
 class Corpus:
@@ -107,17 +152,32 @@ class Corpus:
         return cls(Store.open(store), report)
 
     @classmethod
-    def open(cls, store: str | os.PathLike[str]) -> Corpus:
+    def open(cls, store: str | os.PathLike[str], *, check: bool = True) -> Corpus:
         """The corpus in the store at ``store``, its manifest read and checked: every entry
-        names its parts and runs by name, never by path.
+        names its parts and runs by name, never by path, and (``check``) every file it names
+        is there with the size it was sealed with (:meth:`verify` hashes every byte).
 
         Raises:
-            CorpusError: there is no store there (the message says how to build one), or a
-                manifest entry does not validate (naming its file and the rule).
+            CorpusError: there is no store there (the message says how to build one), a
+                manifest entry does not validate (naming its file and the rule), or ``check``
+                and a file of the store is missing or changed (naming them, and the repair).
         """
         corpus = cls(Store.open(store))
-        corpus.entries()
+        entries = corpus.entries()
+        if check:
+            damage = corpus.store.damage(entries)
+            if damage:
+                raise CorpusError(damage_words(corpus.store.root, damage))
         return corpus
+
+    def verify(self) -> Verification:
+        """Check every file the manifest names against its seal, every byte hashed: what
+        ``footprint-lab corpus verify STORE`` prints. Building again from the same paths
+        rebuilds each damaged file's parts from its source."""
+        entries = self.entries()
+        files = sum(len(e.families) + len(e.runs) for e in entries.values())
+        damage = self.store.damage(entries, deep=True)
+        return Verification(store=self.path, sources=len(entries), files=files, damage=damage)
 
     @property
     def path(self) -> str:

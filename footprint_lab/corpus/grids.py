@@ -29,7 +29,8 @@ import pandas as pd
 
 from footprint_lab._gc import bulk_work, in_bulk_work
 from footprint_lab.agent.replay import ReplaySource
-from footprint_lab.corpus.store import Entry, Store
+from footprint_lab.corpus.manifest import Entry
+from footprint_lab.corpus.store import Store
 from footprint_lab.evidence import transcript_facts
 from footprint_lab.lab.costs import cost_frame
 from footprint_lab.lab.evidence import EvidenceConfig, evidence_frame_of, measure, run_facts

@@ -27,7 +27,6 @@ import contextlib
 import hashlib
 import json
 import os
-import re
 import tempfile
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
@@ -39,36 +38,28 @@ import pyarrow.compute as pc
 import pyarrow.dataset as ds
 import pyarrow.parquet as pq
 import zstandard
-from pydantic import BaseModel, ConfigDict, field_validator
 
 from footprint_lab.agent.checkpoint import RunFileError, run_from_text
 from footprint_lab.agent.run import Run
 from footprint_lab.corpus._arrow import FAMILIES, arrow_schema, family_columns, to_pandas
+from footprint_lab.corpus.manifest import PART_NAME, RUN_ID, Damage, Entry, Seal, path_key
 
 __all__ = [
-    "PART_NAME",
-    "RUN_ID",
     "STORE_FORMAT",
     "STORE_VERSION",
     "CorpusError",
-    "Entry",
-    "EntryStatus",
     "Store",
     "Where",
     "drop_parts",
-    "path_key",
 ]
 
 STORE_FORMAT = "footprint-lab/corpus"
 """The ``format`` of a store's ``corpus.json``."""
-STORE_VERSION = 4
+STORE_VERSION = 5
 """The store layout's version (2: a ``findings`` family, the judge's findings per run; 3: run
 files of version 2, the origin kept, and the calls' ``scaled_from``; 4: the records' columns of
-the providers' own policies — ``server_edits``, what their twins measured and cleared)."""
-
-EntryStatus = Literal["imported", "error", "duplicate"]
-"""What became of a source file: its runs are in the store; it did not import (its error is
-in ``problems``); or its content is another file's, whose runs stand for it."""
+the providers' own policies — ``server_edits``, what their twins measured and cleared; 5: each
+entry seals its parts and checkpoints — their SHA-256 and size)."""
 
 Where: TypeAlias = "ds.Expression | Sequence[Any] | Mapping[str, Any] | None"
 """A row filter: a ``pyarrow.dataset`` expression, filters in pyarrow's list form
@@ -81,73 +72,6 @@ _TEMP_PREFIX = ".tmp-"
 
 class CorpusError(ValueError):
     """A corpus store cannot be used as asked: the message names the folder and what to do."""
-
-
-PART_NAME = re.compile(r"[0-9a-f]{64}|(?:path|dup)-[0-9a-f]{32}")
-"""What a part's name may be: a content hash, or ``path-``/``dup-`` and a path key. A name
-is never a path: nothing a manifest says can point outside the store."""
-
-RUN_ID = re.compile(r"[0-9a-f]{16}-[0-9]{1,9}")
-"""What a run id of a store may be (``<16 hex of the file's hash>-<index>``)."""
-
-
-class Entry(BaseModel):
-    """One source file of a corpus, as the manifest records it. Its part and run ids are names
-    (:data:`PART_NAME`, :data:`RUN_ID`), its families the store's: an entry that says otherwise
-    does not validate, so a received store cannot make a read or a delete reach outside it."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    path: str
-    """The file (absolute)."""
-    content_hash: str | None
-    """SHA-256 of its bytes; None when it could not be read (it is tried again each build)."""
-    status: EntryStatus
-    """What became of it."""
-    part: str
-    """The name of its parts in each dataset (its content hash, or a key of its path when it
-    could not be read)."""
-    families: list[str]
-    """The families that have a part for it."""
-    runs: list[str]
-    """The ids of its runs, in file order."""
-    problems: int
-    """Rows it has in ``problems``."""
-    format: str | None = None
-    """The format it was read as (None when it did not import)."""
-    duplicate_of: str | None = None
-    """For a duplicate: the file whose runs stand for it."""
-
-    @field_validator("part")
-    @classmethod
-    def _part_is_a_name(cls, value: str) -> str:
-        if not PART_NAME.fullmatch(value):
-            raise ValueError(
-                f"part {value!r} is not a part name (a content hash, or path-/dup- and a path "
-                "key): a manifest names parts, it never gives paths"
-            )
-        return value
-
-    @field_validator("runs")
-    @classmethod
-    def _runs_are_ids(cls, value: list[str]) -> list[str]:
-        bad = [run for run in value if not RUN_ID.fullmatch(run)]
-        if bad:
-            raise ValueError(f"run ids {bad[:3]!r} are not run ids (<16 hex>-<index>)")
-        return value
-
-    @field_validator("families")
-    @classmethod
-    def _families_are_the_stores(cls, value: list[str]) -> list[str]:
-        unknown = sorted(set(value) - set(FAMILIES))
-        if unknown:
-            raise ValueError(f"families {unknown} are not the store's ({', '.join(FAMILIES)})")
-        return value
-
-
-def path_key(path: str) -> str:
-    """The manifest key of a source path: 32 hex digits of its SHA-256."""
-    return hashlib.sha256(path.encode("utf-8", "surrogateescape")).hexdigest()[:32]
 
 
 def _write_atomic(target: Path, write: Any) -> None:
@@ -285,9 +209,13 @@ class Store:
             raise CorpusError(f"{self.root}: no part {part!r} of {family!r}: not a part's name")
         return self.root / family / f"{part}.parquet"
 
-    def write_part(self, family: str, part: str, table: pa.Table) -> None:
-        """Write one part of a family's dataset, atomically."""
-        _write_atomic(self.part_path(family, part), lambda p: pq.write_table(table, p))
+    def write_part(self, family: str, part: str, table: pa.Table) -> Seal:
+        """Write one part of a family's dataset, atomically; return its seal."""
+        sink = pa.BufferOutputStream()
+        pq.write_table(table, sink)
+        data = sink.getvalue().to_pybytes()
+        _write_atomic(self.part_path(family, part), lambda p: p.write_bytes(data))
+        return Seal.of(data)
 
     def checkpoint_path(self, run_id: str) -> Path:
         """Where run ``run_id``'s compressed checkpoint lies.
@@ -302,11 +230,11 @@ class Store:
             )
         return self.root / "checkpoints" / f"{run_id}{_CHECKPOINT_SUFFIX}"
 
-    def write_checkpoint(self, run_id: str, text: str) -> int:
-        """Write a run's file text (``run_file_text``), compressed; return its bytes."""
+    def write_checkpoint(self, run_id: str, text: str) -> Seal:
+        """Write a run's file text (``run_file_text``), compressed; return its seal."""
         data = zstandard.ZstdCompressor(level=3).compress(text.encode("utf-8"))
         _write_atomic(self.checkpoint_path(run_id), lambda p: p.write_bytes(data))
-        return len(data)
+        return Seal.of(data)
 
     def read_run(self, run_id: str) -> Run:
         """Run ``run_id``, rebuilt from its checkpoint (checksum verified).
@@ -373,6 +301,21 @@ class Store:
         if not path.is_dir():
             return []
         return [p for p in path.iterdir() if not p.is_symlink() and p.is_file()]
+
+    def damage(self, entries: Mapping[str, Entry], *, deep: bool = False) -> list[Damage]:
+        """Every file the manifest names that is not as it was sealed: missing, or (``deep``:
+        its bytes hashed) changed; without ``deep``, a size other than the seal's is a change.
+        An entry without seals (none recorded) is checked for presence only."""
+        found: list[Damage] = []
+        for entry in entries.values():
+            named = [(self.part_path(f, entry.part), entry.parts.get(f)) for f in entry.families]
+            named += [(self.checkpoint_path(r), entry.checkpoints.get(r)) for r in entry.runs]
+            for path, seal in named:
+                kind = _damage_of(path, seal, deep)
+                if kind is not None:
+                    file = path.relative_to(self.root).as_posix()
+                    found.append(Damage(source=entry.path, file=file, kind=kind))
+        return found
 
     # -- reading ------------------------------------------------------------------------------
 
@@ -469,6 +412,26 @@ class Store:
             raise CorpusError(f"{self.root}: no result table {name!r}; there are {self.results()}")
         frame: pd.DataFrame = pq.read_table(path).to_pandas()
         return frame
+
+
+def _damage_of(path: Path, seal: Seal | None, deep: bool) -> Literal["missing", "changed"] | None:
+    """How the file at ``path`` differs from ``seal`` (None: it does not)."""
+    try:
+        size = path.stat().st_size
+    except FileNotFoundError:
+        return "missing"
+    if seal is None:
+        return None
+    if size != seal.size:
+        return "changed"
+    if deep:
+        digest = hashlib.sha256()
+        with path.open("rb") as handle:
+            while chunk := handle.read(1 << 20):
+                digest.update(chunk)
+        if digest.hexdigest() != seal.sha256:
+            return "changed"
+    return None
 
 
 def drop_parts(store: Store, entry: Entry, keep: Iterable[Entry]) -> None:

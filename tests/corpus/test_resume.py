@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from footprint_lab.corpus import Corpus
+from footprint_lab.corpus.manifest import Seal
 from footprint_lab.corpus.store import Store
 from tests.corpus.helpers import TRANSCRIPTS, assert_same_store
 from tests.corpus.killers import KillingExecutor
@@ -45,12 +46,12 @@ def test_a_build_that_raises_mid_file_resumes_identical(
     real = Store.write_part
     writes = 0
 
-    def failing(self: Store, family: str, part: str, table: Any) -> None:
+    def failing(self: Store, family: str, part: str, table: Any) -> Seal:
         nonlocal writes
         writes += 1
         if writes == fail_at:
             raise OSError("disk full (simulated)")
-        real(self, family, part, table)
+        return real(self, family, part, table)
 
     store = tmp_path / "store"
     monkeypatch.setattr(Store, "write_part", failing)
