@@ -259,22 +259,30 @@ class _Loop:
             self.record_cancel(KeyboardInterrupt())
             attach_run(exc, run)
         except Exception as exc:  # a fault never loses the run
-            run.status = "error"
-            run.error = detached(exc)  # no frames: they would keep the provider's client
-            self.recorder.emit(
-                RunFailed(
-                    iteration=run.iterations,
-                    at_ms=self.now(),
-                    error_type=type(exc).__name__,
-                    message=str(exc),
-                )
-            )
+            self.record_fault(exc)
         except BaseException as exc:
             # An interrupt, a cancellation, SystemExit, GeneratorExit or any other
             # BaseException: never lost either — the run is cancelled and rides on it.
             self.record_cancel(exc)
             raise
         self._leave()
+        return run
+
+    def record_fault(self, exc: Exception) -> Run:
+        """Record the run as stopped by the fault ``exc``: status ``'error'``, the error (no
+        frames: they would keep the provider's client), a ``RunFailed`` event, the window as it
+        stands. Returns the run."""
+        run = self.run
+        run.status = "error"
+        run.error = detached(exc)
+        self.recorder.emit(
+            RunFailed(
+                iteration=run.iterations,
+                at_ms=self.now(),
+                error_type=type(exc).__name__,
+                message=str(exc),
+            )
+        )
         return run
 
     def _leave(self) -> None:

@@ -99,8 +99,9 @@ def fork(
 
     Works in scripts and inside Jupyter's event loop; a Ctrl-C stops the fork at its next
     stage boundary and the fork rides on the ``KeyboardInterrupt`` as ``.run``, as
-    ``agent.run`` does. A fault mid-fork (the provider failing) returns the fork with
-    ``status='error'``; the parent is never changed.
+    ``agent.run`` does. A fault mid-fork (the provider failing, or the strategy raising on the
+    parent's history before the fork's first call) returns the fork with ``status='error'``
+    and the fault as ``error``, as ``agent.run`` does; the parent is never changed.
 
     Args:
         run: A recorded run, one loaded with ``load_run``, or an imported one (a transcript
@@ -207,13 +208,21 @@ async def _afork(agent: _ForkAgent, source: Run, at: int, strategy: WindowStrate
         provider=prefix.provider,
         source=source.origin,
     )
-    replayed = await areplay(
-        source,
-        strategy,
-        agent.keep_last_tool_results,
-        context_window=agent.provider.context_window(agent.model),
-    )
-    window = counterfactual_window(source, replayed, at, prefix.ledger)
+    try:
+        replayed = await areplay(
+            source,
+            strategy,
+            agent.keep_last_tool_results,
+            context_window=agent.provider.context_window(agent.model),
+        )
+        window = counterfactual_window(source, replayed, at, prefix.ledger)
+    except WindowConfigError:
+        raise
+    except Exception as exc:  # the strategy failed on the parent's history: a run, as run() gives
+        failed = _Loop.from_run(agent, prefix, None)
+        failed.record_fault(exc)
+        failed._leave()
+        return prefix
     loop = _Loop.from_run(agent, prefix, None)
     given = loop.window
     if len(window) != len(given) or any(a is not b for a, b in zip(window, given, strict=True)):

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -23,7 +24,7 @@ from footprint_lab.agent.checkpoint import run_file_text
 from footprint_lab.agent.origin import Import, imported_source
 from footprint_lab.agent.run import ImportProblem, Run
 from footprint_lab.corpus._arrow import arrow_schema, family_columns, from_frame
-from footprint_lab.corpus.manifest import Seal
+from footprint_lab.corpus.manifest import Seal, content_hash
 from footprint_lab.corpus.store import Store
 from footprint_lab.importers import TranscriptError, import_clock, load
 from footprint_lab.importers.saved_run import SOURCE as RUN_SOURCE
@@ -128,6 +129,8 @@ class FileOutcome:
     checkpoint_bytes: int = 0
     parts: dict[str, Seal] = field(default_factory=dict)
     checkpoints: dict[str, Seal] = field(default_factory=dict)
+    unsettled: bool = False
+    """The file kept changing while it was imported: the next build tries it again."""
 
 
 def _keyed_table(
@@ -158,7 +161,7 @@ def format_of_run(run: Run) -> str:
 
 
 def _runs_row(
-    run: Run, run_id: str, task: FileTask, index: int, checkpoint_bytes: int
+    run: Run, run_id: str, task: FileTask, digest: str, index: int, checkpoint_bytes: int
 ) -> dict[str, Any]:
     meta = run.meta if isinstance(run.meta, dict) else {}
     reward = meta.get("reward")
@@ -166,7 +169,7 @@ def _runs_row(
     return {
         "run_id": run_id,
         "source_path": task.name,
-        "content_hash": task.content_hash,
+        "content_hash": digest,
         "index": index,
         "format": format_of_run(run),
         "label": _text_or_none(meta.get("label")),
@@ -238,29 +241,63 @@ def _failure(error: TranscriptError) -> ImportFailure:
     )
 
 
+UNSETTLED = "bytes"
+"""The field a file that kept changing while it was imported is refused on."""
+
+
+def _load_as_hashed(task: FileTask) -> tuple[str, list[Run] | TranscriptError]:
+    """The file's runs (or why it does not import) and the hash of the bytes they came from.
+
+    The build hashed the file before this job; it is hashed again after loading. When the two
+    differ, something wrote the file in between, and the runs may be of either content: it is
+    loaded again, once, and kept under its new hash if that holds; if it changed again, the
+    file is a problem saying so (import it when nothing writes it)."""
+    digest = task.content_hash
+    for _ in range(2):
+        try:
+            with import_clock(STORE_CLOCK):
+                loaded: list[Run] | TranscriptError = load(
+                    task.path, strict=task.strict, tool_loop=task.tool_loop
+                )
+        except TranscriptError as exc:
+            loaded = exc
+        try:
+            after = content_hash(Path(task.path))
+        except TranscriptError as exc:  # gone or unreadable since: the import stands on nothing
+            return digest, exc
+        if after == digest:
+            return digest, loaded
+        digest = after
+    return digest, TranscriptError(
+        "corpus",
+        None,
+        UNSETTLED,
+        "the file changed while it was being imported, twice over (hashed, read, hashed "
+        "again): import it when nothing is writing it",
+        path=task.name,
+    )
+
+
 def import_file(task: FileTask) -> FileOutcome:
     """Import one file into the store (in a worker, or inline): checkpoints first, then one
     part per family with rows; the caller files the manifest entry last."""
     store = Store(task.store)
-    try:
-        with import_clock(STORE_CLOCK):
-            runs = load(task.path, strict=task.strict, tool_loop=task.tool_loop)
-    except TranscriptError as exc:
-        failure = _failure(exc)
+    digest, loaded = _load_as_hashed(task)
+    if isinstance(loaded, TranscriptError):
+        failure = _failure(loaded)
         sealed: dict[str, Seal] = {}
         if not task.strict:
-            rows = error_problems(task.name, task.content_hash, failure, "error")
-            sealed["problems"] = store.write_part(
-                "problems", task.content_hash, problems_table(rows)
-            )
+            rows = error_problems(task.name, digest, failure, "error")
+            sealed["problems"] = store.write_part("problems", digest, problems_table(rows))
         return FileOutcome(
             task.name,
-            task.content_hash,
+            digest,
             None,
             families=[] if task.strict else ["problems"],
             problems=0 if task.strict else 1,
             failure=failure,
             parts=sealed,
+            unsettled=loaded.field == UNSETTLED,
         )
     captured: dict[str, list[pd.DataFrame]] = {name: [] for name in CAPTURED}
     run_rows: list[dict[str, Any]] = []
@@ -270,8 +307,8 @@ def import_file(task: FileTask) -> FileOutcome:
     formats: set[str] = set()
     checkpoints: dict[str, Seal] = {}
     parts: dict[str, Seal] = {}
-    for index, run in enumerate(runs):
-        run_id = run_id_of(task.content_hash, index)
+    for index, run in enumerate(loaded):
+        run_id = run_id_of(digest, index)
         run_ids.append(run_id)
         checkpoints[run_id] = store.write_checkpoint(run_id, run_file_text(run))
         size = checkpoints[run_id].size
@@ -280,32 +317,26 @@ def import_file(task: FileTask) -> FileOutcome:
         frames = capture(run, membership="window", label=run_id)
         for name in CAPTURED:
             captured[name].append(frames[name])
-        run_rows.append(_runs_row(run, run_id, task, index, size))
-        problem_rows.extend(
-            _problem_row(p, task.name, task.content_hash, run_id) for p in run.import_problems
-        )
+        run_rows.append(_runs_row(run, run_id, task, digest, index, size))
+        problem_rows.extend(_problem_row(p, task.name, digest, run_id) for p in run.import_problems)
     families: list[str] = []
     if run_rows:
         columns = family_columns("runs")
         frame = build_frame("corpus_runs", {c: [row[c] for row in run_rows] for c in columns})
-        parts["runs"] = store.write_part(
-            "runs", task.content_hash, from_frame(frame, arrow_schema(columns))
-        )
+        parts["runs"] = store.write_part("runs", digest, from_frame(frame, arrow_schema(columns)))
         families.append("runs")
     for name, run_frames in captured.items():
         # One conversion per family and file: per run, Arrow's per-column cost dominates.
         table = _keyed_table(name, run_frames, run_ids, task.name)
         if table.num_rows:
-            parts[name] = store.write_part(name, task.content_hash, table)
+            parts[name] = store.write_part(name, digest, table)
             families.append(name)
     if problem_rows:
-        parts["problems"] = store.write_part(
-            "problems", task.content_hash, problems_table(problem_rows)
-        )
+        parts["problems"] = store.write_part("problems", digest, problems_table(problem_rows))
         families.append("problems")
     return FileOutcome(
         task.name,
-        task.content_hash,
+        digest,
         formats.pop() if len(formats) == 1 else None,
         runs=run_ids,
         families=families,

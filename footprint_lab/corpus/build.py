@@ -21,7 +21,6 @@ importer listed for a run. ``strict=True`` imports strictly and stops at the fir
 from __future__ import annotations
 
 import glob
-import hashlib
 import os
 from collections.abc import Sequence
 from concurrent.futures import Executor
@@ -38,15 +37,14 @@ from footprint_lab.corpus._rows import (
     import_file,
     problems_table,
 )
-from footprint_lab.corpus.manifest import Damage, Entry, EntryStatus, path_key
+from footprint_lab.corpus.manifest import Damage, Entry, EntryStatus, content_hash, path_key
 from footprint_lab.corpus.store import CorpusError, Store, drop_parts
 from footprint_lab.importers import (
     TranscriptError,
-    check_regular,
     folder_entries,
     is_whole_folder,
 )
-from footprint_lab.lab.experiments import run_jobs
+from footprint_lab.lab.experiments import WorkerDied, run_jobs
 from footprint_lab.reading.paths import path_text
 
 __all__ = ["BuildReport", "Paths", "build_store", "content_hash", "source_files"]
@@ -55,7 +53,6 @@ Paths = str | os.PathLike[str] | Sequence[str | os.PathLike[str]]
 """What a build reads: a folder, a file, a glob, or a list of them."""
 
 _GLOB_CHARS = frozenset("*?[")
-_CHUNK = 1 << 20
 
 
 class BuildReport(BaseModel):
@@ -172,36 +169,6 @@ def source_files(paths: Paths) -> list[Path]:
     return sorted({p.absolute() for p in found})
 
 
-def content_hash(path: Path) -> str:
-    """SHA-256 of the regular file ``path``'s bytes, read in chunks; of a folder read whole
-    (:func:`~footprint_lab.importers.is_whole_folder`), of each of its files' relative path
-    and bytes, in path order.
-
-    Raises:
-        TranscriptError: ``path`` is not a regular file (a FIFO is never opened), or cannot
-            be read.
-    """
-    digest = hashlib.sha256()
-    if path.is_dir():
-        files = sorted(p for p in path.rglob("*") if p.is_file())
-    else:
-        check_regular(path, "corpus")
-        files = [path]
-    try:
-        for file in files:
-            if file is not path:
-                check_regular(file, "corpus")
-                digest.update(file.relative_to(path).as_posix().encode() + b"\0")
-            with file.open("rb") as handle:
-                while chunk := handle.read(_CHUNK):
-                    digest.update(chunk)
-    except OSError as exc:
-        raise TranscriptError(
-            "corpus", None, "file", f"cannot read: {exc.strerror or exc}", path=str(path)
-        ) from None
-    return digest.hexdigest()
-
-
 def _named(found: Sequence[Path]) -> dict[str, str]:
     """Each file by the name the store records it under (:func:`path_text`). A name that is
     not UTF-8 is written with escapes, and a UTF-8 name may spell the same escapes: the second
@@ -301,7 +268,8 @@ def _unrecoverable(
 def _entry_of(outcome: FileOutcome) -> Entry:
     return Entry(
         path=outcome.path,
-        content_hash=outcome.content_hash,
+        # a file that kept changing has no settled content: the next build tries it again
+        content_hash=None if outcome.unsettled else outcome.content_hash,
         status="error" if outcome.failure is not None else "imported",
         part=outcome.content_hash,
         families=outcome.families,
@@ -418,9 +386,20 @@ def _build_locked(
 
     # A pool costs seconds to start: worth it for two files or more.
     where = ("processes" if len(tasks) > 1 else "inline") if executor is None else executor
-    run_jobs(
-        import_file, tasks, executor=where, progress=progress, desc="corpus", on_result=file_it
-    )
+    try:
+        run_jobs(
+            import_file, tasks, executor=where, progress=progress, desc="corpus", on_result=file_it
+        )
+    except WorkerDied as exc:
+        unfinished = [tasks[i].name for i in exc.unfinished]
+        named = ", ".join(unfinished[:3]) + (
+            f" and {len(unfinished) - 3} more" if len(unfinished) > 3 else ""
+        )
+        raise CorpusError(
+            f"{target.root}: a worker process died while importing (killed, out of memory, or "
+            f"crashed); {len(unfinished)} file(s) did not finish: {named}. Every file imported "
+            "before is in the store: build again to resume (those are not imported again)"
+        ) from exc
     final = target.entries()
     return BuildReport(
         store=str(target.root),

@@ -11,13 +11,26 @@ from __future__ import annotations
 
 import hashlib
 import re
+from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, field_validator
 
 from footprint_lab.corpus._arrow import FAMILIES
+from footprint_lab.importers import TranscriptError, check_regular
 
-__all__ = ["PART_NAME", "RUN_ID", "Damage", "Entry", "EntryStatus", "Seal", "path_key"]
+__all__ = [
+    "PART_NAME",
+    "RUN_ID",
+    "Damage",
+    "Entry",
+    "EntryStatus",
+    "Seal",
+    "content_hash",
+    "path_key",
+]
+
+_CHUNK = 1 << 20
 
 EntryStatus = Literal["imported", "error", "duplicate"]
 """What became of a source file: its runs are in the store; it did not import (its error is
@@ -126,3 +139,33 @@ class Entry(BaseModel):
 def path_key(path: str) -> str:
     """The manifest key of a source path: 32 hex digits of its SHA-256."""
     return hashlib.sha256(path.encode("utf-8", "surrogateescape")).hexdigest()[:32]
+
+
+def content_hash(path: Path) -> str:
+    """SHA-256 of the regular file ``path``'s bytes, read in chunks; of a folder read whole
+    (:func:`~footprint_lab.importers.is_whole_folder`), of each of its files' relative path
+    and bytes, in path order.
+
+    Raises:
+        TranscriptError: ``path`` is not a regular file (a FIFO is never opened), or cannot
+            be read.
+    """
+    digest = hashlib.sha256()
+    if path.is_dir():
+        files = sorted(p for p in path.rglob("*") if p.is_file())
+    else:
+        check_regular(path, "corpus")
+        files = [path]
+    try:
+        for file in files:
+            if file is not path:
+                check_regular(file, "corpus")
+                digest.update(file.relative_to(path).as_posix().encode() + b"\0")
+            with file.open("rb") as handle:
+                while chunk := handle.read(_CHUNK):
+                    digest.update(chunk)
+    except OSError as exc:
+        raise TranscriptError(
+            "corpus", None, "file", f"cannot read: {exc.strerror or exc}", path=str(path)
+        ) from None
+    return digest.hexdigest()

@@ -29,6 +29,7 @@ import sys
 import warnings
 from collections.abc import Callable, Sequence
 from concurrent.futures import (
+    BrokenExecutor,
     Executor,
     Future,
     ProcessPoolExecutor,
@@ -43,7 +44,7 @@ import cloudpickle
 
 from footprint_lab.lab.progress import progress as progress_bar
 
-__all__ = ["Where", "run_jobs", "spawn_problem"]
+__all__ = ["Where", "WorkerDied", "run_jobs", "spawn_problem"]
 
 J = TypeVar("J")
 R = TypeVar("R")
@@ -79,6 +80,22 @@ def spawn_problem() -> str | None:
         f'{path} has no `if __name__ == "__main__":` guard, so every worker process '
         "would run it again; put the code that calls sweep / evidence_frame under one"
     )
+
+
+class WorkerDied(RuntimeError):
+    """A worker process died mid-grid (killed, out of memory, a crash in native code): the
+    pool is broken and the jobs it held did not finish. The results handed back before it
+    (``on_result``) stand."""
+
+    def __init__(self, unfinished: list[int], total: int, cause: BaseException) -> None:
+        self.unfinished = unfinished
+        """The indexes of the jobs that did not finish, in order."""
+        self.total = total
+        """How many jobs there were."""
+        super().__init__(
+            f"a worker process died (killed, out of memory, or crashed: {cause}); "
+            f"{total - len(unfinished)} of {total} job(s) had finished, {len(unfinished)} did not"
+        )
 
 
 def _call(payload: bytes) -> Any:
@@ -171,7 +188,11 @@ def _on(
     try:
         for future in as_completed(futures):
             i = futures[future]
-            results[i] = future.result()
+            try:
+                results[i] = future.result()
+            except BrokenExecutor as exc:
+                unfinished = [j for j in range(len(jobs)) if j not in results]
+                raise WorkerDied(unfinished, len(jobs), exc) from exc
             if on_result is not None:
                 on_result(i, results[i])
             bar.update(steps[i])

@@ -407,3 +407,30 @@ def _request_commit(run: Run, index: int) -> int:
         if m.role == "user" and (m.stage_id or "").startswith("seed#") and m.authored is None
     ]
     return seeds[index]
+
+
+class _Raising:
+    """A strategy whose plan raises on the parent's history."""
+
+    name = "raises"
+
+    def plan(self, given: object) -> object:
+        raise RuntimeError("the strategy broke on this history")
+
+
+def test_a_fork_whose_strategy_raises_is_a_run_with_status_error(tmp_path: Path) -> None:
+    parent = parallel_tools().run(sliding_window(keep_recent_turns=2))
+    saved = parent.checkpoint().model_dump_json()
+    provider = ScriptedProvider([Reply.text("never asked")])
+    forked = fork(parent, at=2, strategy=_Raising(), provider=provider)  # type: ignore[arg-type]
+    assert forked.status == "error"
+    assert isinstance(forked.error, RuntimeError)
+    assert "the strategy broke on this history" in str(forked.error)
+    assert provider.calls == 0  # the fork never reached its call
+    assert forked.origin.kind == "fork" and forked.origin.at == 2
+    assert parent.checkpoint().model_dump_json() == saved
+    with pytest.raises(RuntimeError, match="the strategy broke"):
+        forked.raise_for_error()
+    forked.save(tmp_path / "fork.json")  # a run file like any other
+    back = load_run(tmp_path / "fork.json")
+    assert back.status == "error" and "the strategy broke" in str(back.error)

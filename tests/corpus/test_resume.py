@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from footprint_lab.corpus import Corpus
+from footprint_lab.corpus import Corpus, CorpusError
 from footprint_lab.corpus.manifest import Seal
 from footprint_lab.corpus.store import Store
 from tests.corpus.helpers import TRANSCRIPTS, assert_same_store
@@ -76,9 +76,13 @@ def test_a_build_whose_worker_is_killed_mid_file_resumes_identical(
     store = tmp_path / "store"
     with (
         ProcessPoolExecutor(max_workers=1, mp_context=get_context("spawn")) as pool,
-        pytest.raises(BrokenProcessPool),
+        pytest.raises(CorpusError) as died,
     ):
         Corpus.build(sources, store, executor=KillingExecutor(pool, "runtime-basic.json"))
+    message = str(died.value)
+    assert "a worker process died while importing" in message
+    assert "runtime-basic.json" in message and "build again to resume" in message
+    assert isinstance(died.value.__cause__.__cause__, BrokenProcessPool)  # type: ignore[union-attr]
     # The killed file wrote a part and no entry: the store does not name it.
     half = Corpus.open(store)
     killed = [p for p in half.entries() if p.endswith("runtime-basic.json")]
