@@ -51,6 +51,7 @@ __all__ = [
     "ANTHROPIC",
     "CACHE_RULES",
     "DEFAULT_TOKENS_PER_CHAR",
+    "MAX_PRICE_PER_MTOK",
     "OPENAI",
     "OPENAI_CACHE_MIN_TOKENS",
     "OPENAI_CACHE_STEP_TOKENS",
@@ -132,9 +133,18 @@ class CostParts(BaseModel):
         return self.input_cost + self.cached_input_cost + self.cache_write_cost + self.output_cost
 
 
-Price = Annotated[float, Field(ge=0, allow_inf_nan=False)]
-"""A price in US dollars per million tokens: a finite number >= 0 (``inf``, ``NaN`` and
-negative prices are refused when the :class:`Pricing` is built)."""
+MAX_PRICE_PER_MTOK = 10_000.0
+"""The highest price per million tokens a :class:`Pricing` takes: well above any model's
+(the dearest list price in 2026 is a few hundred dollars); a larger one is a typo or a unit
+slip (dollars per token given as per million), refused when the pricing is built."""
+
+Price = Annotated[
+    float, Field(ge=0, le=MAX_PRICE_PER_MTOK, allow_inf_nan=False, strict=True)
+]
+"""A price in US dollars per million tokens: a number (an ``int`` or a ``float``, never a
+string or a boolean), finite, from 0 to :data:`MAX_PRICE_PER_MTOK` (``"3"``, ``True``,
+``inf``, ``NaN``, ``1e308`` and negative prices are refused when the :class:`Pricing` is
+built, naming the field)."""
 
 
 class Pricing(BaseModel):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 
 import pytest
+from pydantic import ValidationError
 
 from footprint_lab import replay, sliding_window
 from footprint_lab.agent import Agent, tool
@@ -18,7 +19,7 @@ from footprint_lab.costs import (
 )
 from footprint_lab.importers import from_openai, load_tau_bench
 from footprint_lab.lab import capture
-from footprint_lab.pricing import run_tokens_per_char, shared_prefix_tokens
+from footprint_lab.pricing import MAX_PRICE_PER_MTOK, run_tokens_per_char, shared_prefix_tokens
 from footprint_lab.providers import Reply, ScriptedProvider
 from tests.builders import EVIDENCE_TRANSCRIPT
 from tests.evidence.test_evidence import DATA
@@ -141,3 +142,30 @@ def test_bad_arguments_say_what_is_accepted() -> None:
         cost_frame("run.json")  # type: ignore[arg-type]
     with pytest.raises(PricingError, match="scripted"):
         cost_frame(_scripted())
+
+
+@pytest.mark.parametrize(
+    ("value", "rule"),
+    [
+        ("3", "valid number"),
+        (True, "valid number"),
+        (1e308, "less than or equal to 10000"),
+        (math.inf, "finite number"),
+        (math.nan, "finite number"),
+        (-0.5, "greater than or equal to 0"),
+    ],
+)
+def test_a_price_is_a_sane_finite_number_never_a_string_or_a_boolean(
+    value: object, rule: str
+) -> None:
+    prices = {
+        "input_per_mtok": 3.0,
+        "cached_input_per_mtok": 0.3,
+        "cache_write_per_mtok": 3.75,
+        "output_per_mtok": 15,  # an int is a number
+    }
+    assert Pricing(**prices).output_per_mtok == 15.0  # type: ignore[arg-type]
+    with pytest.raises(ValidationError, match=rule) as refused:
+        Pricing(**{**prices, "cached_input_per_mtok": value})  # type: ignore[arg-type]
+    assert "cached_input_per_mtok" in str(refused.value)  # the field is named
+    assert Pricing(**{**prices, "input_per_mtok": MAX_PRICE_PER_MTOK}).input_per_mtok == 10_000

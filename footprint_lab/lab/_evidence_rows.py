@@ -42,11 +42,15 @@ from footprint_lab.pricing import (
     source_tokens_per_char,
 )
 
-RELATIVE_PRICING = Pricing(
-    input_per_mtok=1_000_000,
-    cached_input_per_mtok=100_000,
-    cache_write_per_mtok=1_000_000,
-    output_per_mtok=0,
+# Built unchecked on purpose: its unit is one uncached token, not a dollar, so it lies far
+# above the dollar prices a Pricing takes from a caller (pricing.MAX_PRICE_PER_MTOK).
+RELATIVE_PRICING = Pricing.model_construct(
+    input_per_mtok=1_000_000.0,
+    cached_input_per_mtok=100_000.0,
+    cache_write_per_mtok=1_000_000.0,
+    output_per_mtok=0.0,
+    model=None,
+    provider=None,
 )
 """The grid's default price: one unit per uncached input token, a tenth of one per cached token
 (cached input costs about a tenth of uncached at the providers), output not counted — so
