@@ -453,14 +453,16 @@ class _Loop:
     def _call_stage(self) -> str:
         """The stage id of the model call about to be made. A call that failed or was
         interrupted committed nothing; when nothing was committed or numbered since, its re-run
-        (``resume_on_error``, ``resume``) goes under the same id — ``run.calls`` keeps both —
-        so the fault consumed no id and every later stage is numbered as in a run that never
-        stopped."""
+        (``resume_on_error``, ``resume``) goes under the same id and takes the failed attempt's
+        place in ``run.calls`` — so the fault consumed no id, every later stage is numbered as
+        in a run that never stopped, and the resumed run's calls are the uninterrupted run's.
+        The failed attempt stays in the events (its ``llm.start`` and the ``run.error``)."""
         if self.run.calls:
             last = self.run.calls[-1]
             ledger = self.ledger
             unanswered = last.sent_commit == len(ledger) - 1
             if unanswered and stage_number(last.stage_id) == ledger.stage_count - 1:
+                self.run.calls.pop()  # the attempt that got no reply: its re-run replaces it
                 return last.stage_id
         return self.writer.stage("call-llm")
 

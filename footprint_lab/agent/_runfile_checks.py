@@ -11,6 +11,7 @@ raises :class:`RunFileProblem` naming the place as a JSON path (``records[3].rem
 from __future__ import annotations
 
 import functools
+import json
 import typing
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal
@@ -18,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import BaseModel
 
 from footprint_lab.ledger import Ledger, stage_number
+from footprint_lab.usage import Usage
 
 if TYPE_CHECKING:
     from footprint_lab.agent.run import Checkpoint
@@ -47,6 +49,18 @@ not listed here ('cancelled', or any added later) are not held to a phase or a p
 listed ones a pause is carried exactly when the phase is 'resume', and a fault only with
 status 'error'. 'incomplete' is an imported run's (its file ends mid-loop): always finished.
 """
+
+
+MAX_CALL_TOKENS = 10**9
+"""The most tokens one call may report in any usage field: a thousand times the largest
+context window of 2026; more is an edited file, never a provider's report."""
+
+MAX_PIN_LIMIT = 10**6
+"""The largest ``keep_last_tool_results`` a run file may hold (more pins than any run has
+tool results)."""
+
+MAX_META_CHARS = 1_000_000
+"""The most characters a run's ``meta`` may hold, as JSON: it holds settings and notes."""
 
 
 class RunFileProblem(ValueError):
@@ -232,6 +246,42 @@ def _check_status(checkpoint: Checkpoint) -> None:
         raise RunFileProblem("error", "a run with status 'error' names the fault it stopped on")
 
 
+def _check_usage(usage: Usage | None, where: str) -> None:
+    """No usage field above :data:`MAX_CALL_TOKENS`."""
+    if usage is None:
+        return
+    for name in ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens"):
+        value = getattr(usage, name)
+        if value is not None and value > MAX_CALL_TOKENS:
+            raise RunFileProblem(
+                f"{where}.{name}",
+                f"is {value:,}; no call reads or writes more than {MAX_CALL_TOKENS:,} tokens",
+            )
+
+
+def _check_bounds(checkpoint: Checkpoint) -> None:
+    """Sizes no honest run reaches: the pin limit, the meta's size, every usage."""
+    pins = checkpoint.keep_last_tool_results
+    if pins > MAX_PIN_LIMIT:
+        raise RunFileProblem(
+            "keep_last_tool_results",
+            f"is {pins:,}; a pin limit is at most {MAX_PIN_LIMIT:,} (more pins than any run has "
+            "tool results)",
+        )
+    size = len(json.dumps(checkpoint.meta, default=str))
+    if size > MAX_META_CHARS:
+        raise RunFileProblem(
+            "meta",
+            f"holds {size:,} characters as JSON; a run's meta holds settings and notes, at most "
+            f"{MAX_META_CHARS:,}",
+        )
+    _check_usage(checkpoint.last_usage, "last_usage")
+    for i, call in enumerate(checkpoint.calls):
+        _check_usage(call.usage, f"calls[{i}].usage")
+    for i, event in enumerate(checkpoint.events):
+        _check_iteration(event.iteration, checkpoint.iterations, f"events[{i}].iteration")
+
+
 def _check_removed(ids: Sequence[str], committed: set[str], where: str) -> None:
     for j, stage_id in enumerate(ids):
         if stage_id not in committed:
@@ -263,6 +313,7 @@ def check_run(checkpoint: Checkpoint, ledger: Ledger) -> None:
             "completed before the current request's loop)",
         )
     _check_status(checkpoint)
+    _check_bounds(checkpoint)
     if checkpoint.pause is not None:
         _check_iteration(checkpoint.pause.iteration, iterations, "pause.iteration")
 

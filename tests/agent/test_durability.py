@@ -208,14 +208,20 @@ def test_resume_on_error_retries_with_the_identical_window() -> None:
     assert checkpoint.error is not None and "503" in checkpoint.error.message
     with pytest.raises(ValueError, match="resume_on_error"):
         failed.agent.resume(checkpoint)  # type: ignore[union-attr]
+    failed_call = failed.calls[-1]
+    assert failed_call.usage is None  # the attempt that got no reply
     resumed = failed.agent.resume_on_error(checkpoint)  # type: ignore[union-attr]
     assert resumed.status == "done" and resumed.output == "ok"
-    failed_call, retried_call = resumed.calls[-2], resumed.calls[-1]
-    assert failed_call.usage is None
-    assert resumed.window_sent(len(resumed.calls) - 1) == resumed.window_sent(
-        len(resumed.calls) - 2
-    )
-    assert failed_call.iteration == retried_call.iteration
+    # the re-run took the failed attempt's place: the calls are an uninterrupted run's
+    clean = [r for r in replies if r is not replies[1]]
+    whole = _human_agent(clean, strategy=sliding_window(2)).run("go")
+    assert [c.model_dump() for c in resumed.calls] == [c.model_dump() for c in whole.calls]
+    retried = resumed.calls[-1]
+    assert (retried.stage_id, retried.iteration) == (failed_call.stage_id, failed_call.iteration)
+    assert resumed.window_sent(len(resumed.calls) - 1) == failed.window_sent(len(failed.calls) - 1)
+    # the failed attempt is still told by the events: two starts of its stage, and the fault
+    starts = [e for e in resumed.events if e.type == "llm.start" and e.stage_id == retried.stage_id]
+    assert len(starts) == 2 and any(e.type == "run.error" for e in resumed.events)
 
 
 def test_folded_originals_ride_the_checkpoint_unless_discarded() -> None:

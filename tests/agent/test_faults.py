@@ -626,6 +626,8 @@ def test_resume_on_error_is_identical_for_every_fault_point(point: str) -> None:
     resumed = faulty.resume_on_error(checkpoint)
     assert resumed.status == "done" and resumed.output == whole.output
     assert resumed.iterations == whole.iterations
+    # the failed attempt's record gave way to its re-run: the calls are the uninterrupted run's
+    assert [c.model_dump() for c in resumed.calls] == [c.model_dump() for c in whole.calls]
     # Stage ids included: a failed provider call and its re-run share one id (#24 item 8).
     assert _sent(resumed) == _sent(whole)
     assert _records(resumed) == _records(whole)

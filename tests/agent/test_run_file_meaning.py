@@ -110,6 +110,18 @@ def _issue_edit(kind: str) -> tuple[Doc, str]:
         for copy in (record, doc["ledger"]["commits"][record["commit"]]["value"]):
             copy[field] = value
         return doc, f"records[{len(doc['records']) - 1}].{field}: is {value}, but "
+    if kind == "huge usage":
+        doc["calls"][0]["usage"]["input_tokens"] = 10**15
+        return doc, "calls[0].usage.input_tokens: is 1,000,000,000,000,000; no call reads"
+    if kind == "late event":
+        doc["events"][0]["iteration"] = 999
+        return doc, "events[0].iteration: is 999, but the run started only"
+    if kind == "huge pins":
+        doc["keep_last_tool_results"] = 10**9
+        return doc, "keep_last_tool_results: is 1,000,000,000; a pin limit is at most 1,000,000"
+    if kind == "huge meta":
+        doc["meta"]["note"] = "x" * 5_000_000
+        return doc, "meta: holds 5,000,0"
     if kind == "tool to user":
         doc["ledger"]["messages"][results[0]]["role"] = "user"
         return doc, f"ledger.messages[{results[0]}].role: is 'user', but a tool-calls stage"
@@ -139,6 +151,10 @@ def _issue_edit(kind: str) -> tuple[Doc, str]:
         "ghost",
         "reversed",
         "forged",
+        "huge usage",
+        "late event",
+        "huge pins",
+        "huge meta",
     ],
 )
 def test_each_edit_the_issue_names_is_refused_naming_the_rule(kind: str) -> None:

@@ -88,10 +88,15 @@ def test_a_provider_fault_and_resume_on_error_number_stages_as_the_whole_run(at:
     resumed = agent.resume_on_error(_reloaded(failed))
     assert resumed.status == "done" and resumed.output == whole.output
     assert _ids(resumed) == _ids(whole)
-    # The failed call is still recorded, under the id its re-run went on to use.
-    failed_call, rerun = [c for c in resumed.calls if c.iteration == at][:2]
+    # The failed call got no reply; its re-run, under the same id, took its place in the calls
+    # (the calls are the whole run's), and the events still tell of the attempt.
+    (failed_call,) = [c for c in failed.calls if c.iteration == at]
+    (rerun,) = [c for c in resumed.calls if c.iteration == at]
     assert failed_call.usage is None and rerun.usage is not None
     assert failed_call.stage_id == rerun.stage_id
+    assert [c.model_dump() for c in resumed.calls] == [c.model_dump() for c in whole.calls]
+    starts = [e for e in resumed.events if e.type == "llm.start" and e.stage_id == rerun.stage_id]
+    assert len(starts) == 2
 
 
 @pytest.mark.parametrize("at", [2, 5])
