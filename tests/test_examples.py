@@ -18,6 +18,7 @@ ROOT = Path(__file__).resolve().parents[1]
         ("quickstart.py", "left the window but the ledger still has it: 'DEPLOY d1 status=OK'"),
         ("custom_strategy.py", "status=done"),
         ("replay_transcript.py", "violations: ['lost-current-request'"),
+        ("idempotent_tool.py", "tool ran: 2 times, as call(s) ['call_1']\ncharges recorded: 1"),
     ],
 )
 def test_example_runs(script: str, expect: str) -> None:

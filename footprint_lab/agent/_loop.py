@@ -234,6 +234,10 @@ class _Loop:
                         break
                     else:
                         run.phase = "tools"
+                        # The reply and its call ids durable before any tool runs: a crash
+                        # inside the batch resumes here, never asks the model again, and each
+                        # call keeps its id (current_call_id, the idempotency key).
+                        self.checkpoint_hook()
                 elif phase == "recover":
                     await self.recover(run.iterations)
                     run.phase = "inject"  # compaction re-delivers, forced or not

@@ -78,7 +78,7 @@ def kill_after(strategy_name: str, checkpoint: Path, k: int) -> None:
     def persist(cp: Checkpoint) -> None:
         nonlocal commits
         cp.save(checkpoint)
-        if cp.phase == "tools":
+        if cp.phase == "tools" and cp.answered_calls:  # after a result, not before the batch
             commits += 1
             if commits == k:
                 os.kill(os.getpid(), signal.SIGKILL)

@@ -171,7 +171,9 @@ def test_a_finished_call_is_committed_at_once_and_the_window_keeps_call_order() 
     async def waits() -> str:
         """Finishes only after `opens` did, and after its result was checkpointed."""
         await gate.setdefault("open", asyncio.Event()).wait()
-        assert [c.answered_calls for c in seen if c.phase == "tools"] == [["call_2"]]
+        assert [c.answered_calls for c in seen if c.phase == "tools" and c.answered_calls] == [
+            ["call_2"]
+        ]
         return "second to finish"
 
     @tool
@@ -195,7 +197,7 @@ def test_a_finished_call_is_committed_at_once_and_the_window_keeps_call_order() 
     assert len(stages) == 1  # one stage per batch, one history commit per result
     keys = [c.key for c in run.ledger.commits if c.stage_id in stages]
     assert keys == ["history", "history", "window"]  # the window commit puts it in call order
-    assert [c.answered_calls for c in seen if c.phase == "tools"] == [
+    assert [c.answered_calls for c in seen if c.phase == "tools" and c.answered_calls] == [
         ["call_2"],
         ["call_1", "call_2"],
     ]
@@ -604,7 +606,7 @@ def _failing_hook(at: int) -> Callable[[Checkpoint], None]:
     once = _Once(at)
 
     def hook(checkpoint: Checkpoint) -> None:
-        if once.due(checkpoint.phase == "tools"):
+        if once.due(checkpoint.phase == "tools" and bool(checkpoint.answered_calls)):
             raise OSError("disk full while persisting the checkpoint")
 
     return hook
