@@ -391,10 +391,7 @@ class Store:
         Raises:
             CorpusError: there is no such table.
         """
-        path = self.result_path(name)
-        if not path.is_file():
-            raise CorpusError(f"{self.root}: no result table {name!r}; there are {self.results()}")
-        return ds.dataset(str(path), format="parquet")
+        return ds.dataset(str(self._result_file(name)), format="parquet")
 
     def results(self) -> list[str]:
         """The names of the result tables written back, sorted."""
@@ -407,11 +404,19 @@ class Store:
         Raises:
             CorpusError: there is no such table.
         """
+        frame: pd.DataFrame = pq.read_table(self._result_file(name)).to_pandas()
+        return frame
+
+    def _result_file(self, name: str) -> Path:
+        """The file of the result table ``name``, which must exist.
+
+        Raises:
+            CorpusError: there is no such table (naming those there are).
+        """
         path = self.result_path(name)
         if not path.is_file():
             raise CorpusError(f"{self.root}: no result table {name!r}; there are {self.results()}")
-        frame: pd.DataFrame = pq.read_table(path).to_pandas()
-        return frame
+        return path
 
 
 def _damage_of(path: Path, seal: Seal | None, deep: bool) -> Literal["missing", "changed"] | None:

@@ -78,3 +78,17 @@ def assert_same_store(a: Corpus, b: Corpus) -> None:
 
 def without_keys(frame: pd.DataFrame) -> pd.DataFrame:
     return frame.drop(columns=["run_id", "source_path"]).reset_index(drop=True)
+
+
+def small_sources(root: Path, variants: int = 1) -> list[Path]:
+    """The small transcripts of ``test_build_properties.SMALL`` copied into ``root`` (each in
+    ``variants`` copies of its own content: trailing blank lines) and a broken file, sorted."""
+    from tests.corpus.test_build_properties import SMALL
+
+    for path in SMALL:
+        data = path.read_bytes()
+        for n in range(variants):
+            name = path.name if variants == 1 else f"{n}-{path.name}"
+            (root / name).write_bytes(data + b"\n" * n)
+    (root / "broken.json").write_text('{"history": [')
+    return sorted(root.iterdir())

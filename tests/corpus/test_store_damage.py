@@ -17,17 +17,12 @@ import pyarrow.parquet as pq
 import pytest
 
 from footprint_lab.corpus import Corpus, CorpusError
-from tests.corpus.helpers import assert_same_store
-from tests.corpus.test_build_properties import SMALL
+from tests.corpus.helpers import assert_same_store, small_sources
 
 
 @pytest.fixture(scope="module")
 def sources(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
-    root = tmp_path_factory.mktemp("damage-sources")
-    for path in SMALL:
-        shutil.copy(path, root / path.name)
-    (root / "broken.json").write_text('{"history": [')
-    return sorted(root.iterdir())
+    return small_sources(tmp_path_factory.mktemp("damage-sources"))
 
 
 @pytest.fixture(scope="module")

@@ -20,8 +20,7 @@ import pytest
 
 from footprint_lab.corpus import Corpus, CorpusError
 from footprint_lab.corpus._lock import LOCK_FILE, StoreLock
-from tests.corpus.helpers import assert_same_store
-from tests.corpus.test_build_properties import SMALL
+from tests.corpus.helpers import assert_same_store, small_sources
 
 PAIRS = 50
 """Concurrent pairs of builds."""
@@ -34,13 +33,7 @@ files that two builds into one store overlap for a good while."""
 
 @pytest.fixture(scope="module")
 def sources(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
-    root = tmp_path_factory.mktemp("lock-sources")
-    for path in SMALL:
-        data = path.read_bytes()
-        for n in range(VARIANTS):
-            (root / f"{n}-{path.name}").write_bytes(data + b"\n" * n)
-    (root / "broken.json").write_text('{"history": [')
-    return sorted(root.iterdir())
+    return small_sources(tmp_path_factory.mktemp("lock-sources"), VARIANTS)
 
 
 @pytest.fixture(scope="module")
