@@ -138,9 +138,7 @@ MAX_PRICE_PER_MTOK = 10_000.0
 (the dearest list price in 2026 is a few hundred dollars); a larger one is a typo or a unit
 slip (dollars per token given as per million), refused when the pricing is built."""
 
-Price = Annotated[
-    float, Field(ge=0, le=MAX_PRICE_PER_MTOK, allow_inf_nan=False, strict=True)
-]
+Price = Annotated[float, Field(ge=0, le=MAX_PRICE_PER_MTOK, allow_inf_nan=False, strict=True)]
 """A price in US dollars per million tokens: a number (an ``int`` or a ``float``, never a
 string or a boolean), finite, from 0 to :data:`MAX_PRICE_PER_MTOK` (``"3"``, ``True``,
 ``inf``, ``NaN``, ``1e308`` and negative prices are refused when the :class:`Pricing` is

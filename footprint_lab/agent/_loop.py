@@ -21,11 +21,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from footprint_lab.agent import _batch, _pauses
+from footprint_lab.agent import _batch, _calls, _pauses
 from footprint_lab.agent._driver import StopRequested, attach_run, detached
 from footprint_lab.agent._parts import AgentParts
 from footprint_lab.agent._policy import policy_of
-from footprint_lab.agent._server_policy import observe_server_policy
 from footprint_lab.agent.checkpoint import Checkpoint, run_from_checkpoint
 from footprint_lab.agent.injections import InjectionContext, Redelivered, injection_message
 from footprint_lab.agent.run import Run
@@ -33,16 +32,13 @@ from footprint_lab.agent.writer import RunWriter
 from footprint_lab.events import (
     PolicyChanged,
     Recorder,
-    ReplyTruncated,
     RunCancelled,
     RunFailed,
 )
-from footprint_lab.ledger import WINDOW, Ledger, stage_number
+from footprint_lab.ledger import WINDOW, Ledger
 from footprint_lab.messages import Message, storable_text
 from footprint_lab.providers.base import (
     ContextLengthError,
-    ProviderResponse,
-    checked_response,
     window_counter,
 )
 from footprint_lab.window.apply import aapply_boundary
@@ -224,7 +220,7 @@ class _Loop:
                     self._inject(run.iterations)
                     run.phase = "retry" if self._recovering() else "call"
                 elif phase in ("call", "retry"):
-                    response = await self.call_llm(run.iterations, retry=phase == "retry")
+                    response = await _calls.call_llm(self, run.iterations, retry=phase == "retry")
                     if response is None:
                         run.phase = "recover"
                     elif not response.message.tool_calls:
@@ -322,7 +318,7 @@ class _Loop:
             self.run.window = list(self.window)
             self.on_checkpoint(self.run.checkpoint())
 
-    def _capture_provider_state(self) -> None:
+    def capture_provider_state(self) -> None:
         export = getattr(self.agent.provider, "export_state", None)
         if callable(export):
             self.run.provider_state = export()
@@ -430,63 +426,6 @@ class _Loop:
         while point < len(now) and id(now[point]) not in was_given:
             point += 1  # the visit's own stand-ins
         return point
-
-    async def _send(self, iteration: int, stage: str, *, retry: bool) -> ProviderResponse:
-        request = self.agent.request_for(self.window)
-        call = self.writer.call(stage, iteration, retry=retry)  # and its start event
-        try:
-            returned: object = await self.agent.provider.complete(request)
-        finally:
-            self._capture_provider_state()
-        # None, a foreign object or a repeated call id is a ProviderError (usage stays None)
-        response = checked_response(self.agent.provider.name, returned)
-        call.usage = response.usage
-        call.finish_reason = response.finish_reason
-        call.truncated = response.truncated
-        if response.truncated:
-            self.recorder.emit(
-                ReplyTruncated(
-                    iteration=iteration,
-                    at_ms=self.now(),
-                    stage_id=stage,
-                    finish_reason=response.finish_reason,
-                )
-            )
-        return response
-
-    def _call_stage(self) -> str:
-        """The stage id of the model call about to be made. A call that failed or was
-        interrupted committed nothing; when nothing was committed or numbered since, its re-run
-        (``resume_on_error``, ``resume``) goes under the same id and takes the failed attempt's
-        place in ``run.calls`` — so the fault consumed no id, every later stage is numbered as
-        in a run that never stopped, and the resumed run's calls are the uninterrupted run's.
-        The failed attempt stays in the events (its ``llm.start`` and the ``run.error``)."""
-        if self.run.calls:
-            last = self.run.calls[-1]
-            ledger = self.ledger
-            unanswered = last.sent_commit == len(ledger) - 1
-            if unanswered and stage_number(last.stage_id) == ledger.stage_count - 1:
-                self.run.calls.pop()  # the attempt that got no reply: its re-run replaces it
-                return last.stage_id
-        return self.writer.stage("call-llm")
-
-    async def call_llm(self, iteration: int, *, retry: bool) -> ProviderResponse | None:
-        """Call the model and commit its reply. Returns None when the provider rejected the
-        window as too long and a strategy can compact it (the ``recover`` step comes next);
-        the one retry's rejection raises."""
-        stage = self._call_stage()
-        try:
-            response = await self._send(iteration, stage, retry=retry)
-        except ContextLengthError as exc:
-            if retry or self.agent.strategy is None:
-                raise
-            self.rejection = exc
-            return None
-        reply = self.writer.reply(stage, response.message, response.usage)  # and its end event
-        self.run.last_usage = response.usage
-        # The provider's own server-side policy (context_management): what it did, observed.
-        observe_server_policy(self.writer, iteration, reply, response, self.agent.provider)
-        return response
 
     async def recover(self, iteration: int) -> None:
         """Reactive recovery: run the strategy once, forced; the retry follows its injections.

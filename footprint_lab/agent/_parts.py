@@ -1,9 +1,10 @@
 """The small protocols the agent's inner modules name their callers by.
 
 Layer: agent (private). The loop (:mod:`._loop`) is driven by an
-:class:`~footprint_lab.agent.Agent` and hands itself to the tools stage (:mod:`._batch`) and the
-pause handling (:mod:`._pauses`); each of those names only what it reads of the other, here, so
-no module of the agent imports one that imports it back — not even for type checking (the
+:class:`~footprint_lab.agent.Agent` and hands itself to the call stage (:mod:`._calls`), the
+tools stage (:mod:`._batch`) and the pause handling (:mod:`._pauses`); each of those names only
+what it reads of the other, here, so no module of the agent imports one that imports it back —
+not even for type checking (the
 import-linter contract "Sibling modules form no cycle" holds that).
 """
 
@@ -19,12 +20,12 @@ from footprint_lab.agent.writer import RunWriter
 from footprint_lab.events import Recorder
 from footprint_lab.ledger import Clock
 from footprint_lab.messages import Message, ToolCall
-from footprint_lab.providers.base import ProviderRequest
+from footprint_lab.providers.base import ContextLengthError, ProviderRequest
 from footprint_lab.window.records import WindowRecord
 from footprint_lab.window.result import WindowResult
 from footprint_lab.window.strategies import WindowStrategy
 
-__all__ = ["AgentParts", "LoopParts"]
+__all__ = ["AgentParts", "CallParts", "LoopParts"]
 
 
 class AgentParts(RunOwner, Protocol):
@@ -129,3 +130,14 @@ class LoopParts(Protocol):
         paused_check_in: bool = False,
     ) -> WindowResult:
         """Run one window visit."""
+
+
+class CallParts(LoopParts, Protocol):
+    """What the call stage (:mod:`footprint_lab.agent._calls`) uses of the loop besides
+    :class:`LoopParts`."""
+
+    rejection: ContextLengthError | None
+    """The provider's context-length rejection the ``recover`` step answers (None: none)."""
+
+    def capture_provider_state(self) -> None:
+        """Keep the provider's exportable state in the run (a scripted provider's place)."""
