@@ -48,9 +48,10 @@ test: $(STAMP) lint typecheck browser
 	$(BIN)/pytest --nbval-lax -p no:cacheprovider
 
 # The core suite while you work: tests/ without the notebooks (nbval), the browser tests
-# (marker `browser`) and the documentation build (marker `docs`); no ruff, mypy or chromium.
+# (marker `browser`) and the documentation build (marker `docs`); no ruff, mypy or chromium;
+# each property draws about a tenth of its examples (tests/budget.py).
 test-quick: $(STAMP)
-	$(BIN)/pytest tests -m "not browser and not docs" -p no:cacheprovider -q
+	FOOTPRINT_LAB_EXAMPLES=quick $(BIN)/pytest tests -m "not browser and not docs" -p no:cacheprovider -q
 
 # The documentation site, offline, into site/: every notebook executed and rendered, the API
 # reference from the docstrings, the recipes. Strict: a broken reference fails the build.

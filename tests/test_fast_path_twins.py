@@ -40,6 +40,7 @@ from footprint_lab.window.notice import cleared_result, notice_message
 from footprint_lab.window.records import FoldedSpan, fresh_refusal, pin_of
 from footprint_lab.window.request import current_request_index
 from footprint_lab.window.shape import Window
+from tests.budget import examples
 from tests.window.test_shape import wild_windows
 
 TEXT = st.text(st.characters(codec=None), max_size=12)  # lone surrogates too
@@ -71,7 +72,7 @@ def _same_model(fast: Any, validated: Any) -> None:
 # -- trusted construction: construct_trusted against validation ------------------------------
 
 
-@settings(max_examples=1000, deadline=None)
+@settings(max_examples=examples(1000), deadline=None)
 @given(REASONS, st.integers(0, 99), st.integers(0, 999), STAGE, NAME, st.integers(0, 10**6))
 def test_trusted_records_are_the_validated_records(
     reason: str, turn: int, index: int, stage: str | None, tool: str | None, chars: int
@@ -83,7 +84,7 @@ def test_trusted_records_are_the_validated_records(
         _same_model(pin_of(tool, turn, chars, stage), Pin(tool, turn, chars, stage))
 
 
-@settings(max_examples=1000, deadline=None)
+@settings(max_examples=examples(1000), deadline=None)
 @given(
     st.integers(0, 99),
     st.lists(st.sampled_from(["seed#0", "call-llm#1", "tool-calls#2"]), max_size=4),
@@ -136,7 +137,7 @@ def test_a_trusted_span_and_request_are_the_validated_ones(
     )
 
 
-@settings(max_examples=1000, deadline=None)
+@settings(max_examples=examples(1000), deadline=None)
 @given(st.booleans(), st.booleans(), st.integers(0, 10**6), st.integers(-1, 10**6))
 def test_a_record_the_writer_files_is_the_record_copied(
     forced: bool, was_forced: bool, commit: int, given: int
@@ -151,7 +152,7 @@ def test_a_record_the_writer_files_is_the_record_copied(
     assert trusted.model_fields_set == copied.model_fields_set
 
 
-@settings(max_examples=1000, deadline=None)
+@settings(max_examples=examples(1000), deadline=None)
 @given(TEXT, TEXT, TEXT, st.lists(TEXT, max_size=4), st.integers(0, 10**6))
 def test_a_trusted_dependency_is_the_validated_dependency(
     call_id: str, tool: str, value: str, stages: list[str], index: int
@@ -192,7 +193,7 @@ def _fields(message: Message) -> dict[str, Any]:
     return {name: getattr(message, name) for name in Message.model_fields}
 
 
-@settings(max_examples=1000, deadline=None)
+@settings(max_examples=examples(1000), deadline=None)
 @given(messages(), STAGE, st.booleans(), st.sampled_from(["content", "stage_id", "authored"]))
 def test_copies_measure_what_a_validated_message_measures(
     original: Message, stage: str | None, measured: bool, field: str
@@ -212,7 +213,7 @@ def test_copies_measure_what_a_validated_message_measures(
     )
 
 
-@settings(max_examples=1000, deadline=None)
+@settings(max_examples=examples(1000), deadline=None)
 @given(st.lists(st.sampled_from(["seed#0", "call-llm#1", "tool-calls#2"]), max_size=4))
 def test_a_record_updated_in_place_is_the_record_copied(stage_ids: list[str]) -> None:
     def record() -> WindowRecord:
@@ -226,7 +227,7 @@ def test_a_record_updated_in_place_is_the_record_copied(stage_ids: list[str]) ->
     assert updated == copied and updated.model_fields_set == copied.model_fields_set
 
 
-@settings(max_examples=1000, deadline=None)
+@settings(max_examples=examples(1000), deadline=None)
 @given(TEXT, NAME, st.integers(0, 99))
 def test_library_messages_stamped_at_birth_are_their_validated_twins(
     text: str, tool: str | None, iteration: int
@@ -244,13 +245,13 @@ def test_library_messages_stamped_at_birth_are_their_validated_twins(
 # -- text: the ASCII and no-escape shortcuts -------------------------------------------------
 
 
-@settings(max_examples=2000, deadline=None)
+@settings(max_examples=examples(2000), deadline=None)
 @given(st.text(st.characters(codec=None), max_size=40))
 def test_storable_text_is_the_general_escape(text: str) -> None:
     assert storable_text(text) == text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
-@settings(max_examples=1000, deadline=None)
+@settings(max_examples=examples(1000), deadline=None)
 @given(
     st.recursive(
         st.one_of(st.none(), st.booleans(), st.integers(), st.text(st.characters(codec=None))),
@@ -273,7 +274,7 @@ def test_storable_json_skips_the_walk_only_where_it_changes_nothing(value: Any) 
 # -- a window's lookups: few positions, short spans, user indices ----------------------------
 
 
-@settings(max_examples=1000, deadline=None)
+@settings(max_examples=examples(1000), deadline=None)
 @given(wild_windows(), st.data())
 def test_a_window_s_lookups_agree_on_either_side_of_their_thresholds(
     messages: list[Message], data: st.DataObject
@@ -323,7 +324,7 @@ def rewrites(draw: st.DrawFn) -> tuple[list[Message], list[Message]]:
     return given, returned
 
 
-@settings(max_examples=1000, deadline=None)
+@settings(max_examples=examples(1000), deadline=None)
 @given(rewrites())
 def test_the_law_finds_the_same_breaches_by_index_or_one_by_one(
     case: tuple[list[Message], list[Message]],

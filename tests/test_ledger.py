@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 import footprint_lab
 from footprint_lab import Ledger, Message
 from footprint_lab.ledger import LedgerView, positions, runs_length
+from tests.budget import examples
 
 
 def _clock() -> object:
@@ -165,7 +166,7 @@ def _random_ledger(data: st.DataObject) -> Ledger:
     return ledger
 
 
-@settings(max_examples=1_000, deadline=None)
+@settings(max_examples=examples(1_000), deadline=None)
 @given(st.data())
 def test_the_view_reads_every_window_as_window_at_does(data: st.DataObject) -> None:
     ledger = _random_ledger(data)

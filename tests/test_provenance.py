@@ -18,6 +18,7 @@ import footprint_lab
 from footprint_lab import messages
 from footprint_lab.messages import AUTHORED_KINDS, Message
 from footprint_lab.window import notice, request
+from tests.budget import examples
 
 PACKAGE = Path(footprint_lab.__file__).parent
 PREDICATES = (
@@ -89,7 +90,7 @@ def any_message(draw: st.DrawFn) -> Message:
     return Message(role=role, content=text, authored=authored, stage_id=stage)
 
 
-@settings(max_examples=1000, deadline=None)
+@settings(max_examples=examples(1000), deadline=None)
 @given(any_message())
 def test_the_shape_reads_provenance_as_the_predicate_does(message: Message) -> None:
     """The shape code a message is stamped with (what the window engine reads instead of the

@@ -24,6 +24,7 @@ from footprint_lab import (
 from footprint_lab.agent.run import Run
 from footprint_lab.messages import Message
 from footprint_lab.window.strategies import WindowStrategy
+from tests.budget import examples
 from tests.builders import by_content
 
 REQUEST = "Audit every deployment and report what you find."
@@ -164,7 +165,7 @@ def _check_replay_equals_live(family: str, data: st.DataObject) -> None:
 
 
 @pytest.mark.parametrize("family", ["sliding", "token", "summarize", "clear"])
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=examples(500), deadline=None)
 @given(data=st.data())
 def test_replay_equals_live(family: str, data: st.DataObject) -> None:
     """500 generated scripted runs for each strategy family, with generated knobs."""

@@ -44,6 +44,7 @@ from footprint_lab.export import to_otel
 from footprint_lab.importers import load_otel
 from footprint_lab.lab import Inspector, capture, write_report
 from footprint_lab.messages import storable_text
+from tests.budget import examples
 
 ENTRIES = (
     "request",
@@ -166,7 +167,7 @@ def _kept_escaped(texts: dict[str, str], saved: dict[str, Any], sent: list[Any])
         assert escaped in where, f"the {entry} text is not kept, escaped"
 
 
-@settings(max_examples=1000, deadline=None)
+@settings(max_examples=examples(1000), deadline=None)
 @given(texts=TEXTS)
 def test_surrogate_text_at_any_entry_is_saved_loaded_and_exported(texts: dict[str, str]) -> None:
     run, provider = _run(texts)

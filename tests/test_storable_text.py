@@ -25,6 +25,7 @@ from footprint_lab import (
 )
 from footprint_lab.importers import from_openai
 from footprint_lab.lab import capture
+from tests.budget import examples
 
 NOT_UTF8 = "report-\udcff.txt"  # what os.listdir gives for a file name that is not UTF-8
 
@@ -80,7 +81,7 @@ def test_an_imported_message_with_a_lone_surrogate_imports_and_replays() -> None
     assert replay(run, sliding_window(keep_recent_turns=1)).status == "done"
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(text=st.text(alphabet=st.characters(codec=None), max_size=40))
 def test_every_text_is_storable(text: str) -> None:
     message = Message.assistant(text, tool_calls=[ToolCall("c", text or "t", {text: [text]})])

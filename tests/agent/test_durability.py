@@ -26,6 +26,7 @@ from footprint_lab import (
     tool,
 )
 from footprint_lab.scenarios import deploy_audit, extractive_summarizer
+from tests.budget import examples
 
 deleted: list[str] = []
 
@@ -290,7 +291,9 @@ def _good_text() -> str:
 
 
 @settings(
-    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=examples(150),
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
 @given(data=st.data())
 def test_fuzzed_and_truncated_files_always_give_the_clear_error(

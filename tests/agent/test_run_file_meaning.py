@@ -50,6 +50,7 @@ from tests.agent.run_file_docs import (
     resigned,
 )
 from tests.agent.run_file_edits import EDITS
+from tests.budget import examples
 
 
 @pytest.mark.parametrize("name", sorted(BASES))
@@ -58,7 +59,7 @@ def test_every_base_run_resigned_loads_equal(name: str) -> None:
     assert json.loads(loaded.checkpoint().model_dump_json()) == doc_of(name)
 
 
-@settings(max_examples=1000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(1000), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_a_meaning_level_edit_resigned_never_loads(data: st.DataObject) -> None:
     base = data.draw(st.sampled_from(sorted(BASES)), label="run")
@@ -215,7 +216,7 @@ def _loads_equal(checkpoint: Checkpoint, name: str) -> None:
 
 
 @settings(
-    max_examples=1000,
+    max_examples=examples(1000),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )

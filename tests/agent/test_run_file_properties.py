@@ -37,6 +37,7 @@ from footprint_lab.agent.checkpoint import MAX_RUN_FILE_BYTES
 from footprint_lab.agent.run import Run
 from footprint_lab.scenarios import deploy_audit
 from tests.agent.test_run_files import _refused, _run
+from tests.budget import examples
 
 _FOLDER = Path(tempfile.mkdtemp(prefix="run-file-properties-"))
 atexit.register(shutil.rmtree, _FOLDER, ignore_errors=True)
@@ -106,7 +107,7 @@ _JSON = st.recursive(
 )
 
 
-@settings(max_examples=1000, deadline=None)
+@settings(max_examples=examples(1000), deadline=None)
 @given(data=st.data())
 def test_every_bit_flip_is_reported(data: st.DataObject) -> None:
     original = _saved_bytes()
@@ -118,7 +119,7 @@ def test_every_bit_flip_is_reported(data: st.DataObject) -> None:
         _load("flipped.json", bytes(flipped))
 
 
-@settings(max_examples=1000, deadline=None)
+@settings(max_examples=examples(1000), deadline=None)
 @given(data=st.data())
 def test_every_truncation_is_reported(data: st.DataObject) -> None:
     original = _saved_bytes()
@@ -147,7 +148,7 @@ def _set(doc: Any, path: tuple[str | int, ...], value: Any) -> None:
     node[path[-1]] = value
 
 
-@settings(max_examples=1000, deadline=None)
+@settings(max_examples=examples(1000), deadline=None)
 @given(data=st.data())
 def test_a_replaced_leaf_is_reported_or_changes_nothing(data: st.DataObject) -> None:
     leaf = data.draw(st.sampled_from(_leaf_paths()), label="leaf")
@@ -162,7 +163,7 @@ def test_a_replaced_leaf_is_reported_or_changes_nothing(data: st.DataObject) -> 
     assert loaded.checkpoint().model_dump() == _dump()
 
 
-@settings(max_examples=1000, deadline=None)
+@settings(max_examples=examples(1000), deadline=None)
 @given(data=st.data())
 def test_without_checksum_what_loads_is_a_whole_run(data: st.DataObject) -> None:
     leaf = data.draw(st.sampled_from([p for p in _leaf_paths() if p != ("checksum",)]))

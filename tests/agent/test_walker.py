@@ -31,6 +31,7 @@ from footprint_lab.ledger.commit import stage_number
 from footprint_lab.messages import Message
 from footprint_lab.scenarios import SCENARIOS
 from footprint_lab.window.strategies import WindowStrategy
+from tests.budget import examples
 from tests.test_replay_live import _agent, _family, _replies, _script
 
 DATA = Path(__file__).resolve().parents[2] / "data"
@@ -175,7 +176,7 @@ def _check_explain_agrees(run: Run, replayed: Run) -> None:
 # -- 1,000 generated runs ----------------------------------------------------------------------
 
 
-@settings(max_examples=1000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(1000), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_generated_runs_replay_commit_for_commit(data: st.DataObject) -> None:
     """Scripted runs with parallel batches (their results commit in the order they finish):

@@ -20,6 +20,7 @@ from footprint_lab import (
     tool,
 )
 from footprint_lab.auditing import AbortSignal, CompactionContext, keep_last_messages
+from tests.budget import examples
 from tests.window.test_properties import histories
 
 
@@ -62,7 +63,7 @@ def _violations(policy: object, window: Sequence[Message], request: str) -> list
     return [v.kind for v in out.record.violations or []]
 
 
-@settings(max_examples=1000, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=examples(1000), deadline=None, suppress_health_check=list(HealthCheck))
 @given(
     case=broken_windows(),
     policy=st.sampled_from(
@@ -94,7 +95,7 @@ def _pairs(window: Sequence[Message]) -> list[tuple[int, int]]:
     return out
 
 
-@settings(max_examples=1000, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=examples(1000), deadline=None, suppress_health_check=list(HealthCheck))
 @given(case=broken_windows(), n=st.integers(1, 8))
 def test_a_naive_trimmer_is_charged_only_with_the_pairs_it_split(
     case: tuple[list[Message], str], n: int

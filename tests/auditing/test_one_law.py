@@ -22,6 +22,7 @@ from footprint_lab.evidence import WireCheck, wire_problems
 from footprint_lab.window.law import LAW_RULES, Edit, breaches, wire_breaches
 from footprint_lab.window.request import current_request_index
 from tests.auditing.test_audit_law import broken_windows
+from tests.budget import examples
 
 
 def _value(message: Message) -> tuple[object, ...]:
@@ -160,13 +161,13 @@ def test_every_rule_of_the_law_has_a_kind_of_the_audit_or_none() -> None:
     assert {kind for kind in RULE_KINDS.values() if kind is not None} == set(VIOLATION_KINDS)
 
 
-@settings(max_examples=1000, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=examples(1000), deadline=None, suppress_health_check=list(HealthCheck))
 @given(case=foreign_edits())
 def test_the_auditor_files_exactly_the_laws_breaches(case: ForeignEdit) -> None:
     assert _audited(case) == _law_violations(case)
 
 
-@settings(max_examples=1000, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=examples(1000), deadline=None, suppress_health_check=list(HealthCheck))
 @given(case=broken_windows(), data=st.data())
 def test_wire_check_is_the_laws_wire_rule(
     case: tuple[list[Message], str], data: st.DataObject

@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 from footprint_lab.corpus import Corpus
 from footprint_lab.reading.paths import path_text
+from tests.budget import examples
 from tests.corpus.helpers import TRANSCRIPTS
 
 CONTENTS: tuple[bytes, ...] = (
@@ -54,7 +55,7 @@ def test_a_latin1_name_is_kept_escaped_and_found_again(tmp_path: Path) -> None:
 
 
 @settings(
-    max_examples=200,
+    max_examples=examples(200),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )

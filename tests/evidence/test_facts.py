@@ -29,6 +29,7 @@ from footprint_lab.evidence import (
 )
 from footprint_lab.importers import from_openai
 from footprint_lab.lab._evidence_rows import baseline_input_cost, baseline_window_chars
+from tests.budget import examples
 from tests.evidence.test_linear import _brute_dependencies, _random_transcript
 
 
@@ -54,7 +55,7 @@ def _losses(items: Any) -> list[dict[str, Any]]:
     return [x.model_dump() for x in items]
 
 
-@settings(max_examples=1000, deadline=None)
+@settings(max_examples=examples(1000), deadline=None)
 @given(st.randoms(use_true_random=False), st.sampled_from([0, 3, 5]))
 def test_dependencies_from_facts_equal_the_definition(rng: random.Random, min_chars: int) -> None:
     run = from_openai(_random_transcript(rng))
@@ -66,7 +67,7 @@ def test_dependencies_from_facts_equal_the_definition(rng: random.Random, min_ch
     assert got == _brute_dependencies(messages, run.system, min_chars)
 
 
-@settings(max_examples=1000, deadline=None)
+@settings(max_examples=examples(1000), deadline=None)
 @given(
     st.randoms(use_true_random=False),
     st.sampled_from(range(len(STRATEGIES))),

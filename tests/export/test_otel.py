@@ -37,6 +37,7 @@ from footprint_lab.importers._parts import TranscriptError
 from footprint_lab.importers.otel import load_otel
 from footprint_lab.lab import capture
 from footprint_lab.scenarios import SCENARIOS, deploy_audit, parallel_tools
+from tests.budget import examples
 from tests.builders import EVIDENCE_TRANSCRIPT
 
 FRAMES = ("records", "messages", "calls", "membership", "evictions", "refusals", "commits")
@@ -827,7 +828,7 @@ def test_unreadable_files_are_transcript_errors(tmp_path: Path) -> None:
 # -- fuzzing ----------------------------------------------------------------------------------
 
 FUZZ = settings(
-    max_examples=200,
+    max_examples=examples(200),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )

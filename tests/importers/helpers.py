@@ -15,13 +15,14 @@ from hypothesis import strategies as st
 
 from footprint_lab import Message, Run, load_run
 from footprint_lab.importers import TranscriptError
+from tests.budget import examples
 
 PNG = "iVBORw0KGgo" * 20
 URL = "data:image/png;base64," + PNG
 
 
 FUZZ = settings(
-    max_examples=200,
+    max_examples=examples(200),
     deadline=None,
     suppress_health_check=[
         HealthCheck.function_scoped_fixture,

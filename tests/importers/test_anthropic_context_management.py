@@ -33,6 +33,7 @@ from footprint_lab.agent.run import Run
 from footprint_lab.importers import TranscriptError, from_anthropic
 from footprint_lab.importers.chat.anthropic import parse_anthropic, read_anthropic
 from footprint_lab.lab import capture
+from tests.budget import examples
 from tests.importers import helpers
 from tests.importers.helpers import history
 
@@ -462,7 +463,7 @@ INPUTS = [
 
 
 @settings(
-    max_examples=200,
+    max_examples=examples(200),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )

@@ -23,9 +23,10 @@ from footprint_lab.importers import (
     load_tau_bench,
 )
 from footprint_lab.lab import capture
+from tests.budget import examples
 
 SETTINGS = settings(
-    max_examples=int(__import__("os").environ.get("PROP_EXAMPLES", "1000")),
+    max_examples=examples(int(__import__("os").environ.get("PROP_EXAMPLES", "1000"))),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )

@@ -41,6 +41,7 @@ from footprint_lab.importers import (
     load_swe_agent,
     load_tau_bench,
 )
+from tests.budget import examples
 from tests.importers.helpers import mutate
 
 ROOT = Path(__file__).resolve().parents[2] / "data"
@@ -340,7 +341,7 @@ def test_a_broken_saved_run_names_the_place_in_the_document(tmp_path: Path) -> N
 # -- fuzzing ---------------------------------------------------------------------------------
 
 FUZZ = settings(
-    max_examples=200,
+    max_examples=examples(200),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )

@@ -46,6 +46,7 @@ from footprint_lab.importers._sniff import sniff
 from footprint_lab.importers.chat._responses_shape import claims, head_items
 from footprint_lab.importers.chat.responses import from_openai_responses, load_openai_responses
 from footprint_lab.lab import capture
+from tests.budget import examples
 from tests.importers.helpers import history, mutate, wrong_values
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "openai-responses"
@@ -500,7 +501,7 @@ READ = frozenset(
 
 
 @settings(
-    max_examples=200,
+    max_examples=examples(200),
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )

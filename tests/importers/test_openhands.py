@@ -20,6 +20,7 @@ from footprint_lab.importers import TranscriptError
 from footprint_lab.importers.openhands import load_openhands
 from footprint_lab.lab import capture
 from footprint_lab.messages import Message
+from tests.budget import examples
 from tests.importers.helpers import paths
 
 DATA = Path(__file__).parents[2] / "data" / "transcripts" / "openhands"
@@ -618,7 +619,7 @@ def mutated(draw: Any, name: str) -> bytes:
 
 
 @settings(
-    max_examples=200,
+    max_examples=examples(200),
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )

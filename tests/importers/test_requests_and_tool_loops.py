@@ -33,6 +33,7 @@ from footprint_lab.importers import load, load_swe_agent
 from footprint_lab.messages import Message, is_observation
 from footprint_lab.window.request import current_request_index
 from footprint_lab.window.strategies import WindowStrategy
+from tests.budget import examples
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "transcripts"
 DOCS = {"LICENSE", "README.md", "SOURCE.md"}
@@ -244,7 +245,7 @@ def test_observations_are_committed_as_observations_never_requests() -> None:
     assert not any(m.role == "user" and m.content.startswith("Error: Tool") for m in claude.window)
 
 
-@settings(max_examples=300, deadline=None, derandomize=True)
+@settings(max_examples=examples(300), deadline=None, derandomize=True)
 @given(name=st.sampled_from(FILES), tool_loop=st.booleans(), data=st.data())
 def test_no_observation_is_ever_a_request_anchor(
     name: str, tool_loop: bool, data: st.DataObject

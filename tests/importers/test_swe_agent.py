@@ -19,6 +19,7 @@ from footprint_lab.importers import TranscriptError
 from footprint_lab.importers.swe_agent import load_swe_agent
 from footprint_lab.lab import capture
 from footprint_lab.messages import Message
+from tests.budget import examples
 from tests.importers.helpers import paths, reused_call_ids
 
 DATA = Path(__file__).parents[2] / "data" / "transcripts" / "swe-agent"
@@ -446,7 +447,7 @@ def mutated(draw: Any, data: Any) -> bytes:
 
 
 @settings(
-    max_examples=200,
+    max_examples=examples(200),
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )

@@ -35,6 +35,7 @@ from footprint_lab.lab import (
     plots,
 )
 from footprint_lab.lab.evidence import EVIDENCE_COLUMNS, SUMMARY_COLUMNS, pareto_front
+from tests.budget import examples
 from tests.builders import EVIDENCE_TRANSCRIPT
 
 DATA = Path(__file__).parents[2] / "data" / "tau-bench"
@@ -368,7 +369,7 @@ def _pareto_by_definition(xs: list[float], ys: list[float]) -> list[bool]:
 _COORD = st.one_of(st.sampled_from([0.0, 0.5, 1.0, float("nan")]), st.floats(-3, 3))
 
 
-@settings(max_examples=1000, deadline=None)
+@settings(max_examples=examples(1000), deadline=None)
 @given(st.lists(st.tuples(_COORD, _COORD), max_size=30))
 def test_pareto_front_is_the_definition(points: list[tuple[float, float]]) -> None:
     """The O(n log n) sweep agrees with the definition on every point set, ties and NaN

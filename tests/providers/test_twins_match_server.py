@@ -34,6 +34,7 @@ from footprint_lab import (
 from footprint_lab.messages import has_thinking
 from footprint_lab.providers import ProviderRequest, ToolSpec
 from footprint_lab.window import apply_window
+from tests.budget import examples
 from tests.builders import TWIN_TOOLS, tool_histories
 from tests.providers.responses_server import ResponsesServer, count_response_tokens
 from tests.providers.servers import AnthropicServer, count_input_tokens, provider_for
@@ -41,7 +42,9 @@ from tests.providers.servers import AnthropicServer, count_input_tokens, provide
 TOOLS = TWIN_TOOLS
 SPECS = [ToolSpec(name=name) for name in TOOLS]
 MODEL = "claude-sonnet-4-6"
-EXAMPLES = settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+EXAMPLES = settings(
+    max_examples=examples(500), deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
 
 
 histories = tool_histories

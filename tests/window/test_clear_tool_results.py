@@ -31,6 +31,7 @@ from footprint_lab.importers import from_openai
 from footprint_lab.window import StrategyInput, WindowRecord, WindowResult
 from footprint_lab.window.notice import cleared_result
 from footprint_lab.window.turns import segment_turns
+from tests.budget import examples
 from tests.builders import EVIDENCE_TRANSCRIPT, tool_loop
 
 from .test_properties import TOOLS, History, histories
@@ -45,7 +46,7 @@ def _same_shape(a: Message, b: Message) -> bool:
     )
 
 
-@settings(max_examples=1000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(1000), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     history=histories(),
     keep_turns=st.integers(1, 4),
@@ -142,7 +143,7 @@ def _tool_loop(n: int) -> list[dict[str, Any]]:
     return out
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(200), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     n=st.integers(1, 12), keep=st.integers(1, 3), results=st.integers(0, 3), inputs=st.booleans()
 )

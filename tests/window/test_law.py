@@ -35,6 +35,7 @@ from footprint_lab.window.law import breaches
 from footprint_lab.window.records import WindowRecord
 from footprint_lab.window.request import current_request_index
 from footprint_lab.window.strategies.summarize_oldest import SummaryResult
+from tests.budget import examples
 from tests.builders import call, result, user
 from tests.window.test_properties import History, histories
 
@@ -70,7 +71,7 @@ def test_when_nothing_can_leave_every_turn_has_a_reason() -> None:
     assert sorted(r.turn_index for r in out.record.refusals) == list(range(len(turns)))
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(history=histories(), keep=st.integers(1, 6))
 def test_a_visit_that_removes_nothing_names_every_turn(history: History, keep: int) -> None:
     out = apply_window(
@@ -219,7 +220,7 @@ def breaking_edits(draw: st.DrawFn, rule: str) -> tuple[History, Callable[..., o
 
 @pytest.mark.parametrize("rule", BREAKERS)
 def test_strategies_that_try_to_break_a_rule_always_get_an_error(rule: str) -> None:
-    @settings(max_examples=1000, deadline=None, suppress_health_check=list(HealthCheck))
+    @settings(max_examples=examples(1000), deadline=None, suppress_health_check=list(HealthCheck))
     @given(case=breaking_edits(rule), verified=st.booleans())
     def check(case: tuple[History, Callable[..., object]], verified: bool) -> None:
         history, edit = case
@@ -380,7 +381,7 @@ def _pairs_whole(before: Sequence[Message], after: Sequence[Message]) -> bool:
     return True
 
 
-@settings(max_examples=1000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(1000), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     window=displaced_histories(),
     strategy=st.one_of(
@@ -462,7 +463,7 @@ def test_a_summary_that_is_not_text_is_a_failed_summary(produced: object) -> Non
     assert not any(m.authored == "compaction-frame" for m in out.window)
 
 
-@settings(max_examples=1000, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=examples(1000), deadline=None, suppress_health_check=list(HealthCheck))
 @given(rule=st.sampled_from(BREAKERS), data=st.data())
 def test_the_checks_from_the_window_facts_agree_with_the_message_walk(
     rule: str, data: st.DataObject

@@ -34,6 +34,7 @@ from footprint_lab.window import StrategyInput, WindowRecord, WindowResult, Wind
 from footprint_lab.window.notice import cleared_arguments, cleared_result, notice_message
 from footprint_lab.window.request import current_request_index
 from footprint_lab.window.turns import segment_turns
+from tests.budget import examples
 from tests.window.test_law import _lawful_spans
 from tests.window.test_properties import History, histories
 
@@ -293,7 +294,7 @@ def test_what_a_strategy_writes_that_the_law_does_not_allow_is_refused(
     """Items 2 and 3: a stand-in of any other shape or place, a rewrite in place that is not
     a clearing — refused whatever the strategy says of itself."""
 
-    @settings(max_examples=1000, deadline=None, suppress_health_check=list(HealthCheck))
+    @settings(max_examples=examples(1000), deadline=None, suppress_health_check=list(HealthCheck))
     @given(case=edits())
     def check(case: tuple[History, Edit, str]) -> None:
         history, edit, _kind = case
@@ -322,7 +323,7 @@ def test_an_amount_rewritten_in_place_is_never_sent() -> None:
     assert err.value.rule in ("rewritten-without-frame", "unresolved-call-left")
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=list(HealthCheck))
 @given(history=histories(), inputs=st.booleans(), keep=st.integers(0, 2))
 def test_the_librarys_own_clearing_stays_lawful(history: History, inputs: bool, keep: int) -> None:
     strategy = clear_tool_results(keep_recent_turns=1, keep_results=keep, clear_tool_inputs=inputs)
@@ -370,7 +371,7 @@ LIES = st.fixed_dictionaries(
 )
 
 
-@settings(max_examples=1000, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=examples(1000), deadline=None, suppress_health_check=list(HealthCheck))
 @given(
     history=histories(),
     lies=LIES,

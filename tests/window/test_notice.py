@@ -7,6 +7,7 @@ from hypothesis import strategies as st
 
 from footprint_lab import DROP_NOTICE_PREFIX, Message, apply_window, is_drop_notice, sliding_window
 from footprint_lab.window.notice import drop_notice_text, plain_notice_chars, plain_tool_names
+from tests.budget import examples
 from tests.builders import call, result, user
 
 
@@ -154,7 +155,7 @@ def test_notice_is_absorbed_by_the_next_drop() -> None:
     assert sum(is_drop_notice(m) for m in second.window) == 1
 
 
-@settings(max_examples=1000, deadline=None)
+@settings(max_examples=examples(1000), deadline=None)
 @given(
     count=st.integers(min_value=0, max_value=10**7),
     iteration=st.integers(min_value=0, max_value=10**7),

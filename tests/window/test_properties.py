@@ -25,6 +25,7 @@ from footprint_lab import (
     window_chars,
 )
 from footprint_lab.window.records import Refusal, WindowRecord
+from tests.budget import examples
 
 TOOLS = ["whats_here", "focus", "pan_view", "read_log", "bad name!"]
 
@@ -145,7 +146,7 @@ def _prior(draw_blocked: bool) -> list[WindowRecord]:
     return [blocked, blocked]
 
 
-@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(400), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     history=histories(),
     strategy=strategies,

@@ -28,6 +28,7 @@ from footprint_lab import (
 from footprint_lab.messages import ContentPart, has_thinking
 from footprint_lab.window import WindowConfigError, apply_window
 from footprint_lab.window.notice import is_compaction_frame
+from tests.budget import examples
 from tests.builders import TWIN_TOOLS, thinking_part, tool_histories
 
 TOOLS = TWIN_TOOLS
@@ -44,7 +45,7 @@ def _chars_counter(messages: object) -> int:
     return max(1, math.ceil(sum(m.chars for m in messages) / 4))  # type: ignore[attr-defined]
 
 
-@settings(max_examples=1000, deadline=None)
+@settings(max_examples=examples(1000), deadline=None)
 @given(windows(), st.integers(0, 4), st.sets(st.sampled_from(TOOLS), max_size=1))
 def test_context_editing_clears_the_oldest_results_beyond_keep(
     window: list[Message], keep: int, excluded: set[str]
@@ -128,7 +129,7 @@ def test_clear_tool_inputs_for_named_tools_only() -> None:
     assert [c.arguments for c in head.tool_calls] == [{"path": "x" * 80}, {"cleared": True}]
 
 
-@settings(max_examples=1000, deadline=None)
+@settings(max_examples=examples(1000), deadline=None)
 @given(windows(), st.integers(1, 3))
 def test_clear_thinking_keeps_the_newest_thinking_replies(window: list[Message], keep: int) -> None:
     result = apply_window(clear_thinking(keep_turns=keep), window, iteration=9)
@@ -151,7 +152,7 @@ def test_clear_thinking_all_keeps_everything() -> None:
     assert apply_window(clear_thinking("all"), window, iteration=4).record is None
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=examples(500), deadline=None)
 @given(windows())
 def test_compaction_folds_all_but_the_request_once_over(window: list[Message]) -> None:
     tokens = _chars_counter(window)

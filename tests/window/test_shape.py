@@ -22,6 +22,7 @@ from footprint_lab.window.refusals import Guards, plan_removal
 from footprint_lab.window.request import current_request_index
 from footprint_lab.window.shape import Window
 from footprint_lab.window.turns import bound_turns, turn_table
+from tests.budget import examples
 from tests.window.test_properties import histories
 
 WORTH_REUSING = shape_module._WORTH_REUSING
@@ -121,7 +122,7 @@ def _unique(values: list[str | None]) -> list[str]:
     return [v for v in dict.fromkeys(values) if v is not None]
 
 
-@settings(max_examples=1500, deadline=None)
+@settings(max_examples=examples(1500), deadline=None)
 @given(wild_windows(), st.data())
 def test_every_fact_of_a_window_is_the_fact_read_message_by_message(
     messages: list[Message], data: st.DataObject
@@ -166,7 +167,7 @@ FACTS = (
 )
 
 
-@settings(max_examples=1500, deadline=None)
+@settings(max_examples=examples(1500), deadline=None)
 @given(wild_windows(), wild_windows(), st.data())
 def test_a_window_read_again_from_a_shared_prefix_has_the_facts_of_one_read_whole(
     before: list[Message], after: list[Message], data: st.DataObject
@@ -197,7 +198,7 @@ def test_a_window_read_again_from_a_shared_prefix_has_the_facts_of_one_read_whol
         shape_module._WORTH_REUSING = WORTH_REUSING
 
 
-@settings(max_examples=1500, deadline=None)
+@settings(max_examples=examples(1500), deadline=None)
 @given(
     st.one_of(wild_windows(), histories().map(lambda h: h.messages)),
     st.integers(0, 7),
@@ -229,7 +230,7 @@ def test_the_engine_s_fast_paths_decide_what_the_turn_by_turn_walk_decides(
     )
 
 
-@settings(max_examples=1000, deadline=None)
+@settings(max_examples=examples(1000), deadline=None)
 @given(histories(), st.integers(1, 6))
 def test_a_window_given_as_a_window_is_trimmed_as_the_same_list(history, keep: int) -> None:  # type: ignore[no-untyped-def]
     for strategy, kw in (
@@ -252,7 +253,7 @@ def test_a_window_given_as_a_window_is_trimmed_as_the_same_list(history, keep: i
         )
 
 
-@settings(max_examples=1500, deadline=None)
+@settings(max_examples=examples(1500), deadline=None)
 @given(
     st.one_of(wild_windows(), histories().map(lambda h: h.messages)),
     st.integers(0, 4),
@@ -283,7 +284,7 @@ def test_clearing_visits_only_what_it_can_clear_and_decides_as_a_walk_of_every_t
     assert decided[0] == decided[1]
 
 
-@settings(max_examples=1000, deadline=None)
+@settings(max_examples=examples(1000), deadline=None)
 @given(st.lists(st.integers(0, 3), max_size=40), st.lists(st.integers(0, 3), max_size=40))
 def test_the_shared_prefix_is_found_by_halving_exactly(old: list[int], new: list[int]) -> None:
     expected = next(
