@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import statistics
 import time
 from collections.abc import Callable, Sequence
@@ -20,6 +21,37 @@ def median_seconds(fn: Callable[[], Any], repeat: int) -> float:
         fn()
         times.append(time.perf_counter() - start)
     return statistics.median(times)
+
+
+def interleaved(
+    contenders: dict[str, Callable[[], Any]], rounds: int
+) -> dict[str, tuple[list[float], list[float]]]:
+    """Each contender timed once per round, the contenders taking turns within a round (one
+    warm-up round first), so a change in the machine's load falls on all of them alike.
+    Returns, per contender, its wall times and the CPU times of the timed thread
+    (``time.thread_time``), one per round, in seconds."""
+    for fn in contenders.values():
+        fn()
+    out: dict[str, tuple[list[float], list[float]]] = {k: ([], []) for k in contenders}
+    for _ in range(rounds):
+        for label, fn in contenders.items():
+            cpu, wall = time.thread_time(), time.perf_counter()
+            fn()
+            out[label][0].append(time.perf_counter() - wall)
+            out[label][1].append(time.thread_time() - cpu)
+    return out
+
+
+def per_round_ratio(a: Sequence[float], b: Sequence[float]) -> float:
+    """The median over rounds of ``a[i] / b[i]``: a ratio taken round by round, so both sides
+    of each ratio ran under the same load."""
+    return statistics.median(x / y for x, y in zip(a, b, strict=True) if y > 0)
+
+
+def load_words() -> str:
+    """The machine's load averages (1, 5, 15 minutes) and its cores, in words."""
+    one, five, fifteen = os.getloadavg()
+    return f"load average {one:.2f}, {five:.2f}, {fifteen:.2f} on {os.cpu_count()} cores"
 
 
 def tool_loop(n_messages: int, *, tools: int = 7, result_chars: int = 100) -> list[Message]:

@@ -26,6 +26,7 @@ from bench import (
     scale,
     tuner,
 )
+from bench._common import load_words
 
 HERE = Path(__file__).resolve().parent
 
@@ -107,7 +108,8 @@ def main(argv: list[str] | None = None) -> int:
         "same run.",
         "",
         f"Machine: {platform.machine()}, {os.cpu_count()} cores, Python "
-        f"{platform.python_version()}{' (tiny smoke run)' if tiny else ''}.",
+        f"{platform.python_version()}{' (tiny smoke run)' if tiny else ''}; at the end, "
+        f"{load_words()}.",
         "",
     ]
     text = "\n".join(header) + "\n".join(s.markdown() for s in sections)
