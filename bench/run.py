@@ -11,6 +11,7 @@ import os
 import platform
 import sys
 from pathlib import Path
+from typing import Any
 
 from bench import (
     boundary,
@@ -35,6 +36,12 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="bench.run", description=__doc__)
     parser.add_argument("--tiny", action="store_true", help="small sizes: a smoke run")
     parser.add_argument("--output", type=Path, default=HERE / "results.md")
+    parser.add_argument(
+        "--only",
+        metavar="STEP",
+        help="run one step (boundary, peers, loop, ...) and replace its section of OUTPUT in "
+        "place, saying so in the section",
+    )
     args = parser.parse_args(argv)
     tiny = args.tiny
     sections = []
@@ -97,6 +104,8 @@ def main(argv: list[str] | None = None) -> int:
             ),
         ),
     ]
+    if args.only is not None:
+        return _one_section(args, dict(steps))
     for name, step in steps:
         print(f"bench: {name} ...", file=sys.stderr, flush=True)
         sections.append(step())
@@ -115,6 +124,30 @@ def main(argv: list[str] | None = None) -> int:
     text = "\n".join(header) + "\n".join(s.markdown() for s in sections)
     args.output.write_text(text, encoding="utf-8")
     print(f"bench results written to {args.output}")
+    return 0
+
+
+def _one_section(args: argparse.Namespace, steps: dict[str, Any]) -> int:
+    """``--only STEP``: run that step and put its section in place of the one with its title
+    in the results file; the section says it was run on its own, when, under what load."""
+    if args.only not in steps:
+        print(f"bench.run: no step {args.only!r}; steps: {', '.join(steps)}", file=sys.stderr)
+        return 2
+    section = steps[args.only]()
+    section.notes.append(
+        f"This section was run on its own (`python -m bench.run --only {args.only}`), not in "
+        f"the run the file's header describes; {load_words()} at its end."
+    )
+    text = args.output.read_text(encoding="utf-8")
+    heading = f"## {section.title}\n"
+    start = text.find(heading)
+    if start < 0:
+        print(f"bench.run: {args.output} has no section {section.title!r}", file=sys.stderr)
+        return 2
+    end = text.find("\n## ", start + len(heading))
+    rest = "" if end < 0 else text[end + 1 :]
+    args.output.write_text(text[:start] + section.markdown() + rest, encoding="utf-8")
+    print(f"bench: section {section.title!r} replaced in {args.output}")
     return 0
 
 
