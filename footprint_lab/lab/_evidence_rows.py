@@ -15,6 +15,7 @@ from contextlib import nullcontext
 from typing import TYPE_CHECKING, Any
 
 from footprint_lab._gc import bulk_work
+from footprint_lab._models import construct_trusted
 from footprint_lab.agent.checkpoint import Checkpoint, run_from_checkpoint
 from footprint_lab.agent.origin import Replay
 from footprint_lab.agent.replay import ReplaySource, replay
@@ -44,7 +45,8 @@ from footprint_lab.pricing import (
 
 # Built unchecked on purpose: its unit is one uncached token, not a dollar, so it lies far
 # above the dollar prices a Pricing takes from a caller (pricing.MAX_PRICE_PER_MTOK).
-RELATIVE_PRICING = Pricing.model_construct(
+RELATIVE_PRICING = construct_trusted(
+    Pricing,
     input_per_mtok=1_000_000.0,
     cached_input_per_mtok=100_000.0,
     cache_write_per_mtok=1_000_000.0,
