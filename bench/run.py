@@ -146,7 +146,8 @@ def _one_section(args: argparse.Namespace, steps: dict[str, Any]) -> int:
         return 2
     end = text.find("\n## ", start + len(heading))
     rest = "" if end < 0 else text[end + 1 :]
-    args.output.write_text(text[:start] + section.markdown() + rest, encoding="utf-8")
+    joined = section.markdown() + ("\n" + rest if rest else "")
+    args.output.write_text(text[:start] + joined, encoding="utf-8")
     print(f"bench: section {section.title!r} replaced in {args.output}")
     return 0
 
