@@ -265,7 +265,7 @@ class _Loop:
             # BaseException: never lost either — the run is cancelled and rides on it.
             self.record_cancel(exc)
             raise
-        self._leave()
+        self.leave()
         return run
 
     def record_fault(self, exc: Exception) -> Run:
@@ -285,7 +285,7 @@ class _Loop:
         )
         return run
 
-    def _leave(self) -> None:
+    def leave(self) -> None:
         """The run as the loop leaves it: its window, and the agent's conversation."""
         self.run.window = list(self.window)
         self.agent.conversation = self.run
@@ -311,7 +311,7 @@ class _Loop:
                 phase=run.phase,
             )
         )
-        self._leave()
+        self.leave()
 
     def checkpoint_hook(self) -> None:
         if self.on_checkpoint is not None:

@@ -221,7 +221,7 @@ async def _afork(agent: _ForkAgent, source: Run, at: int, strategy: WindowStrate
     except Exception as exc:  # the strategy failed on the parent's history: a run, as run() gives
         failed = _Loop.from_run(agent, prefix, None)
         failed.record_fault(exc)
-        failed._leave()
+        failed.leave()
         return prefix
     loop = _Loop.from_run(agent, prefix, None)
     given = loop.window

@@ -32,7 +32,6 @@ from footprint_lab.lab.frames import capture
 from footprint_lab.lab.schema import CORPUS_KEYS, build_frame, column
 from footprint_lab.lab.summary import run_summary
 from footprint_lab.pricing import source_tokens_per_char
-from footprint_lab.reading.paths import path_text
 
 __all__ = [
     "CAPTURED",
@@ -77,23 +76,16 @@ class FileTask:
     store: str
     """The store's folder."""
     path: str
-    """The source file (absolute)."""
+    """The source file (absolute): what opens it."""
+    name: str
+    """The file as the store records it (the build's :func:`~footprint_lab.reading.paths.
+    path_text` of it: a name that is not UTF-8 with its odd bytes escaped)."""
     content_hash: str
     """SHA-256 of its bytes (names its part and its runs)."""
     strict: bool = False
     """Import strictly: the first problem is an error."""
     tool_loop: bool = True
     """Passed to :func:`footprint_lab.importers.load`."""
-
-    shown: str | None = None
-    """The name the store records the file under, when the build chose it (two files whose
-    names give one text); else :attr:`name` is the path's text."""
-
-    @property
-    def name(self) -> str:
-        """The file as the store records it (:func:`~footprint_lab.reading.paths.path_text`:
-        a name that is not UTF-8 with its odd bytes escaped); :attr:`path` opens it."""
-        return self.shown if self.shown is not None else path_text(self.path)
 
 
 @dataclass(frozen=True)
@@ -241,12 +233,9 @@ def _failure(error: TranscriptError) -> ImportFailure:
     )
 
 
-UNSETTLED = "bytes"
-"""The field a file that kept changing while it was imported is refused on."""
-
-
-def _load_as_hashed(task: FileTask) -> tuple[str, list[Run] | TranscriptError]:
-    """The file's runs (or why it does not import) and the hash of the bytes they came from.
+def _load_as_hashed(task: FileTask) -> tuple[str, list[Run] | TranscriptError, bool]:
+    """The file's runs (or why it does not import), the hash of the bytes they came from, and
+    whether the file held still (False: it kept changing; the next build tries it again).
 
     The build hashed the file before this job; it is hashed again after loading. When the two
     differ, something wrote the file in between, and the runs may be of either content: it is
@@ -264,25 +253,26 @@ def _load_as_hashed(task: FileTask) -> tuple[str, list[Run] | TranscriptError]:
         try:
             after = content_hash(Path(task.path))
         except TranscriptError as exc:  # gone or unreadable since: the import stands on nothing
-            return digest, exc
+            return digest, exc, True
         if after == digest:
-            return digest, loaded
+            return digest, loaded, True
         digest = after
-    return digest, TranscriptError(
+    unsettled = TranscriptError(
         "corpus",
         None,
-        UNSETTLED,
+        "file",
         "the file changed while it was being imported, twice over (hashed, read, hashed "
         "again): import it when nothing is writing it",
         path=task.name,
     )
+    return digest, unsettled, False
 
 
 def import_file(task: FileTask) -> FileOutcome:
     """Import one file into the store (in a worker, or inline): checkpoints first, then one
     part per family with rows; the caller files the manifest entry last."""
     store = Store(task.store)
-    digest, loaded = _load_as_hashed(task)
+    digest, loaded, settled = _load_as_hashed(task)
     if isinstance(loaded, TranscriptError):
         failure = _failure(loaded)
         sealed: dict[str, Seal] = {}
@@ -297,7 +287,7 @@ def import_file(task: FileTask) -> FileOutcome:
             problems=0 if task.strict else 1,
             failure=failure,
             parts=sealed,
-            unsettled=loaded.field == UNSETTLED,
+            unsettled=not settled,
         )
     captured: dict[str, list[pd.DataFrame]] = {name: [] for name in CAPTURED}
     run_rows: list[dict[str, Any]] = []

@@ -366,7 +366,7 @@ def _build_locked(
             unchanged += 1
             continue
         changed += old is not None and old.content_hash not in (None, digest)
-        tasks.append(FileTask(str(target.root), files[path], digest, strict, tool_loop, shown=path))
+        tasks.append(FileTask(str(target.root), files[path], path, digest, strict, tool_loop))
     for path, error in unreadable.items():
         entries[path] = _unreadable(target, path, error)
     added: list[int] = []

@@ -60,6 +60,21 @@ class Seal(BaseModel):
         """The seal of ``data``."""
         return cls(sha256=hashlib.sha256(data).hexdigest(), size=len(data))
 
+    def broken_by(self, path: Path, *, deep: bool) -> Literal["missing", "changed"] | None:
+        """How the file at ``path`` differs from this seal (None: it does not): missing, or
+        changed — another size, or (``deep``) other bytes."""
+        try:
+            size = path.stat().st_size
+        except FileNotFoundError:
+            return "missing"
+        if size != self.size:
+            return "changed"
+        if deep:
+            with path.open("rb") as handle:
+                if hashlib.file_digest(handle, "sha256").hexdigest() != self.sha256:
+                    return "changed"
+        return None
+
 
 class Damage(BaseModel):
     """A file of the store that is not what its entry sealed."""

@@ -24,13 +24,12 @@ manifest until it returns.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import os
 import tempfile
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Literal, TypeAlias
+from typing import Any, TypeAlias
 
 import pandas as pd
 import pyarrow as pa
@@ -311,7 +310,10 @@ class Store:
             named = [(self.part_path(f, entry.part), entry.parts.get(f)) for f in entry.families]
             named += [(self.checkpoint_path(r), entry.checkpoints.get(r)) for r in entry.runs]
             for path, seal in named:
-                kind = _damage_of(path, seal, deep)
+                if seal is not None:
+                    kind = seal.broken_by(path, deep=deep)
+                else:  # no seal recorded: present is all that can be asked
+                    kind = None if path.exists() else "missing"
                 if kind is not None:
                     file = path.relative_to(self.root).as_posix()
                     found.append(Damage(source=entry.path, file=file, kind=kind))
@@ -417,26 +419,6 @@ class Store:
         if not path.is_file():
             raise CorpusError(f"{self.root}: no result table {name!r}; there are {self.results()}")
         return path
-
-
-def _damage_of(path: Path, seal: Seal | None, deep: bool) -> Literal["missing", "changed"] | None:
-    """How the file at ``path`` differs from ``seal`` (None: it does not)."""
-    try:
-        size = path.stat().st_size
-    except FileNotFoundError:
-        return "missing"
-    if seal is None:
-        return None
-    if size != seal.size:
-        return "changed"
-    if deep:
-        digest = hashlib.sha256()
-        with path.open("rb") as handle:
-            while chunk := handle.read(1 << 20):
-                digest.update(chunk)
-        if digest.hexdigest() != seal.sha256:
-            return "changed"
-    return None
 
 
 def drop_parts(store: Store, entry: Entry, keep: Iterable[Entry]) -> None:
