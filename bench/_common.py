@@ -24,21 +24,23 @@ def median_seconds(fn: Callable[[], Any], repeat: int) -> float:
 
 
 def interleaved(
-    contenders: dict[str, Callable[[], Any]], rounds: int
+    contenders: dict[str, Callable[[int], Any]], rounds: int, calls: int = 1
 ) -> dict[str, tuple[list[float], list[float]]]:
     """Each contender timed once per round, the contenders taking turns within a round (one
-    warm-up round first), so a change in the machine's load falls on all of them alike.
+    warm-up round first), so a change in the machine's load falls on all of them alike. A
+    contender is called with ``calls`` and makes that many calls its own best way (an async
+    peer awaits them inside one running event loop); the time is divided by ``calls``.
     Returns, per contender, its wall times and the CPU times of the timed thread
-    (``time.thread_time``), one per round, in seconds."""
+    (``time.thread_time``) per call, one per round, in seconds."""
     for fn in contenders.values():
-        fn()
+        fn(calls)
     out: dict[str, tuple[list[float], list[float]]] = {k: ([], []) for k in contenders}
     for _ in range(rounds):
         for label, fn in contenders.items():
             cpu, wall = time.thread_time(), time.perf_counter()
-            fn()
-            out[label][0].append(time.perf_counter() - wall)
-            out[label][1].append(time.thread_time() - cpu)
+            fn(calls)
+            out[label][0].append((time.perf_counter() - wall) / calls)
+            out[label][1].append((time.thread_time() - cpu) / calls)
     return out
 
 

@@ -74,6 +74,7 @@ from footprint_lab.window.boundary import Boundary
 from footprint_lab.window.errors import WindowConfigError
 from footprint_lab.window.records import TOKEN_SOURCES, TokenSource
 from footprint_lab.window.result import WindowResult
+from footprint_lab.window.shape import Window
 from footprint_lab.window.strategies import WindowStrategy
 from footprint_lab.window.strategies.base import strategy_name
 
@@ -342,12 +343,14 @@ def _replay(
     )
     last_usage: Usage | None = None
     last_from: TokenSource = "reported"
+    shaped: list[Window | None] = [None]  # the last visit's window, its facts kept for the next
     for reply_no, i in enumerate(walk.replies()):
         run.iterations += 1
         iteration = run.iterations
+        last = (last_usage, last_from)
         if strategy is not None and (
             yield from _window_stage(
-                writer, strategy, iteration, (last_usage, last_from), keep_last, roster, tokens
+                writer, strategy, iteration, last, keep_last, roster, tokens, shaped
             )
         ):
             walk.chars = window_chars(writer.window)
@@ -457,8 +460,11 @@ def _window_stage(
     keep_last: int,
     tool_names: Collection[str] | None,
     tokens: ReplayTokens,
+    shaped: list[Window | None],
 ) -> Generator[_Visit, WindowResult, bool]:
-    """Run one boundary's window visit; True when it filed a record (the window may differ)."""
+    """Run one boundary's window visit; True when it filed a record (the window may differ).
+    ``shaped`` holds the last visit's window, whose facts this visit reuses for the turns the
+    two share (as the agent loop does), and is set to this visit's."""
     run = writer.run
     stage = writer.stage("window")
     last_usage, tokens_from = last
@@ -477,11 +483,13 @@ def _window_stage(
         provider=tokens.counter,
         model=run.model or None,
         count_window=window_counter(tokens.counter, tokens.request_for),
+        reuse=shaped[0],
     )
     # A replay sends nothing: a policy its caller wrapped with audit(...) files what it breaks
     # (the point of auditing it); any other strategy is held to the law as in an agent.
     on_breach: OnBreach = "record" if isinstance(strategy, AuditedPolicy) else "raise"
     result = yield (strategy, writer.window, boundary, on_breach)
+    shaped[0] = result.given
     if result.record is None:
         return False
     writer.visit(stage, result.window, result.record, folded=result.folded, usage=last_usage)

@@ -26,6 +26,7 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 from footprint_lab.messages import Message
+from footprint_lab.window._carry import ClearingNotes, carried_prefix, note
 from footprint_lab.window.notice import cleared_arguments, cleared_result, cleared_result_text
 from footprint_lab.window.records import Observations, Refusal, RefusalReason, fresh_refusal
 from footprint_lab.window.refusals import Guards, walk_start
@@ -104,7 +105,6 @@ def plan_clearing(
     n_turns = len(starts)
     newest = _newest_results(messages, keep_results)
     excluded = frozenset(exclude_tools)
-    refusals: list[Refusal] = []
     replacements: list[tuple[int, Message]] = []
     candidates: list[int] = []
     texts: dict[str | None, str] = {}
@@ -114,14 +114,40 @@ def plan_clearing(
     # cleared is itself read, so a long window of small results costs no look at a message.
     facts = guards.facts
     window = facts.window if facts is not None and facts.window.messages is messages else None
+    carrying = window is not None and facts is not None and facts.local
     if window is None:
         window = Window(messages)
     codes, cum, names, stage_ids = window.codes, window.cum, window.tool_names, window.stage_ids
 
+    def text_of(name: str | None) -> str:
+        text = texts.get(name)
+        if text is None:  # one text per tool and visit: it names the tool, not the call
+            text = texts[name] = cleared_result_text(
+                tool_name=name, iteration=iteration, strategy=strategy
+            )
+        return text
+
+    # The turns before ``stable`` are settled by facts the next visit can compare; a turn
+    # holding one of the newest results, or inside the keep window, is not.
+    stable = keep_start
+    if newest:
+        stable = min(keep_start, bisect.bisect_right(starts, min(newest)) - 1)
+    config = (strategy, keep_results, excluded, _inputs_key(clear_tool_inputs))
+    guard_reasons: dict[int, RefusalReason] = {}
+    first = 0
+    refusals: list[Refusal] = []  # the walk's refusals, and the turn of each
+    refusal_turns: list[int] = []
+    if carrying:
+        guard_reasons = _guard_reasons(guards, starts, ends, keep_start, pinned)
+        first, refusals, refusal_turns = carried_prefix(
+            window, config, stable, guard_reasons, lambda name: len(text_of(name))
+        )
+
     def refuse(reason: RefusalReason, k: int) -> None:
         refusals.append(fresh_refusal(reason, k, starts[k], stage_ids[starts[k]]))
+        refusal_turns.append(k)
 
-    for k in _turns_to_visit(guards, messages, starts, ends, keep_start, pinned):
+    for k in _turns_to_visit(guards, messages, starts, ends, keep_start, pinned, first):
         a, b = starts[k], ends[k]
         results = [i for i in range(a, b) if codes[i] in "tp"]  # a result, or p once cleared
         if not results:
@@ -143,11 +169,7 @@ def plan_clearing(
             if name in excluded:
                 kept.append("excluded-tool")
                 continue
-            text = texts.get(name)
-            if text is None:  # one text per tool and visit: it names the tool, not the call
-                text = texts[name] = cleared_result_text(
-                    tool_name=name, iteration=iteration, strategy=strategy
-                )
+            text = text_of(name)
             if len(text) >= cum[i + 1] - cum[i]:  # a placeholder's size is its text's
                 kept.append("replacement-not-smaller")
                 continue
@@ -172,10 +194,48 @@ def plan_clearing(
         if turn_replacements:
             candidates.append(k)
             replacements.extend(turn_replacements)
-    for k in range(keep_start, n_turns):
-        refuse("inside-keep-window", k)
+    if carrying:
+        # A turn with a placeholder to place is not settled: the next visit may find it
+        # placed (the window then differs there) or still to place (below clear-at-least).
+        settled = min(stable, candidates[0]) if candidates else stable
+        texts_seen = {name: len(text) for name, text in texts.items()}
+        note(
+            window,
+            ClearingNotes(config, settled, guard_reasons, texts_seen, refusal_turns, refusals),
+        )
     # In turn order as they stand: the walk visits the turns oldest first, the keep window last.
-    return ClearingPlan(keep, tuple(replacements), tuple(refusals), observations, tuple(candidates))
+    kept_window = [
+        fresh_refusal("inside-keep-window", k, starts[k], stage_ids[starts[k]])
+        for k in range(keep_start, n_turns)
+    ]
+    return ClearingPlan(
+        keep, tuple(replacements), (*refusals, *kept_window), observations, tuple(candidates)
+    )
+
+
+def _inputs_key(clear_tool_inputs: bool | Collection[str]) -> bool | frozenset[str]:
+    if isinstance(clear_tool_inputs, bool):
+        return clear_tool_inputs
+    return frozenset(clear_tool_inputs)
+
+
+def _guard_reasons(
+    guards: Guards, starts: list[int], ends: list[int], keep_start: int, pinned: frozenset[int]
+) -> dict[int, RefusalReason]:
+    """The turns before the keep window a guard refuses, with the reason (a window whose
+    results all sit in their calls' turns: only these few turns can be refused by a guard)."""
+    facts = guards.facts
+    assert facts is not None
+    refusing = {*pinned, *facts.open_turns, *facts.paused_turns, *facts.system_turns}
+    if facts.request_turn is not None:
+        refusing.add(facts.request_turn)
+    out: dict[int, RefusalReason] = {}
+    for k in refusing:
+        if k < keep_start:
+            reason = guards.reason_at(k, starts[k], ends[k], pinned)
+            if reason is not None:
+                out[k] = reason
+    return out
 
 
 def _turns_to_visit(
@@ -185,19 +245,21 @@ def _turns_to_visit(
     ends: list[int],
     keep_start: int,
     pinned: frozenset[int],
+    first: int = 0,
 ) -> Sequence[int]:
     """The turns before the keep window that the walk must look at: every one, or — when the
     window's facts say every result sits in its call's turn — those holding a result not yet
     cleared, and the refusing turns that hold any result. The others hold only placeholders
     (or no result), and the walk would pass them without a word: in a long run under this
-    strategy that is almost every turn."""
+    strategy that is almost every turn. The turns before ``first`` are not looked at (their
+    outcome is carried from the last visit: :mod:`footprint_lab.window._carry`)."""
     facts = guards.facts
     if facts is None or not facts.local or facts.window.messages is not messages:
-        return range(keep_start)
+        return range(first, keep_start)
     limit = starts[keep_start] if keep_start < len(starts) else len(messages)
     codes = facts.window.codes
     visit: set[int] = set()
-    i = codes.find("t", 0, limit)
+    i = codes.find("t", starts[first] if first < len(starts) else limit, limit)
     while i >= 0:
         turn = bisect.bisect_right(starts, i) - 1
         visit.add(turn)
@@ -205,5 +267,5 @@ def _turns_to_visit(
     refusing = {*facts.system_turns, *facts.open_turns, *facts.paused_turns, *pinned}
     if facts.request_turn is not None:
         refusing.add(facts.request_turn)
-    visit.update(k for k in refusing if k < keep_start and ends[k] - starts[k] > 1)
+    visit.update(k for k in refusing if first <= k < keep_start and ends[k] - starts[k] > 1)
     return sorted(visit)

@@ -18,7 +18,8 @@ which the engine reads turns, guards and spans with string and list operations:
 
 ``apply_window`` builds one from any sequence it is given, and uses a ``Window`` it is given as
 it stands: build it once (``Window(messages)``) and every visit over it starts from its facts.
-A ``Window`` is immutable; ``extended`` returns a new one that reuses what it can.
+A ``Window``'s facts are immutable (``notes``, what a visit leaves for the next, are a cache
+beside them); ``extended`` returns a new one that reuses what it can.
 """
 
 from __future__ import annotations
@@ -28,12 +29,14 @@ import operator
 import re
 from collections.abc import Iterable, Iterator, Sequence
 from itertools import accumulate, chain, compress, repeat
-from typing import overload
+from typing import TypeVar, overload
 
 from footprint_lab.messages import Message
 from footprint_lab.window.turns import TurnTable, bound_turns
 
 __all__ = ["Window"]
+
+_T = TypeVar("_T")
 
 _SHAPE = operator.attrgetter("shape")
 _FEW_TOOLS = 64  # above this many tools, a span's tool names are one pass over the span
@@ -64,11 +67,13 @@ class Window(Sequence[Message]):
         "_last_results",
         "_runs",
         "bound",
+        "carried",
         "codes",
         "cum",
         "ends",
         "local",
         "messages",
+        "notes",
         "open_turns",
         "stage_ids",
         "starts",
@@ -98,11 +103,19 @@ class Window(Sequence[Message]):
     """Turns that are a system message."""
     bound: list[int] | None
     """Each turn's group end when some result landed in a later turn (else None)."""
+    notes: dict[str, object]
+    """What a visit over this window worked out for the next visit to carry (keyed by the
+    engine part that wrote it; not a fact of the window: a cache, empty until a visit writes)."""
+    carried: tuple[dict[str, object], int] | None
+    """The ``notes`` of the window this one was read from (``of(..., reuse=)``) and how many
+    leading turns the two share, message for equal message; None when read whole."""
 
     def __init__(self, messages: Iterable[Message] = ()) -> None:
         msgs = messages if type(messages) is tuple else tuple(messages)
         n = len(msgs)
         self.messages = msgs
+        self.notes = {}
+        self.carried = None
         self._runs: tuple[list[int], list[str | None], bool, bool] | None = None
         self._last_results: dict[str, int] | None = None
         self._first_results: dict[str, int] | None = None
@@ -189,13 +202,16 @@ class Window(Sequence[Message]):
         joined = _blank()
         joined.messages = msgs
         joined.codes = reuse.codes[:cut] + tail.codes
-        joined.stage_ids = reuse.stage_ids[:cut] + tail.stage_ids
+        # Each column is copied once (a slice, then extended in place): a copy touches every
+        # object it holds, and that is most of what reading a long window again costs.
+        joined.stage_ids = _spliced(reuse.stage_ids, cut, tail.stage_ids)
         base = reuse.cum[cut]
-        joined.cum = reuse.cum[:cut] + [base + c for c in tail.cum]
-        joined.tool_names = reuse.tool_names[:cut] + tail.tool_names
-        joined.starts = reuse.starts[:turn] + [cut + a for a in tail.starts]
-        joined.ends = reuse.ends[:turn] + [cut + b for b in tail.ends]
+        joined.cum = _spliced(reuse.cum, cut, [base + c for c in tail.cum])
+        joined.tool_names = _spliced(reuse.tool_names, cut, tail.tool_names)
+        joined.starts = _spliced(reuse.starts, turn, [cut + a for a in tail.starts])
+        joined.ends = _spliced(reuse.ends, turn, [cut + b for b in tail.ends])
         joined.local, joined.bound = True, None
+        joined.carried = (reuse.notes, turn)
         joined.open_turns = frozenset(
             [k for k in reuse.open_turns if k < turn] + [turn + k for k in tail.open_turns]
         )
@@ -212,13 +228,16 @@ class Window(Sequence[Message]):
             # A tool whose latest result stood in the part read again is looked up there, or
             # before the cut (at C speed); one with no result left is gone.
             latest = {name: cut + i for name, i in tail.last_results().items()}
-            before = joined.tool_names[cut - 1 :: -1] if cut else []
+            before: list[str | None] | None = None  # read backwards from the cut, if needed
             for name, i in reuse._last_results.items():
                 if name in latest:
                     continue
                 if i < cut:
                     latest[name] = i
-                elif name in before:
+                    continue
+                if before is None:
+                    before = joined.tool_names[cut - 1 :: -1] if cut else []
+                if name in before:
                     latest[name] = cut - 1 - before.index(name)
             joined._last_results = latest
         return joined
@@ -385,8 +404,17 @@ def _shared_prefix(old: Sequence[Message], new: Sequence[Message]) -> int:
     return low
 
 
+def _spliced(column: list[_T], cut: int, tail: list[_T]) -> list[_T]:
+    """``column[:cut] + tail``, copying the kept part once."""
+    out = column[:cut]
+    out.extend(tail)
+    return out
+
+
 def _blank() -> Window:
     """A ``Window`` whose facts the caller fills in (derived from another window's)."""
     window = Window.__new__(Window)
     window._runs = window._last_results = window._first_results = None
+    window.notes = {}
+    window.carried = None
     return window
