@@ -43,15 +43,16 @@ browser:
 	  fi; }
 
 # The whole suite, as CI runs it: tests/ and notebooks/ (nbval), the browser tests and the
-# strict documentation build (tests/docs). About 20 minutes on a 2-core machine.
+# strict documentation build (tests/docs), on two workers (pytest-xdist): the browser tests and
+# the site build take turns on one of them (tests/conftest.py), the rest share both.
 test: $(STAMP) lint typecheck browser
-	$(BIN)/pytest --nbval-lax -p no:cacheprovider
+	$(BIN)/pytest --nbval-lax -p no:cacheprovider -n 2 --dist loadgroup
 
 # The core suite while you work: tests/ without the notebooks (nbval), the browser tests
 # (marker `browser`) and the documentation build (marker `docs`); no ruff, mypy or chromium;
 # each property draws about a tenth of its examples (tests/budget.py).
 test-quick: $(STAMP)
-	FOOTPRINT_LAB_EXAMPLES=quick $(BIN)/pytest tests -m "not browser and not docs" -p no:cacheprovider -q
+	FOOTPRINT_LAB_EXAMPLES=quick $(BIN)/pytest tests -m "not browser and not docs" -p no:cacheprovider -q -n 2
 
 # The documentation site, offline, into site/: every notebook executed and rendered, the API
 # reference from the docstrings, the recipes. Strict: a broken reference fails the build.

@@ -16,8 +16,9 @@ from footprint_lab.lab.evidence import evidence_frame, evidence_grid
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "tau-bench"
 
-TARGET_MS = 1.0
-"""The corpus issue's target: milliseconds per run x configuration, inline."""
+TARGET_MS = 0.5
+"""Milliseconds per run x configuration, inline: the honest-speed issue's (#41) target, set by
+a boundary that costs what changed (the corpus issue's 1.0 ms is retired)."""
 
 REPEATS = 3
 """The grid is timed this many times (the median is reported), as the header says."""

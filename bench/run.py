@@ -52,6 +52,7 @@ def main(argv: list[str] | None = None) -> int:
                 (100, 1_000) if tiny else (1_000, 10_000, 100_000),
                 3 if tiny else 7,
                 None if tiny else 1_000_000,
+                20 if tiny else 1_000,
             ),
         ),
         (
