@@ -16,6 +16,7 @@ from typing import Any
 from footprint_lab.window.records import WindowRecord
 from footprint_lab.window.words import (
     REFUSAL_MEANINGS,
+    RULE_FACTS,
     RuleFired,
     departure_words,
     record_rule,
@@ -28,6 +29,7 @@ from footprint_lab.window.words import (
 
 __all__ = [
     "REFUSAL_MEANINGS",
+    "RULE_FACTS",
     "STATE_MEANINGS",
     "RuleFired",
     "departure_words",

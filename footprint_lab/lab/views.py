@@ -80,6 +80,7 @@ from footprint_lab.lab._message_text import (
 )
 from footprint_lab.lab._record_words import (
     REFUSAL_MEANINGS,
+    RULE_FACTS,
     STATE_MEANINGS,
     RuleFired,
     record_pairs,
@@ -105,6 +106,7 @@ __all__ = [
     "PREVIEW_CHARS",
     "RECORD_TABLE_COLUMNS",
     "REFUSAL_MEANINGS",
+    "RULE_FACTS",
     "SEARCH_LIMIT",
     "STATE_MEANINGS",
     "Banner",

@@ -16,12 +16,14 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from operator import attrgetter
 from typing import Any, Literal, Protocol
 
 from footprint_lab.messages import Message
 
 __all__ = [
     "REFUSAL_MEANINGS",
+    "RULE_FACTS",
     "RecordFacts",
     "RuleFired",
     "call_label",
@@ -170,6 +172,8 @@ class RecordFacts(Protocol):
     def turns_before(self) -> int | None: ...
     @property
     def keep_recent_turns(self) -> int | None: ...
+    @property
+    def server_edits(self) -> Sequence[Any]: ...
 
 
 # -- the rule that fired ---------------------------------------------------------------------
@@ -278,11 +282,51 @@ _REQUEST_FROM: dict[str, str] = {
 """How the tokens of the request a visit planned were obtained, as the words after them."""
 
 
+RULE_FACTS: tuple[str, ...] = (
+    "strategy",
+    "forced",
+    "observed",
+    "forked",
+    "measured_tokens",
+    "threshold_tokens",
+    "tokens_from",
+    "measured_request",
+    "over_budget",
+    "keep_thinking_turns",
+    "turns_before",
+    "keep_recent_turns",
+    "server_edits",
+)
+"""Every fact :func:`rule_fired` reads of a record (or of its ``records`` row): all a row
+needs to say the rule, and the key a record's trigger is remembered by."""
+
+# a key of every fact but the server edits (the rule reads only whether there are any)
+_trigger_facts = attrgetter(*RULE_FACTS[:-1])
+
+
 def record_trigger(record: RecordFacts | Mapping[str, Any]) -> str:
     """The rule that made the strategy act at this boundary, in words (:func:`rule_fired`): a
     too-long rejection, the measured tokens against the threshold, or the turns against the
-    keep window."""
-    rule = rule_fired(record)
+    keep window.
+
+    Remembered by the record's facts (:data:`RULE_FACTS`): a run's records mostly share them
+    (every visit of a sliding window says "the window held 7 turns, more than the 6 it keeps")."""
+    if isinstance(record, Mapping):
+        return trigger_words(rule_fired(record))
+    try:
+        return _remembered_trigger((*_trigger_facts(record), bool(record.server_edits)))
+    except TypeError:  # a fact that cannot be a key (unhashable): worded afresh
+        return trigger_words(rule_fired(record))
+
+
+@functools.lru_cache(maxsize=1024)
+def _remembered_trigger(facts: tuple[Any, ...]) -> str:
+    """:func:`record_trigger` of the record whose :data:`RULE_FACTS` are ``facts``."""
+    return trigger_words(rule_fired(dict(zip(RULE_FACTS, facts, strict=True))))
+
+
+def trigger_words(rule: RuleFired) -> str:
+    """:func:`record_trigger`'s words for a rule that fired."""
     if rule.kind == "forced":
         return "the provider rejected the last request as too long, which forces a visit"
     if rule.kind == "observed":
@@ -367,29 +411,23 @@ def record_sentence(record: RecordFacts, *, with_iteration: bool = True) -> str:
     chars) because the window held 5 turns, more than the 3 it keeps; refused: seed#0 —
     current-request: the turn holds the request ...``
     """
+    # a records frame words every record of a run (10,000 for a long one): kept lean
     before, after = record.window_chars_before, record.window_chars_after
     n = record.removed_message_count
+    strategy = record.strategy
     if n:
         ids = ", ".join(record.removed_stage_ids) or "messages without a stage id"
-        text = (
-            f"{record.strategy} removed {ids} ({plural(n, 'message')}, "
-            f"{before:,} → {after:,} chars)"
-        )
+        text = f"{strategy} removed {ids} ({plural(n, 'message')}, {before:,} → {after:,} chars)"
         if record.summary_chars:
             text += f" into a {record.summary_chars:,}-character summary"
-        text += f" because {record_trigger(record)}"
+        text += " because " + record_trigger(record)
+    elif after != before:
+        text = f"{strategy} removed nothing ({before:,} → {after:,} chars)"
+        text += " although " + record_trigger(record)
     else:
-        text = f"{record.strategy} removed nothing ({before:,} chars)"
-        if after != before:
-            text = f"{record.strategy} removed nothing ({before:,} → {after:,} chars)"
-        text += f" although {record_trigger(record)}"
-    refused = [
-        f"{', '.join(r.stage_id or f'turn {r.turn_index}' for r in found)} — {reason}: "
-        f"{refusal_meaning(reason)}"
-        for reason, found in _refusal_turns(record).items()
-    ]
-    if refused:
-        text += "; refused: " + "; ".join(refused)
+        text = f"{strategy} removed nothing ({before:,} chars) although " + record_trigger(record)
+    if record.refusals:
+        text += "; refused: " + _refused_words(record.refusals)
     obs = record.observations
     if obs is not None and obs.pinned:
         text += "; pinned: " + ", ".join(
@@ -402,8 +440,21 @@ def record_sentence(record: RecordFacts, *, with_iteration: bool = True) -> str:
         text += f"; the summarizer failed: {record.error}"
     if record.violations:
         text += "; broke: " + ", ".join(v.kind for v in record.violations)
-    head = f"iteration {record.iteration}: " if with_iteration else ""
-    return f"{head}{text}."
+    return f"iteration {record.iteration}: {text}." if with_iteration else f"{text}."
+
+
+def _refused_words(refusals: Sequence[_RefusalFacts]) -> str:
+    """Each reason, in order of first appearance, after its refusing turns (stage id, else
+    index) and before its meaning: ``"seed#0 — current-request: the turn holds ..."``."""
+    by_reason: dict[str, list[str]] = {}
+    for refusal in refusals:
+        reason = refusal.reason
+        named = by_reason.get(reason)
+        if named is None:
+            named = by_reason[reason] = []
+        named.append(refusal.stage_id or f"turn {refusal.turn_index}")
+    said = [f"{', '.join(ids)} — {why}: {refusal_meaning(why)}" for why, ids in by_reason.items()]
+    return "; ".join(said)
 
 
 def departure_words(record: RecordFacts, stage_id: str) -> str:

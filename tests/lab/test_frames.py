@@ -322,3 +322,24 @@ def test_records_saved_before_they_named_their_identity_capture_the_same(
     check_all(legacy, b)
     for name in SCHEMAS:
         assert as_rows(a[name]) == as_rows(b[name]), name
+
+
+def test_the_capture_context_reads_each_list_and_the_events_once(
+    scenario_runs: dict[tuple[str, str], Run],
+) -> None:
+    # several frames read the messages' texts and the events: the context converts each list
+    # and groups the events once, into what each frame would have made of them itself
+    from footprint_lab.lab._frames.context import build_context
+
+    for run in scenario_runs.values():
+        ctx = build_context(run)
+        for name in ("stage_ids", "roles", "tool_names", "authored"):
+            texts = ctx.texts(name)
+            assert texts is ctx.texts(name)
+            fresh = pd.array(getattr(ctx, name), dtype="string")
+            assert pd.Series(texts).equals(pd.Series(fresh)), name
+        by_type = ctx.events_by_type
+        assert by_type is ctx.events_by_type
+        assert sum(len(events) for events in by_type.values()) == len(run.events)
+        for kind, events in by_type.items():
+            assert events == [e for e in run.events if e.type == kind]

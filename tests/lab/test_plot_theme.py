@@ -139,3 +139,22 @@ def test_the_plots_use_the_theme_colours(figures: dict[str, go.Figure]) -> None:
     points = figures["evidence_tradeoff"]
     for i, trace in enumerate(points.data[:-1]):
         assert trace.marker.color == _theme.STRATEGY_COLORS[i]
+
+
+def test_a_figure_is_given_the_template_as_update_layout_gives_it(
+    scenario_runs: dict[tuple[str, str], Run],
+) -> None:
+    # layout() sets the registered template without validating it again: the same figure
+    from footprint_lab.lab.plots._common import set_template
+
+    for name in _theme.TEMPLATES.values():
+        fast = set_template(go.Figure(go.Scatter(x=[1, 2], y=[3, 4])), name)
+        slow = go.Figure(go.Scatter(x=[1, 2], y=[3, 4])).update_layout(template=name)
+        assert fast.to_plotly_json() == slow.to_plotly_json()
+        assert fast.layout.template == pio.templates[name]
+    for run in list(scenario_runs.values())[:6]:
+        frames = capture(run)
+        for build in (plots.window_size, plots.window_map, plots.pins_timeline):
+            fig = build(frames)
+            validated = go.Figure(fig).update_layout(template=_theme.TEMPLATE)
+            assert fig.to_plotly_json() == validated.to_plotly_json()

@@ -7,6 +7,8 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+import pandas as pd
 import pytest
 
 from footprint_lab import (
@@ -263,3 +265,62 @@ def test_the_report_summary_table_shows_run_summary(audit_run: Run) -> None:
                 "tokens_from",
             )
         ]
+
+
+# -- a table's cells --------------------------------------------------------------------------
+
+_CELLS_AS_THE_TEMPLATE_LOOPED = (
+    "{% for row in t.rows %}<tr>"
+    "{%- for v in row %}{% set wrap = t.wrap is defined and t.wrap[loop.index0] %}"
+    '<td{% if v.full is defined %} title="{{ v.full }}"{% endif %}'
+    '{% if t.inline %} style="{{ styles.cell_text if wrap else styles.cell if loop.last '
+    'else styles.cell_nowrap }}"{% elif wrap %} style="{{ styles.text }}"{% endif %}>'
+    "{{ v|cell }}</td>{% endfor -%}</tr>\n{% endfor %}"
+)
+"""How the ``table`` macro wrote each cell before ``row_cells`` decided them in Python."""
+
+_CELLS_NOW = (
+    "{% for row in t.rows %}<tr>"
+    "{%- for titled, title, style, v in row_cells(t, row) %}"
+    '<td{% if titled %} title="{{ title }}"{% endif %}{% if style %} style="{{ style }}"'
+    "{% endif %}>{{ v }}</td>{% endfor -%}</tr>\n{% endfor %}"
+)
+"""The cells as ``_macros.html.j2`` writes them now."""
+
+
+class _Full:
+    """A cell value with a ``full`` that is None (the template titled it "None")."""
+
+    full = None
+
+    def __str__(self) -> str:
+        return "<odd & value>"
+
+
+def test_a_tables_cells_are_what_the_template_wrote_cell_by_cell(
+    scenario_runs: dict[tuple[str, str], Run],
+) -> None:
+    from footprint_lab.lab.render import table_context
+    from footprint_lab.lab.views import records_view
+
+    odd = pd.DataFrame(
+        {
+            "text": ["a < b & 'c'", SCRIPT, None],
+            "number": pd.array([1, None, 3], dtype="Int64"),
+            "ratio": [0.5, float("nan"), 2.0],
+            "flag": pd.array([True, None, False], dtype="boolean"),
+            "numpy": np.array([1, 2, 3], dtype=np.int64),
+            "full": [_Full(), {"full": "a dict's"}, ["a", "list"]],
+        }
+    )
+    frames = [odd]
+    for run in list(scenario_runs.values())[:8]:
+        captured = capture(run)
+        frames += [records_view(captured), captured.messages, captured.calls]
+    before, now = ENV.from_string(_CELLS_AS_THE_TEMPLATE_LOOPED), ENV.from_string(_CELLS_NOW)
+    for frame in frames:
+        for inline in (True, False):
+            t = table_context(frame, inline=inline)
+            assert now.render(t=t) == before.render(t=t)
+    abridged = records_view(capture(next(iter(scenario_runs.values()))))
+    assert "title=" in now.render(t=table_context(abridged)) or not len(abridged)

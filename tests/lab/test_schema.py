@@ -4,22 +4,29 @@ following the record model."""
 from __future__ import annotations
 
 import dataclasses
-from typing import Literal
+import warnings
+from typing import Any, Literal
 
+import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from footprint_lab import Observations, Run, WindowRecord
 from footprint_lab.lab import Frames, capture
+from footprint_lab.lab._schema_base import BOOL, INT, TEXT
 from footprint_lab.lab.frames import RECORD_FIELD_COLUMNS
 from footprint_lab.lab.schema import (
     FRAME_NAMES,
     FRAME_SPECS,
     SCHEMAS,
+    column,
     describe,
     record_columns,
     record_field_dtype,
 )
+from tests.budget import examples
 
 
 def test_schemas_are_the_dtypes_of_the_column_specs() -> None:
@@ -112,3 +119,47 @@ def test_a_scalar_field_added_to_the_model_becomes_a_column(
     assert records["confidence"].tolist() == [0.5] * len(run.records)
     assert records["phase"].tolist() == ["late"] * len(run.records)
     assert records["commit"].tolist() == [r.commit for r in run.records]
+
+
+_CELL = st.one_of(
+    st.none(),
+    st.integers(min_value=-(2**63), max_value=2**63 - 1),
+    st.integers(min_value=2**63, max_value=2**70),  # too big for Int64
+    st.booleans(),
+    st.floats(allow_nan=True),
+    st.text(max_size=8),
+    st.just(pd.NA),
+    st.sampled_from([np.int64(3), np.float64(2.0), np.bool_(True), np.str_("x")]),
+)
+
+
+def _converted(convert: Any, values: list[Any], dtype: str) -> Any:
+    """``convert(values, dtype)``, or the type of the error it raised."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # pandas casting a float it refuses
+        try:
+            return convert(values, dtype)
+        except (TypeError, ValueError, OverflowError) as exc:
+            return type(exc)
+
+
+@settings(max_examples=examples(500), deadline=None)
+@given(values=st.lists(_CELL, max_size=12), dtype=st.sampled_from([INT, BOOL, TEXT]))
+def test_a_list_column_is_what_pd_array_makes_of_it(values: list[Any], dtype: str) -> None:
+    # column() converts a list through pyarrow when pyarrow takes every value as pandas
+    # would (several times faster), else through pd.array: the same array, or the same error
+    expected = _converted(lambda v, d: pd.array(v, dtype=d), values, dtype)
+    got = _converted(column, values, dtype)
+    if isinstance(expected, type) or isinstance(got, type):
+        assert got is expected, (values, dtype)
+        return
+    assert got.dtype == expected.dtype
+    assert pd.Series(got).equals(pd.Series(expected)), (values, dtype)
+    assert pd.Series(got).isna().tolist() == pd.Series(expected).isna().tolist()
+
+
+def test_an_array_of_the_dtype_is_kept_as_it_is() -> None:
+    text = pd.array(["a", None], dtype=TEXT)
+    assert column(text, TEXT) is text
+    python_text = pd.array(["a", None], dtype=pd.StringDtype("python"))
+    assert column(python_text, TEXT).dtype == pd.api.types.pandas_dtype(TEXT)

@@ -28,10 +28,8 @@ def build(ctx: CaptureContext) -> pd.DataFrame:
     # An imported call had its reply; a source that records no usage does not make it fail.
     imported = imported_source(ctx.run.origin) is not None
     positions = ctx.stage_positions
-    chars = ctx.chars
-    request, prefix = prefixes_of(
-        ctx.call_windows, ctx.messages, ctx.chars.tolist(), len(ctx.run.system or "")
-    )
+    chars = ctx.chars.tolist()  # Python ints: summed below without numpy scalars
+    request, prefix = prefixes_of(ctx.call_windows, ctx.messages, chars, len(ctx.run.system or ""))
 
     def usage(name: str) -> list[Any]:
         return [None if u is None else getattr(u, name) for u in usages]
@@ -60,7 +58,7 @@ def build(ctx: CaptureContext) -> pd.DataFrame:
             "scaled_from": [c.scaled_from for c in calls],
             "failed": [u is None and not imported for u in usages],
             "reply_chars": [
-                int(sum(chars[p] for p in positions.get(c.stage_id or "", ()))) for c in calls
+                sum([chars[p] for p in positions.get(c.stage_id or "", ())]) for c in calls
             ],
             "retry": [c.retry for c in calls],
             "finish_reason": [c.finish_reason for c in calls],

@@ -20,11 +20,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
+from typing import Any, Literal
 
 import numpy as np
 
 from footprint_lab.agent.run import Run
+from footprint_lab.events import Event
 from footprint_lab.lab._frames.arrays import IntArray
+from footprint_lab.lab._schema_base import TEXT, column
 from footprint_lab.ledger import (
     Commit,
     LedgerView,
@@ -53,10 +56,8 @@ class RecordFacts:
     __slots__ = (
         "_after",
         "_given",
-        "after_len",
         "after_runs",
         "commit",
-        "given_len",
         "given_runs",
         "removed",
     )
@@ -70,10 +71,6 @@ class RecordFacts:
         """The window the strategy was given, as runs of positions (None without a commit)."""
         self.after_runs = after_runs
         """The window as of the record's commit, as runs (None without a commit)."""
-        self.given_len = None if given_runs is None else runs_length(given_runs)
-        """Length of the given window (None when unknown)."""
-        self.after_len = None if after_runs is None else runs_length(after_runs)
-        """Length of the window after the visit (None when unknown)."""
         self.removed: list[int] = []
         """Positions that left on this visit, in given-window order."""
         self._given: list[int] | None = None
@@ -85,6 +82,22 @@ class RecordFacts:
         if self._given is None and self.given_runs is not None:
             self._given = positions(self.given_runs)
         return self._given
+
+    @property
+    def given_len(self) -> int | None:
+        """Length of the given window (None when unknown)."""
+        # read off the positions when a frame already asked for them (most records of a
+        # long run): then their length is free
+        if self._given is not None:
+            return len(self._given)
+        return None if self.given_runs is None else runs_length(self.given_runs)
+
+    @property
+    def after_len(self) -> int | None:
+        """Length of the window after the visit (None when unknown)."""
+        if self._after is not None:
+            return len(self._after)
+        return None if self.after_runs is None else runs_length(self.after_runs)
 
     @property
     def after(self) -> list[int] | None:
@@ -143,6 +156,34 @@ class CaptureContext:
     def m_count(self) -> int:
         """How many messages the ledger holds."""
         return len(self.roles)
+
+    @cached_property
+    def events_by_type(self) -> dict[str, list[Event]]:
+        """The run's events by ``type``, each list in run order (one pass over the events,
+        however many frames look for one kind: a long run has several events a call)."""
+        out: dict[str, list[Event]] = {}
+        for event in self.run.events:
+            found = out.get(event.type)
+            if found is None:
+                out[event.type] = [event]
+            else:
+                found.append(event)
+        return out
+
+    @cached_property
+    def _texts(self) -> dict[str, Any]:
+        """The per-message lists converted by :meth:`texts` so far."""
+        return {}
+
+    def texts(self, name: Literal["stage_ids", "roles", "tool_names", "authored"]) -> Any:
+        """One of the per-message lists (``stage_ids``, ``roles``, ``tool_names``,
+        ``authored``) as a ``string`` array by position, converted once however many frames
+        read it (``messages`` whole, ``evictions`` and ``membership`` a row per message that
+        left or was sent: ``.take(positions)``)."""
+        found = self._texts.get(name)
+        if found is None:
+            found = self._texts[name] = column(getattr(self, name), TEXT)
+        return found
 
     @cached_property
     def stage_positions(self) -> dict[str, list[int]]:

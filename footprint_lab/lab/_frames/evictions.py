@@ -10,6 +10,8 @@ the ``messages`` and ``membership`` frames read.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import chain, repeat
+from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
@@ -33,52 +35,69 @@ class Departures:
     """It first left by being replaced in place by a cleared-result placeholder."""
 
 
+_NONE: frozenset[str] = frozenset()
+"""No stage ids."""
+
+
 def build(ctx: CaptureContext) -> pd.DataFrame:
     """The ``evictions`` frame of the run in ``ctx``, in record order then window order."""
     records, stage_ids = ctx.records, ctx.stage_ids
     folded_ids: dict[int, set[str]] = {}
     for span in getattr(ctx.run, "folded", []) or []:
         folded_ids.setdefault(span.iteration, set()).update(span.removed_stage_ids)
-    ev_record: list[int] = []
-    ev_pos: list[int] = []
+    leaving = [j for j, facts in enumerate(ctx.facts) if facts.removed]
+    counts = [len(ctx.facts[j].removed) for j in leaving]
+    ev_pos = list(chain.from_iterable(ctx.facts[j].removed for j in leaving))
     ev_how: list[str] = []
-    for j, (rec, facts) in enumerate(zip(records, ctx.facts, strict=True)):
-        if not facts.removed:
-            continue
-        summarized = rec.summary_chars is not None
-        fold_ids = folded_ids.get(rec.iteration, set())
+    for j in leaving:
+        rec, removed = records[j], ctx.facts[j].removed
+        fold_ids = folded_ids.get(rec.iteration, _NONE)
         # A clearing is an in-place move: everything its record removed was replaced in place.
-        cleared = set(rec.cleared_stage_ids)
-        for p in facts.removed:
-            ev_record.append(j)
-            ev_pos.append(p)
-            if summarized or stage_ids[p] in fold_ids:
-                ev_how.append("summarized")
-            elif stage_ids[p] in cleared:
-                ev_how.append("cleared")
-            else:
-                ev_how.append("dropped")
+        cleared = set(rec.cleared_stage_ids) if rec.cleared_stage_ids else _NONE
+        if rec.summary_chars is not None:
+            ev_how.extend(["summarized"] * len(removed))
+        elif not fold_ids and not cleared:  # a plain drop (most visits): no id to look up
+            ev_how.extend(["dropped"] * len(removed))
+        else:
+            ev_how.extend(
+                "summarized"
+                if stage_ids[p] in fold_ids
+                else "cleared"
+                if stage_ids[p] in cleared
+                else "dropped"
+                for p in removed
+            )
     n_ev = len(ev_pos)
     pos = np.asarray(ev_pos, dtype=np.int64)
-    ev_iter = [records[j].iteration for j in ev_record]
+    ev_record = np.repeat(np.asarray(leaving, dtype=np.int64), counts)
+    ev_iter = np.repeat(np.asarray([records[j].iteration for j in leaving], dtype=np.int64), counts)
     born = ctx.born[pos] if n_ev else np.zeros(0, dtype=np.int64)
+
+    def per_record(values: list[Any]) -> list[Any]:
+        """One value per record that removed something, repeated for each message it removed."""
+        return list(chain.from_iterable(map(repeat, values, counts)))
+
+    def per_message(name: Literal["stage_ids", "roles", "tool_names", "authored"]) -> Any:
+        """Each removed message's value in the context's list ``name``."""
+        return ctx.texts(name).take(pos) if n_ev else []
+
     return build_frame(
         "evictions",
         {
             "record": ev_record,
             "iteration": ev_iter,
-            "strategy": [records[j].strategy for j in ev_record],
+            "strategy": per_record([records[j].strategy for j in leaving]),
             "position": pos,
-            "stage_id": [stage_ids[p] for p in ev_pos],
-            "role": [ctx.roles[p] for p in ev_pos],
-            "tool_name": [ctx.tool_names[p] for p in ev_pos],
-            "authored": [ctx.authored[p] for p in ev_pos],
+            "stage_id": per_message("stage_ids"),
+            "role": per_message("roles"),
+            "tool_name": per_message("tool_names"),
+            "authored": per_message("authored"),
             "chars": ctx.chars[pos] if n_ev else [],
             "born_iteration": born,
-            "survival_iterations": np.asarray(ev_iter, dtype=np.int64) - born,
-            "survival_ms": _survival_ms(ctx, ev_record, ev_pos),
+            "survival_iterations": ev_iter - born,
+            "survival_ms": _survival_ms(ctx, ev_record.tolist(), ev_pos),
             "how": ev_how,
-            "forced": [records[j].forced for j in ev_record],
+            "forced": per_record([records[j].forced for j in leaving]),
         },
     )
 
@@ -86,10 +105,10 @@ def build(ctx: CaptureContext) -> pd.DataFrame:
 def _survival_ms(ctx: CaptureContext, ev_record: list[int], ev_pos: list[int]) -> list[int | None]:
     """From the ``context.evicted`` events when they match one to one, else from the ledger."""
     stage_ids = ctx.stage_ids
-    events = [e for e in ctx.run.events if e.type == "context.evicted"]
-    if len(events) == len(ev_pos) and all(
-        getattr(e, "stage_id", None) == stage_ids[p] for e, p in zip(events, ev_pos, strict=True)
-    ):
+    events = ctx.events_by_type.get("context.evicted", [])
+    if len(events) == len(ev_pos) and [getattr(e, "stage_id", None) for e in events] == [
+        stage_ids[p] for p in ev_pos
+    ]:
         return [int(getattr(e, "survival_ms", 0)) for e in events]
     commits = ctx.commits
     out: list[int | None] = []

@@ -12,11 +12,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from footprint_lab.lab._frames.arrays import IntArray, expand_runs
+from footprint_lab.lab._frames.arrays import IntArray, windows_flat
 from footprint_lab.lab._frames.context import CaptureContext, stage_kind
 from footprint_lab.lab._frames.evictions import Departures
 from footprint_lab.lab.schema import build_frame
-from footprint_lab.ledger import runs_length
 from footprint_lab.messages import THINKING_KINDS, Message
 
 __all__ = ["PREVIEW_CHARS", "build", "int_or_na"]
@@ -33,17 +32,9 @@ def int_or_na(values: IntArray) -> Any:
 def _sent(ctx: CaptureContext) -> tuple[IntArray, IntArray, IntArray]:
     """Per position: calls whose window held it, and the iterations of the first and last."""
     m_count = ctx.m_count
-    starts: list[int] = []
-    stops: list[int] = []
-    lens: list[int] = []
-    for runs in ctx.call_windows:
-        lens.append(runs_length(runs))
-        for a, b in runs:
-            starts.append(a)
-            stops.append(b)
-    all_pos = expand_runs(starts, stops)
+    all_pos, call_of = windows_flat(ctx.call_windows)
     call_iters = np.asarray([c.iteration for c in ctx.run.calls], dtype=np.int64)
-    all_iter = np.repeat(call_iters, np.asarray(lens, dtype=np.int64))
+    all_iter = call_iters[call_of]
     times_sent = np.bincount(all_pos, minlength=m_count)[:m_count].astype(np.int64)
     first_sent = np.full(m_count, -1, dtype=np.int64)
     last_sent = np.full(m_count, -1, dtype=np.int64)
@@ -80,24 +71,25 @@ def build(ctx: CaptureContext, left: Departures) -> pd.DataFrame:
         "messages",
         {
             "position": np.arange(ctx.m_count, dtype=np.int64),
-            "stage_id": stage_ids,
+            "stage_id": ctx.texts("stage_ids"),
             "stage": [stage_kind(s) for s in stage_ids],
             "commit": np.asarray(ctx.message_commit, dtype=np.int64),
             "iteration": ctx.born,
-            "role": roles,
-            "tool_name": tool_names,
+            "role": ctx.texts("roles"),
+            "tool_name": ctx.texts("tool_names"),
             "tool_call_id": [m.tool_call_id for m in msgs],
-            "authored": ctx.authored,
+            "authored": ctx.texts("authored"),
             "chars": ctx.chars,
             "label": [
-                f"{s or '?'} {t if t is not None else r}{_thinking_note(m)}"
+                # most messages carry no parts: their note is empty (no call to find out)
+                f"{s or '?'} {t if t is not None else r}{_thinking_note(m) if m.parts else ''}"
                 for s, t, r, m in zip(stage_ids, tool_names, roles, msgs, strict=True)
             ],
             "preview": [m.content[:PREVIEW_CHARS] for m in msgs],
             "first_sent": int_or_na(first_sent),
             "last_sent": int_or_na(last_sent),
             "times_sent": times_sent,
-            "left": list(fate),
+            "left": fate.tolist(),
             "left_iteration": int_or_na(left.left_iteration),
         },
     )

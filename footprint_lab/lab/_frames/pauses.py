@@ -20,9 +20,9 @@ __all__ = ["build"]
 def build(ctx: CaptureContext) -> pd.DataFrame:
     """The ``pauses`` frame of the run in ``ctx``."""
     cols: dict[str, list[Any]] = {name: [] for name in SCHEMAS["pauses"]}
-    events = list(ctx.run.events)
-    if not any(e.type == "run.paused" for e in events):
+    if "run.paused" not in ctx.events_by_type:
         return build_frame("pauses", cols)
+    events = list(ctx.run.events)
     made_by: dict[str, int] = {}
     for p, m in enumerate(ctx.messages):
         if ctx.roles[p] == "assistant":

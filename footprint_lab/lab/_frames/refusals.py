@@ -4,18 +4,28 @@ Layer: lab. The record names each refusing turn by its index, its first message'
 window the strategy was given, and that message's stage id (``Refusal.stage_id``). Only the
 ledger position and the turn's length need the given window: the turn is its first message and
 the ``tool`` messages that follow it there.
+
+Vectorised: a long run refuses about seven turns a visit (its keep window), so the refusals
+are read in one pass and the turns measured in numpy over the given windows laid end to end.
 """
 
 from __future__ import annotations
 
+from itertools import chain
+from operator import attrgetter
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
+from footprint_lab.lab._frames.arrays import IntArray
 from footprint_lab.lab._frames.context import CaptureContext
 from footprint_lab.lab.schema import SCHEMAS, build_frame
 
 __all__ = ["build", "turn_end"]
+
+_REFUSAL_FIELDS = attrgetter("reason", "turn_index", "message_index", "stage_id")
+"""What a row reads of a refusal, in one call."""
 
 
 def turn_end(roles: list[str], window: list[int], start: int) -> int:
@@ -28,36 +38,73 @@ def turn_end(roles: list[str], window: list[int], start: int) -> int:
 
 def build(ctx: CaptureContext) -> pd.DataFrame:
     """The ``refusals`` frame of the run in ``ctx``."""
-    roles, stage_ids = ctx.roles, ctx.stage_ids
-    rows: list[tuple[Any, ...]] = []
-    for j, (rec, facts) in enumerate(zip(ctx.records, ctx.facts, strict=True)):
-        if not rec.refusals:
-            continue
-        given = facts.given
-        for ref in rec.refusals:
-            index = ref.message_index
-            pos: int | None = None
-            turn_len: int | None = None
-            if given is not None and 0 <= index < len(given):
-                pos = given[index]
-                turn_len = turn_end(roles, given, index) - index
-            stage_id = ref.stage_id
-            if stage_id is None and pos is not None:  # a record filed before refusals named it
-                stage_id = stage_ids[pos]
-            # one tuple per row, in schema order (transposed below: cheaper than nine appends)
-            rows.append(
-                (
-                    j,
-                    rec.iteration,
-                    rec.strategy,
-                    ref.reason,
-                    ref.turn_index,
-                    index,
-                    turn_len,
-                    pos,
-                    stage_id,
-                )
-            )
-    names = list(SCHEMAS["refusals"])
-    columns = [list(c) for c in zip(*rows, strict=True)] if rows else [[] for _ in names]
-    return build_frame("refusals", dict(zip(names, columns, strict=True)))
+    records = ctx.records
+    refusing = [j for j, rec in enumerate(records) if rec.refusals]
+    rows = list(map(_REFUSAL_FIELDS, chain.from_iterable(records[j].refusals for j in refusing)))
+    if not rows:
+        return build_frame("refusals", {name: [] for name in SCHEMAS["refusals"]})
+    reason, turn_index, message_index, stage_id = (list(c) for c in zip(*rows, strict=True))
+    counts = np.asarray([len(records[j].refusals) for j in refusing], dtype=np.int64)
+    record = np.repeat(np.asarray(refusing, dtype=np.int64), counts)
+    position, turn_messages = _turns(ctx, refusing, record, message_index)
+    if None in stage_id:  # a record filed before refusals named it: the ledger says
+        stage_ids = ctx.stage_ids
+        stage_id = [
+            stage_ids[p] if s is None and p is not pd.NA else s
+            for s, p in zip(stage_id, position.tolist(), strict=True)
+        ]
+    iteration = np.asarray([records[j].iteration for j in refusing], dtype=np.int64)
+    strategy = [records[j].strategy for j in refusing]
+    return build_frame(
+        "refusals",
+        {
+            "record": record,
+            "iteration": np.repeat(iteration, counts),
+            "strategy": [
+                name for name, n in zip(strategy, counts.tolist(), strict=True) for _ in range(n)
+            ],
+            "reason": reason,
+            "turn_index": turn_index,
+            "message_index": message_index,
+            "turn_messages": turn_messages,
+            "position": position,
+            "stage_id": stage_id,
+        },
+    )
+
+
+def _turns(
+    ctx: CaptureContext, refusing: list[int], record: IntArray, message_index: list[int]
+) -> tuple[Any, Any]:
+    """Each refusing turn's first message's ledger position and its length in messages
+    (:func:`turn_end`), as nullable integer arrays: <NA> when the record's given window is
+    unknown or does not reach the turn's index."""
+    given: list[int] = []
+    # where each record's given window starts in ``given`` (-1: unknown), and its length
+    start = np.full(len(ctx.facts), -1, dtype=np.int64)
+    length = np.zeros(len(ctx.facts), dtype=np.int64)
+    for j in refusing:
+        window = ctx.facts[j].given
+        if window is not None:
+            start[j] = len(given)
+            length[j] = len(window)
+            given.extend(window)
+    flat = np.asarray(given, dtype=np.int64)
+    # a turn ends at the next message that is not a tool result, or at its window's end: mark
+    # both, then read the next mark after each turn's first message
+    marks = np.ones(len(flat) + 1, dtype=bool)
+    if len(flat):
+        marks[:-1] = np.asarray([r != "tool" for r in ctx.roles], dtype=bool)[flat]
+        marks[start[start >= 0]] = True
+    at_mark = np.where(marks, np.arange(len(marks)), len(marks))
+    next_mark = np.minimum.accumulate(at_mark[::-1])[::-1]
+    index = np.asarray(message_index, dtype=np.int64)
+    offset = start[record]
+    known = (offset >= 0) & (index >= 0) & (index < length[record])
+    k = np.where(known, offset + index, 0)
+    position = flat[k] if len(flat) else np.zeros(len(k), dtype=np.int64)
+    turn_len = next_mark[k + 1] - k if len(flat) else np.zeros(len(k), dtype=np.int64)
+    return (
+        pd.arrays.IntegerArray(position, ~known),
+        pd.arrays.IntegerArray(turn_len, ~known),
+    )

@@ -26,10 +26,11 @@ from footprint_lab.lab.frames import Frames
 from footprint_lab.lab.plots._figure import as_lab_figure
 from footprint_lab.lab.plots._hiding import distinguish_identical
 from footprint_lab.lab.theme import TEMPLATE
-from footprint_lab.lab.views import REFUSAL_MEANINGS, record_rule
+from footprint_lab.lab.views import REFUSAL_MEANINGS, RULE_FACTS, record_rule
 
 __all__ = [
     "COUNTERFACTUAL_SUFFIX",
+    "RECORD_HOVER_COLUMNS",
     "TITLE_BREAK",
     "TITLE_LINE_CHARS",
     "WEBGL_THRESHOLD",
@@ -38,6 +39,7 @@ __all__ = [
     "is_counterfactual",
     "layout",
     "nice_step",
+    "record_hover_rows",
     "record_lines",
     "record_reasons",
     "record_rule",
@@ -45,6 +47,7 @@ __all__ = [
     "removal_summary",
     "round_ticks",
     "scatter_class",
+    "set_template",
     "single",
     "title_of",
     "truncate",
@@ -136,9 +139,37 @@ def layout(fig: go.Figure, title: str, **extra: Any) -> go.Figure:
         top = pio.templates[TEMPLATE].layout.margin.t or 0  # the template's: one line
         margin.setdefault("t", top + TITLE_LINE_PX * (len(lines) - 1))
         extra["margin"] = margin
-    fig.update_layout(title={"text": TITLE_BREAK.join(lines)}, template=TEMPLATE, **extra)
+    fig.update_layout(title={"text": TITLE_BREAK.join(lines)}, **extra)
+    set_template(fig, TEMPLATE)
     distinguish_identical(fig)
     return as_lab_figure(fig)
+
+
+def set_template(fig: go.Figure, name: str) -> go.Figure:
+    """Give ``fig`` the registered template ``name``, as ``fig.update_layout(template=name)``
+    does, without validating it again.
+
+    Plotly validates a template given by name by rebuilding the registered one, every trace
+    type's defaults checked anew (about 7 ms a figure, most of a small chart's cost and of a
+    Tuner's redraw); the registered one was validated when it was built. So it is set as plotly
+    sets its own default template on every new figure: with the layout's validation off for
+    that one assignment, which stores a copy of its JSON. ``tests/lab/test_plot_theme.py``
+    checks the figure is the same either way.
+    """
+    template = pio.templates[name]
+    fig_layout = fig.layout
+    # a widget must tell its front-end (an unvalidated assignment sends nothing), and a plotly
+    # without the switch has only the validated way
+    if isinstance(fig, go.FigureWidget) or not hasattr(fig_layout, "_validate"):
+        fig.update_layout(template=name)
+        return fig
+    validating = fig_layout._validate
+    fig_layout._validate = False
+    try:
+        fig_layout.template = template
+    finally:
+        fig_layout._validate = validating
+    return fig
 
 
 def nice_step(span: float, ticks: int = 5) -> float:
@@ -329,6 +360,40 @@ def refusal_lines(reasons: Iterable[str], *, meanings: bool = True) -> list[str]
         f"refused {n} × {reason}: {REFUSAL_MEANINGS.get(reason, 'a reason of this strategy')}"
         for reason, n in counts.items()
     ]
+
+
+RECORD_HOVER_COLUMNS: tuple[str, ...] = tuple(
+    dict.fromkeys(
+        [
+            "iteration",
+            "strategy",
+            "refusal_reasons",
+            "removed_message_count",
+            "removed_stage_ids",
+            "window_chars_before",
+            "window_chars_after",
+            *RULE_FACTS,
+        ]
+    )
+)
+"""The ``records`` columns a record's hover reads (:func:`record_lines`,
+:func:`removal_summary`): which record, its rule's facts, its refusals and what it removed."""
+
+
+def record_hover_rows(records: pd.DataFrame) -> list[dict[str, Any]]:
+    """The rows of ``records`` as mappings for a record's hover (:func:`record_lines`,
+    :func:`removal_summary`): only the columns it reads (:data:`RECORD_HOVER_COLUMNS`), as
+    ``to_dict("records")`` gives them — converting a row's every column (sixty) for a hover
+    that reads a third of them was most of a chart's cost on a long run.
+
+    Args:
+        records: A ``records`` frame (or some of its rows).
+
+    Returns:
+        One mapping per row, in order.
+    """
+    columns = [c for c in RECORD_HOVER_COLUMNS if c in records.columns]
+    return [{str(k): v for k, v in row.items()} for row in records[columns].to_dict("records")]
 
 
 def record_reasons(row: Mapping[str, Any]) -> list[str]:

@@ -28,6 +28,7 @@ import plotly.graph_objects as go
 from footprint_lab.lab.frames import Frames
 from footprint_lab.lab.plots._common import (
     layout,
+    record_hover_rows,
     record_lines,
     record_reasons,
     record_rule,
@@ -165,10 +166,8 @@ def _column_texts(
     reason (with their meanings, or counted on one line)."""
     records = frames.records
     by_iteration: dict[int, list[dict[str, Any]]] = {}
-    for row in records.to_dict("records"):
-        by_iteration.setdefault(int(row["iteration"]), []).append(
-            {str(k): v for k, v in row.items()}
-        )
+    for row in record_hover_rows(records):
+        by_iteration.setdefault(int(row["iteration"]), []).append(row)
     idle = (
         "the run has no window strategy"
         if not len(records) and not frames.info.get("strategy")

@@ -18,6 +18,7 @@ from footprint_lab.lab.frames import Frames
 from footprint_lab.lab.plots._common import (
     WEBGL_THRESHOLD,
     layout,
+    record_hover_rows,
     removal_summary,
     round_ticks,
     scatter_class,
@@ -47,9 +48,7 @@ def _threshold_steps(thresholds: pd.DataFrame, calls: pd.DataFrame) -> tuple[lis
 
 def _removal_trace(removals: pd.DataFrame, scatter: Any, big: bool) -> Any:
     """The ``removal`` markers: one per record that removed something, hover = its summary."""
-    text = [
-        removal_summary({str(k): v for k, v in row.items()}) for row in removals.to_dict("records")
-    ]
+    text = [removal_summary(row) for row in record_hover_rows(removals)]
     return scatter(
         x=values(removals["iteration"]),
         y=values(removals["window_chars_after"]),

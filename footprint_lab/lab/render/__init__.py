@@ -36,6 +36,7 @@ from importlib import resources
 from typing import Any, Literal
 
 import jinja2
+import numpy as np
 import pandas as pd
 
 from footprint_lab.lab.schema import COLUMN_HEADERS, MEMBERSHIP_STATES
@@ -204,6 +205,50 @@ def cell(value: Any) -> Any:
     return value
 
 
+_WHOLE: frozenset[type] = frozenset({int, bool, np.int64, np.int32, np.bool_})
+"""Types of cell values never missing whose text needs no escaping (digits, True, False)."""
+
+_PLAIN: frozenset[type] = _WHOLE | {str, float, np.float64, type(None), type(pd.NA)}
+"""Types of cell values that have no ``full`` (what a cell said briefly carries: a ``str``
+subclass), told without a lookup."""
+
+
+def row_cells(t: Mapping[str, Any], row: Sequence[Any]) -> list[tuple[bool, Any, str, Any]]:
+    """What the ``table`` macro of ``_macros.html.j2`` writes in each cell of one row, as
+    ``(titled, title, style, value)``: a cell said briefly (a value with a ``full``) has what
+    it stands for as its title; an inline table's cell has its style (``cell_text`` in a column
+    that wraps, else ``cell`` for the last cell and ``cell_nowrap`` before it), a stylesheet
+    table's wrapping cell ``text`` (else no style: ``""``); the value through :func:`cell`.
+    The template escapes all of it and writes the markup.
+
+    Decided here rather than in the template: a table's cells are most of a table's cost (a
+    records table of 300 rows has 4,500) and the template looked up each cell's facts anew.
+    ``tests/lab/test_render.py`` checks the cells are what the template's own loop wrote.
+    """
+    wrap = ENV.getattr(t, "wrap")
+    wraps = [] if isinstance(wrap, jinja2.Undefined) else wrap
+    inline = ENV.getattr(t, "inline")
+    last = len(row) - 1
+    out: list[tuple[bool, Any, str, Any]] = []
+    for i, v in enumerate(row):
+        kind = type(v)
+        titled, full = False, None
+        if kind not in _PLAIN:
+            found = ENV.getattr(v, "full")
+            if not isinstance(found, jinja2.Undefined):
+                titled, full = True, found
+        wrapped = i < len(wraps) and wraps[i]
+        if inline:
+            style = STYLES["cell_text" if wrapped else "cell" if i == last else "cell_nowrap"]
+        else:
+            style = STYLES["text"] if wrapped else ""
+        # the common values need no filter: text and whole numbers are never missing, a
+        # missing integer is blank
+        value = v if kind is str or kind in _WHOLE else "" if v is pd.NA else cell(v)
+        out.append((titled, full, style, value))
+    return out
+
+
 ENV = jinja2.Environment(
     loader=jinja2.PackageLoader("footprint_lab.lab.render", "templates"),
     autoescape=True,
@@ -218,6 +263,7 @@ ENV.globals["headers"] = COLUMN_HEADERS
 ENV.globals["state_style"] = state_style
 ENV.globals["call_label"] = call_label
 ENV.filters["cell"] = cell
+ENV.globals["row_cells"] = row_cells
 
 
 def render(template_name: str, **context: Any) -> str:
