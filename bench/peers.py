@@ -416,6 +416,14 @@ def run(sizes: tuple[int, ...], repeat: int, validity_messages: int) -> Section:
                 f"Cold, {label.removeprefix('footprint_lab ')} vs trim_messages: {shown} "
                 f"(target <= {limit}): {verdict(max(ratios) <= limit)}."
             )
+        listed = f"{sliding_label}, from a list"
+        if listed in cold:
+            from_list = cold[listed][-1] / reference[-1]
+            section.notes.append(
+                f"Cold from a list at {sizes[-1]:,} messages (the facts read inside the trim), "
+                f"{sliding_label.removeprefix('footprint_lab ')} vs trim_messages: "
+                f"{from_list:.2f} (target <= 4.0: {verdict(from_list <= 4.0)})."
+            )
     peers = [k for k in adapters if k not in ours_rows]
     if peers:
         fastest = min(peers, key=lambda k: loop_cpu[k])
