@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import bisect
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from footprint_lab.messages import Message
 from footprint_lab.window._carry import ClearingNotes, carried_prefix, note
@@ -107,7 +107,7 @@ def plan_clearing(
     excluded = frozenset(exclude_tools)
     replacements: list[tuple[int, Message]] = []
     candidates: list[int] = []
-    texts: dict[str | None, str] = {}
+    placeholders = _Placeholders(iteration, strategy)
 
     # The window's facts (apply_window's; read here when called on another sequence): a turn's
     # results, their tools and sizes come from its flat lists, and only a result that is
@@ -117,15 +117,7 @@ def plan_clearing(
     carrying = window is not None and facts is not None and facts.local
     if window is None:
         window = Window(messages)
-    codes, cum, names, stage_ids = window.codes, window.cum, window.tool_names, window.stage_ids
-
-    def text_of(name: str | None) -> str:
-        text = texts.get(name)
-        if text is None:  # one text per tool and visit: it names the tool, not the call
-            text = texts[name] = cleared_result_text(
-                tool_name=name, iteration=iteration, strategy=strategy
-            )
-        return text
+    codes, stage_ids = window.codes, window.stage_ids
 
     # The turns before ``stable`` are settled by facts the next visit can compare; a turn
     # holding one of the newest results, or inside the keep window, is not.
@@ -140,7 +132,7 @@ def plan_clearing(
     if carrying:
         guard_reasons = _guard_reasons(guards, starts, ends, keep_start, pinned)
         first, refusals, refusal_turns = carried_prefix(
-            window, config, stable, guard_reasons, lambda name: len(text_of(name))
+            window, config, stable, guard_reasons, placeholders.size
         )
 
     def refuse(reason: RefusalReason, k: int) -> None:
@@ -156,39 +148,9 @@ def plan_clearing(
         if reason is not None:
             refuse(reason, k)
             continue
-        kept: list[RefusalReason] = []
-        cleared_calls: set[str] = set()
-        turn_replacements: list[tuple[int, Message]] = []
-        for i in results:
-            if codes[i] == "p":
-                continue  # already a placeholder (or another result the library wrote)
-            if i in newest:
-                kept.append("among-newest-results")
-                continue
-            name = names[i]
-            if name in excluded:
-                kept.append("excluded-tool")
-                continue
-            text = text_of(name)
-            if len(text) >= cum[i + 1] - cum[i]:  # a placeholder's size is its text's
-                kept.append("replacement-not-smaller")
-                continue
-            message = messages[i]
-            placeholder = cleared_result(message, iteration=iteration, strategy=strategy, text=text)
-            turn_replacements.append((i, placeholder))
-            if message.tool_call_id is not None:
-                cleared_calls.add(message.tool_call_id)
-        head = messages[a]
-        if clear_tool_inputs and cleared_calls and head.authored is None:
-            ids = {
-                c.id
-                for c in head.tool_calls
-                if clear_tool_inputs is True or c.name in clear_tool_inputs
-            } & cleared_calls
-            if ids:
-                stand_in = cleared_arguments(head, ids)
-                if stand_in.chars < head.chars:
-                    turn_replacements.insert(0, (a, stand_in))
+        kept, turn_replacements = _clear_turn(
+            window, a, results, newest, excluded, placeholders, clear_tool_inputs
+        )
         for reason in dict.fromkeys(kept):
             refuse(reason, k)
         if turn_replacements:
@@ -198,11 +160,8 @@ def plan_clearing(
         # A turn with a placeholder to place is not settled: the next visit may find it
         # placed (the window then differs there) or still to place (below clear-at-least).
         settled = min(stable, candidates[0]) if candidates else stable
-        texts_seen = {name: len(text) for name, text in texts.items()}
-        note(
-            window,
-            ClearingNotes(config, settled, guard_reasons, texts_seen, refusal_turns, refusals),
-        )
+        sizes = placeholders.sizes()
+        note(window, ClearingNotes(config, settled, guard_reasons, sizes, refusal_turns, refusals))
     # In turn order as they stand: the walk visits the turns oldest first, the keep window last.
     kept_window = [
         fresh_refusal("inside-keep-window", k, starts[k], stage_ids[starts[k]])
@@ -211,6 +170,81 @@ def plan_clearing(
     return ClearingPlan(
         keep, tuple(replacements), (*refusals, *kept_window), observations, tuple(candidates)
     )
+
+
+@dataclass(slots=True)
+class _Placeholders:
+    """One visit's placeholder texts, one per tool (a text names the tool, not the call)."""
+
+    iteration: int
+    strategy: str
+    texts: dict[str | None, str] = field(default_factory=dict)
+
+    def text(self, name: str | None) -> str:
+        text = self.texts.get(name)
+        if text is None:
+            text = self.texts[name] = cleared_result_text(
+                tool_name=name, iteration=self.iteration, strategy=self.strategy
+            )
+        return text
+
+    def size(self, name: str | None) -> int:
+        return len(self.text(name))
+
+    def sizes(self) -> dict[str | None, int]:
+        """The size of every text this visit wrote (what a result was compared with)."""
+        return {name: len(text) for name, text in self.texts.items()}
+
+
+def _clear_turn(
+    window: Window,
+    head_at: int,
+    results: list[int],
+    newest: set[int],
+    excluded: frozenset[str],
+    placeholders: _Placeholders,
+    clear_tool_inputs: bool | Collection[str],
+) -> tuple[list[RefusalReason], list[tuple[int, Message]]]:
+    """One turn a guard let through: why each result it keeps stays, and the placeholders
+    (window index, message) of those it clears — with ``clear_tool_inputs``, the head's
+    arguments for the cleared calls first."""
+    messages, codes, cum, names = window.messages, window.codes, window.cum, window.tool_names
+    kept: list[RefusalReason] = []
+    cleared_calls: set[str] = set()
+    replacements: list[tuple[int, Message]] = []
+    for i in results:
+        if codes[i] == "p":
+            continue  # already a placeholder (or another result the library wrote)
+        if i in newest:
+            kept.append("among-newest-results")
+            continue
+        name = names[i]
+        if name in excluded:
+            kept.append("excluded-tool")
+            continue
+        text = placeholders.text(name)
+        if len(text) >= cum[i + 1] - cum[i]:  # a placeholder's size is its text's
+            kept.append("replacement-not-smaller")
+            continue
+        message = messages[i]
+        placeholder = cleared_result(
+            message, iteration=placeholders.iteration, strategy=placeholders.strategy, text=text
+        )
+        replacements.append((i, placeholder))
+        if message.tool_call_id is not None:
+            cleared_calls.add(message.tool_call_id)
+    head = messages[head_at]
+    if clear_tool_inputs and cleared_calls and head.authored is None:
+        ids = {
+            c.id
+            for c in head.tool_calls
+            if clear_tool_inputs is True or c.name in clear_tool_inputs
+        } & cleared_calls
+        if ids:
+            stand_in = cleared_arguments(head, ids)
+            if stand_in.chars < head.chars:
+                replacements.insert(0, (head_at, stand_in))
+    return kept, replacements
 
 
 def _inputs_key(clear_tool_inputs: bool | Collection[str]) -> bool | frozenset[str]:
