@@ -10,9 +10,7 @@ Timed, each executor started and warmed first (its start not counted):
   build's seconds and the peak resident memory of itself (``VmHWM``: ``ru_maxrss`` would be
   its parent's, carried across fork and exec) and of its pool's workers (``RUSAGE_CHILDREN``:
   the largest child, once the pool is shut down);
-* a build of the smallest size inline and on a Dask ``LocalCluster`` of 2 worker processes
-  (the largest size is not built these ways: one build of it on a shared 2-core machine
-  takes minutes already);
+* a build of every size inline and on a Dask ``LocalCluster`` of 2 worker processes;
 * the store's size against the raw files; one ``corpus.sql`` aggregate over every call;
 * a 16-configuration evidence frontier (``sliding_window``, keep_recent_turns 1-8 x
   keep_last_tool_results 0, 2) over the largest corpus on the pool, and inline and on the pool
@@ -109,8 +107,8 @@ def run(sizes: Sequence[int] = SIZES, sample: int = 200) -> Section:
         "cut at a turn; Claude Code and OpenHands streams cut to a prefix; every identifier "
         "renamed; see `bench/_scale_corpus.py`), seeded, every file distinct. Built on a "
         "2-process spawn pool in a fresh process per size (its peak RSS and its largest "
-        f"worker's); inline and on a Dask LocalCluster of 2 workers at {small:,} runs only (to "
-        "spare the time of the larger builds on this shared machine). Then one SQL aggregate "
+        "worker's); then inline and on a Dask LocalCluster of 2 workers, every size. Then one "
+        "SQL aggregate "
         f"over every call, and a {len(configs)}-configuration evidence frontier "
         "(`sliding_window` keep_recent_turns 1-8 x keep_last_tool_results 0, 2) over the "
         f"{large:,}-run corpus on the pool. Executors are started and warmed first.",
@@ -150,21 +148,22 @@ def run(sizes: Sequence[int] = SIZES, sample: int = 200) -> Section:
         dask = stack.enter_context(_dask())
         _warm(dask)
         executors["Dask LocalCluster, 2 workers"] = dask
-        for label, executor in executors.items():
-            start = time.perf_counter()
-            built = Corpus.build(
-                folders[small],
-                base / f"store-{small}-{label[:4]}",
-                executor="inline" if executor is None else executor,
-                progress=False,
-            )
-            seconds = time.perf_counter() - start
-            section.rows.append(
-                [
-                    f"build {len(built):,} runs, {label}",
-                    _rate(len(built), _size_mb(folders[small]), seconds),
-                ]
-            )
+        for n in sorted(sizes):
+            for label, executor in executors.items():
+                start = time.perf_counter()
+                built = Corpus.build(
+                    folders[n],
+                    base / f"store-{n}-{label[:4]}",
+                    executor="inline" if executor is None else executor,
+                    progress=False,
+                )
+                seconds = time.perf_counter() - start
+                section.rows.append(
+                    [
+                        f"build {len(built):,} runs, {label}",
+                        _rate(len(built), _size_mb(folders[n]), seconds),
+                    ]
+                )
         corpus = Corpus.open(base / f"store-{large}")
         raw = _size_mb(folders[large])
         store_mb = _size_mb(Path(corpus.path))

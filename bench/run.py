@@ -16,6 +16,7 @@ from typing import Any
 from bench import (
     boundary,
     context_editing,
+    corpus_inspect,
     corpus_scale,
     evidence,
     grids,
@@ -104,6 +105,12 @@ def main(argv: list[str] | None = None) -> int:
                 (50, 100) if tiny else corpus_scale.SIZES, 20 if tiny else 200
             ),
         ),
+        (
+            "corpus beside inspect",
+            lambda: corpus_inspect.run(
+                2 if tiny else corpus_inspect.COPIES, 1 if tiny else corpus_inspect.ROUNDS
+            ),
+        ),
     ]
     if args.only is not None:
         return _one_section(args, dict(steps))
@@ -130,7 +137,8 @@ def main(argv: list[str] | None = None) -> int:
 
 def _one_section(args: argparse.Namespace, steps: dict[str, Any]) -> int:
     """``--only STEP``: run that step and put its section in place of the one with its title
-    in the results file; the section says it was run on its own, when, under what load."""
+    in the results file (at its end when the file has none yet); the section says it was run
+    on its own and under what load."""
     if args.only not in steps:
         print(f"bench.run: no step {args.only!r}; steps: {', '.join(steps)}", file=sys.stderr)
         return 2
@@ -142,9 +150,10 @@ def _one_section(args: argparse.Namespace, steps: dict[str, Any]) -> int:
     text = args.output.read_text(encoding="utf-8")
     heading = f"## {section.title}\n"
     start = text.find(heading)
-    if start < 0:
-        print(f"bench.run: {args.output} has no section {section.title!r}", file=sys.stderr)
-        return 2
+    if start < 0:  # a section new since the file was written: it goes at the end
+        args.output.write_text(text.rstrip("\n") + "\n\n" + section.markdown(), encoding="utf-8")
+        print(f"bench: section {section.title!r} added to {args.output}")
+        return 0
     end = text.find("\n## ", start + len(heading))
     rest = "" if end < 0 else text[end + 1 :]
     joined = section.markdown() + ("\n" + rest if rest else "")

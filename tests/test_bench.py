@@ -32,6 +32,7 @@ def test_bench_runs_on_tiny_sizes_and_writes_every_section(tmp_path: Path) -> No
         "Grids that scale out",
         "Tuner on your own run",
         "Corpus at scale",
+        "Corpus beside Inspect",
     ):
         assert f". {title}" in text
     assert "footprint_lab invalid outputs: 0" in text

@@ -9,15 +9,26 @@ dataset has the same schema (a part whose column is all ``<NA>`` is still ``int6
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from itertools import chain
 from typing import Any
 
+import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from footprint_lab.lab.schema import CORPUS_KEYS, FRAME_SPECS, Column, spec
+from footprint_lab.lab.schema import CORPUS_KEYS, FRAME_SPECS, Column, column, spec
 
-__all__ = ["FAMILIES", "arrow_schema", "arrow_type", "family_columns", "from_frame", "to_pandas"]
+__all__ = [
+    "FAMILIES",
+    "arrow_column",
+    "arrow_schema",
+    "arrow_type",
+    "family_columns",
+    "from_columns",
+    "from_frame",
+    "to_pandas",
+]
 
 FAMILIES: tuple[str, ...] = (
     "runs",
@@ -79,6 +90,69 @@ def arrow_schema(columns: Mapping[str, Column]) -> pa.Schema:
 def from_frame(frame: pd.DataFrame, schema: pa.Schema) -> pa.Table:
     """``frame`` as an Arrow table of ``schema`` (its columns picked in the schema's order)."""
     arrays = [pa.array(frame[field.name], type=field.type, from_pandas=True) for field in schema]
+    return pa.Table.from_arrays(arrays, schema=schema)
+
+
+_WIDENED: frozenset[tuple[pa.DataType, pa.DataType]] = frozenset(
+    {(pa.int64(), pa.float64()), (pa.large_string(), pa.string())}
+)
+"""(inferred, wanted) pairs a list is taken as by a cast: integers in a float column (the frame
+makes them floats too), long text."""
+
+
+def arrow_column(values: Any, field: pa.Field, dtype: Any) -> pa.Array:
+    """One column's values (a list, a numpy, pandas or Arrow array) as an Arrow array of ``field``,
+    holding what the frame's column of ``dtype`` holds (:func:`~footprint_lab.lab.schema.
+    column`, then :func:`from_frame`).
+
+    A list is read by Arrow as the type Arrow infers and taken only when that is the field's
+    type (or all missing, or integers for floats): Arrow given the type outright would cut 0.5
+    to 0 in an integer column, where the frame refuses it. Anything else goes the frame's way:
+    typed by ``column`` first, then converted."""
+    if isinstance(values, pa.Array):
+        return values if values.type == field.type else values.cast(field.type)
+    try:
+        if isinstance(values, list):
+            inferred = pa.array(values, from_pandas=True)
+            if inferred.type == field.type:
+                return inferred
+            if inferred.type == pa.null():
+                return pa.nulls(len(values), field.type)
+            if (inferred.type, field.type) in _WIDENED:
+                return inferred.cast(field.type)
+        else:
+            return pa.array(values, type=field.type, from_pandas=True)
+    except (pa.ArrowException, TypeError, ValueError, OverflowError):
+        pass  # the frame's way, which raises what the frame would
+    return pa.array(column(values, dtype), type=field.type, from_pandas=True)
+
+
+def from_columns(
+    family: str, pieces: Sequence[Mapping[str, Any]], keys: Mapping[str, pa.Array]
+) -> pa.Table:
+    """The table of ``family`` from several runs' column values (:func:`~footprint_lab.lab.
+    frames.capture_columns`, one mapping per run, stacked in order), the key columns given as
+    Arrow arrays of the stacked length. Equal to the frames of the runs concatenated and
+    converted with :func:`from_frame`."""
+    columns = family_columns(family)
+    schema = arrow_schema(columns)
+    arrays: list[pa.Array] = []
+    for field in schema:
+        name = field.name
+        if name in keys:
+            arrays.append(keys[name])
+            continue
+        dtype = columns[name].dtype
+        parts = [piece[name] for piece in pieces]
+        # one conversion for the file where the runs' values join as they are: per run,
+        # Arrow's per-call cost dominates
+        if all(isinstance(part, list) for part in parts):
+            arrays.append(arrow_column(list(chain.from_iterable(parts)), field, dtype))
+        elif all(isinstance(part, np.ndarray) and part.dtype == parts[0].dtype for part in parts):
+            arrays.append(arrow_column(np.concatenate(parts), field, dtype))
+        else:
+            chunks = [arrow_column(part, field, dtype) for part in parts]
+            arrays.append(pa.concat_arrays(chunks) if chunks else pa.array([], field.type))
     return pa.Table.from_arrays(arrays, schema=schema)
 
 

@@ -28,12 +28,9 @@ from pathlib import Path
 from types import TracebackType
 from typing import IO, Any
 
-from footprint_lab.corpus.store import CorpusError
+from footprint_lab.corpus.store import LOCK_FILE, CorpusError
 
 __all__ = ["LOCK_FILE", "StoreLock", "Wait"]
-
-LOCK_FILE = ".lock"
-"""The lock file's name in the store's folder."""
 
 Wait = bool | float
 """How long a build waits for another one: True as long as it takes, False not at all, a

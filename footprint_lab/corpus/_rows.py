@@ -2,34 +2,33 @@
 
 Layer: corpus (private; :mod:`footprint_lab.corpus.build` sends :func:`import_file` to the
 workers). A worker is handed the store's path and one file (:class:`FileTask`), never a run; it
-imports the file with :func:`footprint_lab.importers.load`, captures each run
-(:func:`footprint_lab.lab.capture`), writes each run's checkpoint, then one part per family
-for the file, and hands back only a small :class:`FileOutcome`. The runs are released when it
+imports the file with :func:`footprint_lab.importers.load`, captures each run's columns
+(:func:`footprint_lab.lab.frames.capture_columns`: no pandas frame per run), writes each run's
+checkpoint, then one Arrow part per family for the file, and hands back only a small
+:class:`FileOutcome`. The runs are released when it
 returns, so what a worker holds is one file's runs, whatever the size of the corpus.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import chain, repeat
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-import pandas as pd
 import pyarrow as pa
 
 from footprint_lab.agent.checkpoint import run_file_text
 from footprint_lab.agent.origin import Import, imported_source
 from footprint_lab.agent.run import ImportProblem, Run
-from footprint_lab.corpus._arrow import arrow_schema, family_columns, from_frame
+from footprint_lab.corpus._arrow import family_columns, from_columns
 from footprint_lab.corpus.manifest import Seal, content_hash
 from footprint_lab.corpus.store import Store
 from footprint_lab.importers import TranscriptError, import_clock, load
 from footprint_lab.importers.saved_run import SOURCE as RUN_SOURCE
-from footprint_lab.lab.frames import capture
-from footprint_lab.lab.schema import CORPUS_KEYS, build_frame, column
+from footprint_lab.lab.frames import capture_columns
 from footprint_lab.lab.summary import run_summary
 from footprint_lab.pricing import source_tokens_per_char
 
@@ -126,19 +125,22 @@ class FileOutcome:
 
 
 def _keyed_table(
-    family: str, frames: Sequence[pd.DataFrame], run_ids: Sequence[str], source_path: str
+    family: str, pieces: Sequence[Mapping[str, Any]], run_ids: Sequence[str], source_path: str
 ) -> pa.Table:
-    """The captured frames of one file's runs (one per run, in run order) as one table of the
-    family, each row keyed by its run's id and the file."""
-    schema = arrow_schema(family_columns(family))
-    sizes = [len(f) for f in frames]
-    if not sum(sizes):
-        return schema.empty_table()
-    stacked = pd.concat([f for f in frames if len(f)], ignore_index=True)
-    ids = np.repeat(np.asarray(run_ids, dtype=object), sizes)
-    stacked.insert(0, "source_path", column([source_path] * len(stacked), "string"))
-    stacked.insert(0, "run_id", column(ids, CORPUS_KEYS["run_id"].dtype))
-    return from_frame(stacked, schema)
+    """The captured columns of one file's runs (one mapping per run, in run order) as one
+    table of the family, each row keyed by its run's id and the file."""
+    sizes = [_rows_in(piece) for piece in pieces]
+    ids = list(chain.from_iterable(map(repeat, run_ids, sizes)))
+    keys = {
+        "run_id": pa.array(ids, pa.string()),
+        "source_path": pa.array([source_path] * len(ids), pa.string()),
+    }
+    return from_columns(family, pieces, keys)
+
+
+def _rows_in(piece: Mapping[str, Any]) -> int:
+    """How many rows a run's columns hold (every column has that length)."""
+    return len(next(iter(piece.values())))
 
 
 def _text_or_none(value: Any) -> str | None:
@@ -182,9 +184,8 @@ def _runs_row(
 
 def problems_table(rows: Sequence[dict[str, Any]]) -> pa.Table:
     """Rows of the ``problems`` family as its Arrow table."""
-    columns = family_columns("problems")
-    frame = build_frame("corpus_problems", {c: [row[c] for row in rows] for c in columns})
-    return from_frame(frame, arrow_schema(columns))
+    columns = {c: [row[c] for row in rows] for c in family_columns("problems")}
+    return from_columns("problems", [columns], {})
 
 
 def _problem_row(
@@ -289,7 +290,7 @@ def import_file(task: FileTask) -> FileOutcome:
             parts=sealed,
             unsettled=not settled,
         )
-    captured: dict[str, list[pd.DataFrame]] = {name: [] for name in CAPTURED}
+    captured: dict[str, list[dict[str, Any]]] = {name: [] for name in CAPTURED}
     run_rows: list[dict[str, Any]] = []
     problem_rows: list[dict[str, Any]] = []
     run_ids: list[str] = []
@@ -304,20 +305,18 @@ def import_file(task: FileTask) -> FileOutcome:
         size = checkpoints[run_id].size
         total_bytes += size
         formats.add(format_of_run(run))
-        frames = capture(run, membership="window", label=run_id)
+        run_columns = capture_columns(run, CAPTURED)
         for name in CAPTURED:
-            captured[name].append(frames[name])
+            captured[name].append(run_columns[name])
         run_rows.append(_runs_row(run, run_id, task, digest, index, size))
         problem_rows.extend(_problem_row(p, task.name, digest, run_id) for p in run.import_problems)
     families: list[str] = []
     if run_rows:
-        columns = family_columns("runs")
-        frame = build_frame("corpus_runs", {c: [row[c] for row in run_rows] for c in columns})
-        parts["runs"] = store.write_part("runs", digest, from_frame(frame, arrow_schema(columns)))
+        columns = {c: [row[c] for row in run_rows] for c in family_columns("runs")}
+        parts["runs"] = store.write_part("runs", digest, from_columns("runs", [columns], {}))
         families.append("runs")
-    for name, run_frames in captured.items():
-        # One conversion per family and file: per run, Arrow's per-column cost dominates.
-        table = _keyed_table(name, run_frames, run_ids, task.name)
+    for name, pieces in captured.items():
+        table = _keyed_table(name, pieces, run_ids, task.name)
         if table.num_rows:
             parts[name] = store.write_part(name, digest, table)
             families.append(name)

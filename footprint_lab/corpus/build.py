@@ -306,8 +306,10 @@ def build_store(
     # Every file by the name the store records it under (a name that is not UTF-8 escaped):
     # the manifest, the frames and the problems speak names; only opening a file needs its path.
     files = _named(source_files(paths))
-    target = Store.create(store)
-    with StoreLock(target.root, wait=wait) as lock:
+    folder = Store.prepare(store)
+    with StoreLock(folder.root, wait=wait) as lock:
+        # made under the lock: a second build never finds the first one's marker half written
+        target = Store.create(store)
         report = _build_locked(files, target, executor, strict, tool_loop, progress)
     return report.model_copy(update={"took_over": lock.took_over})
 

@@ -44,6 +44,7 @@ from footprint_lab.corpus._arrow import FAMILIES, arrow_schema, family_columns, 
 from footprint_lab.corpus.manifest import PART_NAME, RUN_ID, Damage, Entry, Seal, path_key
 
 __all__ = [
+    "LOCK_FILE",
     "STORE_FORMAT",
     "STORE_VERSION",
     "CorpusError",
@@ -67,6 +68,8 @@ Where: TypeAlias = "ds.Expression | Sequence[Any] | Mapping[str, Any] | None"
 _MARKER = "corpus.json"
 _CHECKPOINT_SUFFIX = ".json.zst"
 _TEMP_PREFIX = ".tmp-"
+LOCK_FILE = ".lock"
+"""The lock file's name in the store's folder (:mod:`footprint_lab.corpus._lock` holds it)."""
 
 
 class CorpusError(ValueError):
@@ -121,26 +124,47 @@ class Store:
     # -- the folder ---------------------------------------------------------------------------
 
     @classmethod
-    def create(cls, root: str | os.PathLike[str]) -> Store:
-        """The store at ``root``, made if it is missing.
+    def prepare(cls, root: str | os.PathLike[str]) -> Store:
+        """A handle on the folder a store is (or is to be) at ``root``, made if missing; the
+        store itself is made by :meth:`create`, with the folder's lock held.
 
         Raises:
             CorpusError: ``root`` is a file, or a folder that holds other things and no store.
         """
         store = cls(root)
-        marker = store.root / _MARKER
         if store.root.exists() and not store.root.is_dir():
             raise CorpusError(f"{store.root}: a file, not a folder: give a folder for the store")
-        if store.root.is_dir() and not marker.is_file() and any(store.root.iterdir()):
-            raise CorpusError(
-                f"{store.root}: a folder that holds other files and no corpus store "
-                f"({_MARKER}): give an empty or new folder"
-            )
+        store._refuse_a_stranger()
+        store.root.mkdir(parents=True, exist_ok=True)
+        return store
+
+    @classmethod
+    def create(cls, root: str | os.PathLike[str]) -> Store:
+        """The store at ``root``, made if it is missing. A build calls it holding the folder's
+        lock (:meth:`prepare` first), so no other build is making the store this moment.
+
+        Raises:
+            CorpusError: ``root`` is a file, or a folder that holds other things and no store.
+        """
+        store = cls.prepare(root)
+        marker = store.root / _MARKER
         if not marker.is_file():
-            store.root.mkdir(parents=True, exist_ok=True)
             payload = json.dumps({"format": STORE_FORMAT, "version": STORE_VERSION})
             _write_atomic(marker, lambda p: p.write_text(payload + "\n", encoding="utf-8"))
         return cls.open(store.root)
+
+    def _refuse_a_stranger(self) -> None:
+        """Refuse a folder that holds something and no store: someone else's. What a store's
+        first moments leave (its lock, a temp file of a build killed then) is the store's."""
+        if not self.root.is_dir() or (self.root / _MARKER).is_file():
+            return
+        if any(
+            e.name != LOCK_FILE and not e.name.startswith(_TEMP_PREFIX) for e in self.root.iterdir()
+        ):
+            raise CorpusError(
+                f"{self.root}: a folder that holds other files and no corpus store "
+                f"({_MARKER}): give an empty or new folder"
+            )
 
     @classmethod
     def open(cls, root: str | os.PathLike[str]) -> Store:
@@ -282,6 +306,12 @@ class Store:
                 if item.name.startswith(_TEMP_PREFIX):
                     item.unlink(missing_ok=True)
                     removed += 1
+        # the store's own folder (which may be a link the user gave): a marker's temp file of
+        # a build killed making the store
+        for item in self.root.iterdir():
+            if item.name.startswith(_TEMP_PREFIX) and not item.is_symlink() and item.is_file():
+                item.unlink(missing_ok=True)
+                removed += 1
         return removed
 
     def _own_files(self, folder: str) -> list[Path]:

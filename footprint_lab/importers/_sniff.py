@@ -45,6 +45,9 @@ MAX_LINES = 64
 # One JSON token: a string (its closing quote missing where the prefix cuts it), punctuation,
 # a bare word or number, or white space.
 _TOKEN = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"?|[{}\[\],:]|[^\s"{}\[\],:]+|\s+')
+# Inside a value deeper than the keys being read, all up to the next bracket or line break (text
+# whole, quotes respected): one match, where a log of a megabyte is a million tokens.
+_DEEP = re.compile(r'(?:[^"{}\[\]\n]+|"[^"\\]*(?:\\.[^"\\]*)*"?)+')
 
 
 class Loader(Protocol):
@@ -79,6 +82,28 @@ def _string(token: str) -> str:
     return value if isinstance(value, str) else token
 
 
+_DECODER = json.JSONDecoder()
+
+_CUT = -1
+"""What :func:`_skip_value` returns for a value that is JSON up to where the text stops."""
+
+
+def _skip_value(text: str, start: int) -> int | None:
+    """Where the JSON value at ``start`` ends; :data:`_CUT` when it is JSON up to the end of
+    ``text`` (a sniff cut it: nothing after it can be read); None when it is not JSON (then
+    the tokenizer reads on, as lenient as before)."""
+    try:
+        return _DECODER.raw_decode(text, start)[1]
+    except json.JSONDecodeError as exc:
+        # The decoder stops at the first fault: a fault at the end (or a string it found no
+        # end of) means all before it was JSON, so the value runs to where the text stops.
+        if exc.msg.startswith("Unterminated string") or exc.pos >= len(text.rstrip()):
+            return _CUT
+        return None
+    except ValueError:
+        return None
+
+
 def shape_of(text: str) -> Shape:
     """The shape of the first JSON value in ``text`` (which may stop anywhere in it)."""
     shape: Shape | None = None
@@ -86,8 +111,17 @@ def shape_of(text: str) -> Shape:
     level = 0  # the depth whose keys are collected (1: an object; 2: a list's first item)
     expect_key = False
     key: str | None = None
-    for match in _TOKEN.finditer(text):
+    pos, end = 0, len(text)
+    while pos < end:
+        if depth > level:
+            deep = _DEEP.match(text, pos)
+            if deep is not None:
+                pos = deep.end()
+                continue
+        match = _TOKEN.match(text, pos)
+        assert match is not None  # every character starts a token
         token = match.group()
+        pos = match.end()
         first = token[0]
         if first.isspace():
             if shape is not None and "\n" in token:
@@ -103,6 +137,19 @@ def shape_of(text: str) -> Shape:
         if shape.kind == "list" and depth == 1 and first != "{":
             return shape  # the first item is not an object (or there is none): no keys
         if first in "{[":
+            if depth == level:
+                # a value under a key being read: skipped whole by the C decoder when it is
+                # JSON (valid JSON has a line break only between tokens), else read on
+                skipped = _skip_value(text, match.start())
+                if skipped == _CUT:
+                    # JSON to the end: a line break there lies between tokens
+                    shape.one_line = shape.one_line and "\n" not in text[match.start() :]
+                    return shape
+                if skipped is not None:
+                    if "\n" in text[match.start() : skipped]:
+                        shape.one_line = False
+                    pos, key, expect_key = skipped, None, False
+                    continue
             depth += 1
             key = None
             expect_key = depth == level and first == "{"

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar, Literal
@@ -41,7 +41,7 @@ from footprint_lab.lab._frames import (
     violations,
 )
 from footprint_lab.lab._frames import membership as membership_family
-from footprint_lab.lab._frames.context import build_context
+from footprint_lab.lab._frames.context import CaptureContext, build_context
 from footprint_lab.lab._frames.messages import PREVIEW_CHARS
 from footprint_lab.lab._frames.records import RECORD_FIELD_COLUMNS
 from footprint_lab.lab._frames.violations import violation_window
@@ -57,12 +57,14 @@ from footprint_lab.messages import storable_text
 from footprint_lab.pricing import source_tokens_per_char
 
 __all__ = [
+    "COLUMN_FAMILIES",
     "MEMBERSHIP_FULL_MAX_ROWS",
     "PREVIEW_CHARS",
     "RECORD_FIELD_COLUMNS",
     "Frames",
     "MembershipMode",
     "capture",
+    "capture_columns",
     "capture_many",
     "violation_window",
 ]
@@ -290,6 +292,61 @@ def capture(
         membership_mode=mode,
         info=_info(run, label, evidence),
     )
+
+
+COLUMN_FAMILIES: tuple[str, ...] = (
+    "calls",
+    "messages",
+    "records",
+    "refusals",
+    "evictions",
+    "findings",
+)
+"""The frames :func:`capture_columns` gives: those a corpus store keeps."""
+
+
+def capture_columns(
+    run: Run, families: Sequence[str] = COLUMN_FAMILIES
+) -> dict[str, dict[str, Any]]:
+    """Some of a run's frames as their column values, not typed into pandas: ``{family:
+    {column: values}}``, each family's columns in its spec's order, the values lists or arrays
+    of one length (a ``None`` or ``<NA>`` where the frame has ``<NA>``).
+
+    What :func:`capture` computes for these frames, without building a DataFrame of each:
+    a corpus store writes them as Arrow straight away (:mod:`footprint_lab.corpus`), where a
+    frame per run and family cost more than the facts in it. Typed through
+    :func:`~footprint_lab.lab.schema.build_frame`, each equals ``capture(run)[family]``.
+
+    Raises:
+        ValueError: a family is not one of :data:`COLUMN_FAMILIES`.
+    """
+    unknown = [f for f in families if f not in COLUMN_FAMILIES]
+    if unknown:
+        raise ValueError(
+            f"capture_columns gives the frames {', '.join(COLUMN_FAMILIES)}; not {unknown}"
+        )
+    ctx = build_context(run, arrow_texts=True)
+    wanted = set(families)
+    out: dict[str, dict[str, Any]] = {}
+    evicted = evictions.columns(ctx) if wanted & {"evictions", "messages"} else None
+    for family in families:
+        if family == "messages":
+            assert evicted is not None
+            out[family] = messages.columns(ctx, evictions.departures(ctx, evicted))
+        elif family == "evictions":
+            assert evicted is not None
+            out[family] = evicted
+        else:
+            out[family] = _COLUMNS[family](ctx)
+    return out
+
+
+_COLUMNS: dict[str, Callable[[CaptureContext], dict[str, Any]]] = {
+    "calls": calls.columns,
+    "records": records.columns,
+    "refusals": refusals.columns,
+    "findings": findings.columns,
+}
 
 
 def _info(run: Run, label: str | None, evidence: bool) -> dict[str, Any]:

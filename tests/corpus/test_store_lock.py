@@ -111,3 +111,24 @@ def test_builds_started_together_end_as_one_build(
             build.join(120)
         assert [b.exitcode for b in builds] == [0, 0], pair
         assert_same_store(Corpus.open(store), whole)
+
+
+def test_a_store_caught_being_made_is_the_store_not_a_stranger(
+    sources: list[Path], whole: Corpus, tmp_path: Path
+) -> None:
+    # Found by the pairs above (one pair in a run): the first build had made the folder and
+    # was writing its marker (a temp file, then renamed) when the second looked, saw a file
+    # that was not a store's marker and refused the folder as someone else's.
+    store = tmp_path / "store"
+    store.mkdir()
+    (store / ".tmp-k2x9marker").write_text('{"format"', encoding="utf-8")
+    (store / LOCK_FILE).write_text("", encoding="utf-8")
+    built = Corpus.build(sources, store, executor="inline", progress=False)
+    assert_same_store(built, whole)
+    assert not [p.name for p in store.iterdir() if p.name.startswith(".tmp-")]
+    # a folder holding anything else is still refused, naming the rule
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "notes.txt").write_text("mine", encoding="utf-8")
+    with pytest.raises(CorpusError, match="holds other files and no corpus store"):
+        Corpus.build(sources, other, executor="inline", progress=False)

@@ -16,11 +16,17 @@ from footprint_lab.evidence.prefix import prefixes_of
 from footprint_lab.lab._frames.context import CaptureContext
 from footprint_lab.lab.schema import build_frame
 
-__all__ = ["build"]
+__all__ = ["build", "columns"]
 
 
 def build(ctx: CaptureContext) -> pd.DataFrame:
     """The ``calls`` frame of the run in ``ctx``."""
+    return build_frame("calls", columns(ctx))
+
+
+def columns(ctx: CaptureContext) -> dict[str, Any]:
+    """The ``calls`` frame's column values (lists and arrays, untyped): what :func:`build`
+    types into a frame and a corpus store writes as Arrow."""
     calls = ctx.run.calls
     n_commits = len(ctx.view)
     history_end = ctx.view.history_end
@@ -34,34 +40,31 @@ def build(ctx: CaptureContext) -> pd.DataFrame:
     def usage(name: str) -> list[Any]:
         return [None if u is None else getattr(u, name) for u in usages]
 
-    return build_frame(
-        "calls",
-        {
-            "call": list(range(len(calls))),
-            "iteration": [c.iteration for c in calls],
-            "stage_id": [c.stage_id for c in calls],
-            "sent_commit": [c.sent_commit for c in calls],
-            "messages": [c.messages for c in calls],
-            "chars": [c.chars for c in calls],
-            "request_chars": request,
-            "prefix_chars": prefix,
-            "prefix_share": [p / r if r else 0.0 for p, r in zip(prefix, request, strict=True)],
-            "existing": [
-                history_end[c.sent_commit] if 0 <= c.sent_commit < n_commits else 0 for c in calls
-            ],
-            "input_tokens": usage("input_tokens"),
-            "output_tokens": usage("output_tokens"),
-            "cache_read_tokens": usage("cache_read_tokens"),
-            "cache_write_tokens": usage("cache_write_tokens"),
-            "reported": [u is not None and u.reported for u in usages],
-            "tokens_from": [c.tokens_from for c in calls],
-            "scaled_from": [c.scaled_from for c in calls],
-            "failed": [u is None and not imported for u in usages],
-            "reply_chars": [
-                sum([chars[p] for p in positions.get(c.stage_id or "", ())]) for c in calls
-            ],
-            "retry": [c.retry for c in calls],
-            "finish_reason": [c.finish_reason for c in calls],
-            "truncated": [c.truncated for c in calls],
-        },
-    )
+    return {
+        "call": list(range(len(calls))),
+        "iteration": [c.iteration for c in calls],
+        "stage_id": [c.stage_id for c in calls],
+        "sent_commit": [c.sent_commit for c in calls],
+        "messages": [c.messages for c in calls],
+        "chars": [c.chars for c in calls],
+        "request_chars": request,
+        "prefix_chars": prefix,
+        "prefix_share": [p / r if r else 0.0 for p, r in zip(prefix, request, strict=True)],
+        "existing": [
+            history_end[c.sent_commit] if 0 <= c.sent_commit < n_commits else 0 for c in calls
+        ],
+        "input_tokens": usage("input_tokens"),
+        "output_tokens": usage("output_tokens"),
+        "cache_read_tokens": usage("cache_read_tokens"),
+        "cache_write_tokens": usage("cache_write_tokens"),
+        "reported": [u is not None and u.reported for u in usages],
+        "tokens_from": [c.tokens_from for c in calls],
+        "scaled_from": [c.scaled_from for c in calls],
+        "failed": [u is None and not imported for u in usages],
+        "reply_chars": [
+            sum([chars[p] for p in positions.get(c.stage_id or "", ())]) for c in calls
+        ],
+        "retry": [c.retry for c in calls],
+        "finish_reason": [c.finish_reason for c in calls],
+        "truncated": [c.truncated for c in calls],
+    }

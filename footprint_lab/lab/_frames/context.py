@@ -136,6 +136,10 @@ class CaptureContext:
     """One per record, in ``run.records`` order."""
     call_windows: list[WindowRuns]
     """The window each call sent, as runs of positions (``[]`` for a call with no commit)."""
+    arrow_texts: bool = False
+    """:meth:`texts` gives Arrow string arrays, not pandas ones: for a reader that writes the
+    columns as Arrow (:func:`~footprint_lab.lab.frames.capture_columns`), which then converts
+    nothing."""
 
     @property
     def records(self) -> Sequence[WindowRecord]:
@@ -182,7 +186,10 @@ class CaptureContext:
         left or was sent: ``.take(positions)``)."""
         found = self._texts.get(name)
         if found is None:
-            found = self._texts[name] = column(getattr(self, name), TEXT)
+            values = getattr(self, name)
+            found = self._texts[name] = (
+                _arrow_texts(values) if self.arrow_texts else column(values, TEXT)
+            )
         return found
 
     @cached_property
@@ -195,8 +202,19 @@ class CaptureContext:
         return out
 
 
-def build_context(run: Run) -> CaptureContext:
-    """Read ``run`` once into a :class:`CaptureContext`."""
+def _arrow_texts(values: list[str | None]) -> Any:
+    """``values`` as an Arrow string array (through the frame's column when Arrow will not
+    read them as text)."""
+    import pyarrow as pa  # only a corpus asks: the frames stay pandas
+
+    try:
+        return pa.array(values, type=pa.string())
+    except (pa.ArrowException, TypeError):
+        return pa.array(column(values, TEXT), type=pa.string(), from_pandas=True)
+
+
+def build_context(run: Run, *, arrow_texts: bool = False) -> CaptureContext:
+    """Read ``run`` once into a :class:`CaptureContext` (``arrow_texts``: see its field)."""
     view = LedgerView(run.ledger)
     msgs = run.ledger.messages
     m_count = len(msgs)
@@ -226,6 +244,7 @@ def build_context(run: Run) -> CaptureContext:
             for rec, commit in zip(run.records, record_commits, strict=True)
         ],
         call_windows=call_windows,
+        arrow_texts=arrow_texts,
     )
 
 

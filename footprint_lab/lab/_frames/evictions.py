@@ -9,6 +9,7 @@ the ``messages`` and ``membership`` frames read.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from itertools import chain, repeat
 from typing import Any, Literal
@@ -20,7 +21,7 @@ from footprint_lab.lab._frames.arrays import IntArray
 from footprint_lab.lab._frames.context import CaptureContext
 from footprint_lab.lab.schema import build_frame
 
-__all__ = ["Departures", "build", "departures"]
+__all__ = ["Departures", "build", "columns", "departures"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,6 +42,12 @@ _NONE: frozenset[str] = frozenset()
 
 def build(ctx: CaptureContext) -> pd.DataFrame:
     """The ``evictions`` frame of the run in ``ctx``, in record order then window order."""
+    return build_frame("evictions", columns(ctx))
+
+
+def columns(ctx: CaptureContext) -> dict[str, Any]:
+    """The ``evictions`` frame's column values (lists and arrays, untyped): what :func:`build`
+    types into a frame and a corpus store writes as Arrow."""
     records, stage_ids = ctx.records, ctx.stage_ids
     folded_ids: dict[int, set[str]] = {}
     for span in getattr(ctx.run, "folded", []) or []:
@@ -81,25 +88,22 @@ def build(ctx: CaptureContext) -> pd.DataFrame:
         """Each removed message's value in the context's list ``name``."""
         return ctx.texts(name).take(pos) if n_ev else []
 
-    return build_frame(
-        "evictions",
-        {
-            "record": ev_record,
-            "iteration": ev_iter,
-            "strategy": per_record([records[j].strategy for j in leaving]),
-            "position": pos,
-            "stage_id": per_message("stage_ids"),
-            "role": per_message("roles"),
-            "tool_name": per_message("tool_names"),
-            "authored": per_message("authored"),
-            "chars": ctx.chars[pos] if n_ev else [],
-            "born_iteration": born,
-            "survival_iterations": ev_iter - born,
-            "survival_ms": _survival_ms(ctx, ev_record.tolist(), ev_pos),
-            "how": ev_how,
-            "forced": per_record([records[j].forced for j in leaving]),
-        },
-    )
+    return {
+        "record": ev_record,
+        "iteration": ev_iter,
+        "strategy": per_record([records[j].strategy for j in leaving]),
+        "position": pos,
+        "stage_id": per_message("stage_ids"),
+        "role": per_message("roles"),
+        "tool_name": per_message("tool_names"),
+        "authored": per_message("authored"),
+        "chars": ctx.chars[pos] if n_ev else [],
+        "born_iteration": born,
+        "survival_iterations": ev_iter - born,
+        "survival_ms": _survival_ms(ctx, ev_record.tolist(), ev_pos),
+        "how": ev_how,
+        "forced": per_record([records[j].forced for j in leaving]),
+    }
 
 
 def _survival_ms(ctx: CaptureContext, ev_record: list[int], ev_pos: list[int]) -> list[int | None]:
@@ -122,16 +126,17 @@ def _survival_ms(ctx: CaptureContext, ev_record: list[int], ev_pos: list[int]) -
     return out
 
 
-def departures(ctx: CaptureContext, evictions: pd.DataFrame) -> Departures:
-    """Condense ``evictions`` (this run's frame) to the first departure of each message."""
+def departures(ctx: CaptureContext, evictions: pd.DataFrame | Mapping[str, Any]) -> Departures:
+    """Condense ``evictions`` (this run's frame, or its :func:`columns`) to the first
+    departure of each message."""
     left = np.full(ctx.m_count, -1, dtype=np.int64)
     summarized = np.zeros(ctx.m_count, dtype=np.bool_)
     cleared = np.zeros(ctx.m_count, dtype=np.bool_)
-    if len(evictions):
-        pos = evictions["position"].to_numpy(dtype=np.int64)
+    pos = np.asarray(evictions["position"], dtype=np.int64)
+    if len(pos):
         uniq, first = np.unique(pos, return_index=True)
-        left[uniq] = evictions["iteration"].to_numpy(dtype=np.int64)[first]
-        how = evictions["how"].to_numpy(dtype=object)
+        left[uniq] = np.asarray(evictions["iteration"], dtype=np.int64)[first]
+        how = np.asarray(evictions["how"], dtype=object)
         summarized[uniq] = (how == "summarized")[first]
         cleared[uniq] = (how == "cleared")[first]
     return Departures(left, summarized, cleared)

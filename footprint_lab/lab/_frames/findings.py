@@ -15,11 +15,17 @@ from footprint_lab.evidence.judge import judge
 from footprint_lab.lab._frames.context import CaptureContext
 from footprint_lab.lab.schema import SCHEMAS, build_frame
 
-__all__ = ["build"]
+__all__ = ["build", "columns"]
 
 
 def build(ctx: CaptureContext) -> pd.DataFrame:
     """The ``findings`` frame of the run in ``ctx`` (empty without observed records)."""
+    return build_frame("findings", columns(ctx))
+
+
+def columns(ctx: CaptureContext) -> dict[str, Any]:
+    """The ``findings`` frame's column values (lists and arrays, untyped): what :func:`build`
+    types into a frame and a corpus store writes as Arrow."""
     cols: dict[str, list[Any]] = {name: [] for name in SCHEMAS["findings"]}
     records = ctx.run.records
     for finding in judge(ctx.run):
@@ -33,4 +39,4 @@ def build(ctx: CaptureContext) -> pd.DataFrame:
         cols["figure"].append(finding.figure)
         cols["unit"].append(finding.unit)
         cols["detail"].append(finding.detail)
-    return build_frame("findings", cols)
+    return cols

@@ -18,7 +18,7 @@ from footprint_lab.lab._frames.evictions import Departures
 from footprint_lab.lab.schema import build_frame
 from footprint_lab.messages import THINKING_KINDS, Message
 
-__all__ = ["PREVIEW_CHARS", "build", "int_or_na"]
+__all__ = ["PREVIEW_CHARS", "build", "columns", "int_or_na"]
 
 PREVIEW_CHARS = 80
 """Characters of content kept in ``messages.preview``."""
@@ -59,6 +59,12 @@ def _thinking_note(message: Message) -> str:
 
 def build(ctx: CaptureContext, left: Departures) -> pd.DataFrame:
     """The ``messages`` frame of the run in ``ctx``; ``left`` from its ``evictions`` frame."""
+    return build_frame("messages", columns(ctx, left))
+
+
+def columns(ctx: CaptureContext, left: Departures) -> dict[str, Any]:
+    """The ``messages`` frame's column values (lists and arrays, untyped): what :func:`build`
+    types into a frame and a corpus store writes as Arrow."""
     msgs = ctx.messages
     stage_ids, tool_names, roles = ctx.stage_ids, ctx.tool_names, ctx.roles
     times_sent, first_sent, last_sent = _sent(ctx)
@@ -67,29 +73,26 @@ def build(ctx: CaptureContext, left: Departures) -> pd.DataFrame:
         np.where(left.summarized, "summarized", np.where(left.cleared, "cleared", "dropped")),
         np.where(times_sent > 0, "still-in", "never-sent"),
     )
-    return build_frame(
-        "messages",
-        {
-            "position": np.arange(ctx.m_count, dtype=np.int64),
-            "stage_id": ctx.texts("stage_ids"),
-            "stage": [stage_kind(s) for s in stage_ids],
-            "commit": np.asarray(ctx.message_commit, dtype=np.int64),
-            "iteration": ctx.born,
-            "role": ctx.texts("roles"),
-            "tool_name": ctx.texts("tool_names"),
-            "tool_call_id": [m.tool_call_id for m in msgs],
-            "authored": ctx.texts("authored"),
-            "chars": ctx.chars,
-            "label": [
-                # most messages carry no parts: their note is empty (no call to find out)
-                f"{s or '?'} {t if t is not None else r}{_thinking_note(m) if m.parts else ''}"
-                for s, t, r, m in zip(stage_ids, tool_names, roles, msgs, strict=True)
-            ],
-            "preview": [m.content[:PREVIEW_CHARS] for m in msgs],
-            "first_sent": int_or_na(first_sent),
-            "last_sent": int_or_na(last_sent),
-            "times_sent": times_sent,
-            "left": fate.tolist(),
-            "left_iteration": int_or_na(left.left_iteration),
-        },
-    )
+    return {
+        "position": np.arange(ctx.m_count, dtype=np.int64),
+        "stage_id": ctx.texts("stage_ids"),
+        "stage": [stage_kind(s) for s in stage_ids],
+        "commit": np.asarray(ctx.message_commit, dtype=np.int64),
+        "iteration": ctx.born,
+        "role": ctx.texts("roles"),
+        "tool_name": ctx.texts("tool_names"),
+        "tool_call_id": [m.tool_call_id for m in msgs],
+        "authored": ctx.texts("authored"),
+        "chars": ctx.chars,
+        "label": [
+            # most messages carry no parts: their note is empty (no call to find out)
+            f"{s or '?'} {t if t is not None else r}{_thinking_note(m) if m.parts else ''}"
+            for s, t, r, m in zip(stage_ids, tool_names, roles, msgs, strict=True)
+        ],
+        "preview": [m.content[:PREVIEW_CHARS] for m in msgs],
+        "first_sent": int_or_na(first_sent),
+        "last_sent": int_or_na(last_sent),
+        "times_sent": times_sent,
+        "left": fate.tolist(),
+        "left_iteration": int_or_na(left.left_iteration),
+    }

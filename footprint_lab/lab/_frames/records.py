@@ -20,7 +20,14 @@ from footprint_lab.lab._frames.pins import pin_position
 from footprint_lab.lab.schema import SCHEMAS, build_frame, record_field_dtype
 from footprint_lab.window.records import WindowRecord
 
-__all__ = ["LEDGER_COLUMNS", "RECORD_FIELD_COLUMNS", "build", "explanation", "scalar_fields"]
+__all__ = [
+    "LEDGER_COLUMNS",
+    "RECORD_FIELD_COLUMNS",
+    "build",
+    "columns",
+    "explanation",
+    "scalar_fields",
+]
 
 Cells = Callable[[WindowRecord, RecordFacts], tuple[Any, ...]]
 """The values of a group of columns for one record, in the group's column order (one call per
@@ -168,7 +175,13 @@ def scalar_fields(model: type[WindowRecord] = WindowRecord) -> list[str]:
 
 
 def build(ctx: CaptureContext) -> pd.DataFrame:
-    """The ``records`` frame of the run in ``ctx``.
+    """The ``records`` frame of the run in ``ctx`` (see :func:`columns`)."""
+    return build_frame("records", columns(ctx))
+
+
+def columns(ctx: CaptureContext) -> dict[str, Any]:
+    """The ``records`` frame's column values (lists, untyped): what :func:`build` types into a
+    frame and a corpus store writes as Arrow.
 
     A column named in :data:`RECORD_FIELD_COLUMNS`'s table or :data:`LEDGER_COLUMNS` is
     filled by its group's cells; every other column is a scalar field of the record, read by
@@ -196,4 +209,4 @@ def build(ctx: CaptureContext) -> pd.DataFrame:
     else:
         for name in scalars:
             cols[name] = list(map(attrgetter(name), records))
-    return build_frame("records", cols)
+    return cols

@@ -22,7 +22,7 @@ from footprint_lab.lab._frames.arrays import IntArray
 from footprint_lab.lab._frames.context import CaptureContext
 from footprint_lab.lab.schema import SCHEMAS, build_frame
 
-__all__ = ["build", "turn_end"]
+__all__ = ["build", "columns", "turn_end"]
 
 _REFUSAL_FIELDS = attrgetter("reason", "turn_index", "message_index", "stage_id")
 """What a row reads of a refusal, in one call."""
@@ -38,11 +38,17 @@ def turn_end(roles: list[str], window: list[int], start: int) -> int:
 
 def build(ctx: CaptureContext) -> pd.DataFrame:
     """The ``refusals`` frame of the run in ``ctx``."""
+    return build_frame("refusals", columns(ctx))
+
+
+def columns(ctx: CaptureContext) -> dict[str, Any]:
+    """The ``refusals`` frame's column values (lists and arrays, untyped): what :func:`build`
+    types into a frame and a corpus store writes as Arrow."""
     records = ctx.records
     refusing = [j for j, rec in enumerate(records) if rec.refusals]
     rows = list(map(_REFUSAL_FIELDS, chain.from_iterable(records[j].refusals for j in refusing)))
     if not rows:
-        return build_frame("refusals", {name: [] for name in SCHEMAS["refusals"]})
+        return {name: [] for name in SCHEMAS["refusals"]}
     reason, turn_index, message_index, stage_id = (list(c) for c in zip(*rows, strict=True))
     counts = np.asarray([len(records[j].refusals) for j in refusing], dtype=np.int64)
     record = np.repeat(np.asarray(refusing, dtype=np.int64), counts)
@@ -55,22 +61,19 @@ def build(ctx: CaptureContext) -> pd.DataFrame:
         ]
     iteration = np.asarray([records[j].iteration for j in refusing], dtype=np.int64)
     strategy = [records[j].strategy for j in refusing]
-    return build_frame(
-        "refusals",
-        {
-            "record": record,
-            "iteration": np.repeat(iteration, counts),
-            "strategy": [
-                name for name, n in zip(strategy, counts.tolist(), strict=True) for _ in range(n)
-            ],
-            "reason": reason,
-            "turn_index": turn_index,
-            "message_index": message_index,
-            "turn_messages": turn_messages,
-            "position": position,
-            "stage_id": stage_id,
-        },
-    )
+    return {
+        "record": record,
+        "iteration": np.repeat(iteration, counts),
+        "strategy": [
+            name for name, n in zip(strategy, counts.tolist(), strict=True) for _ in range(n)
+        ],
+        "reason": reason,
+        "turn_index": turn_index,
+        "message_index": message_index,
+        "turn_messages": turn_messages,
+        "position": position,
+        "stage_id": stage_id,
+    }
 
 
 def _turns(
