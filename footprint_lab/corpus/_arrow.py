@@ -127,6 +127,28 @@ def arrow_column(values: Any, field: pa.Field, dtype: Any) -> pa.Array:
     return pa.array(column(values, dtype), type=field.type, from_pandas=True)
 
 
+def _joined(parts: Sequence[Any]) -> Any:
+    """The runs' values of one column as one value when they are all of one kind (lists,
+    numpy arrays of one dtype, Arrow arrays of one type, pandas arrays of one type), else None."""
+    if not parts:
+        return None
+    first = parts[0]
+    kind = type(first)
+    if not all(type(part) is kind for part in parts):
+        return None
+    if kind is list:
+        return list(chain.from_iterable(parts))
+    if kind is np.ndarray and all(part.dtype == first.dtype for part in parts):
+        return np.concatenate(parts)
+    if isinstance(first, pa.Array) and all(part.type == first.type for part in parts):
+        return pa.concat_arrays(parts)
+    if isinstance(first, pd.api.extensions.ExtensionArray) and all(
+        part.dtype == first.dtype for part in parts
+    ):
+        return kind._concat_same_type(parts)
+    return None
+
+
 def from_columns(
     family: str, pieces: Sequence[Mapping[str, Any]], keys: Mapping[str, pa.Array]
 ) -> pa.Table:
@@ -146,10 +168,9 @@ def from_columns(
         parts = [piece[name] for piece in pieces]
         # one conversion for the file where the runs' values join as they are: per run,
         # Arrow's per-call cost dominates
-        if all(isinstance(part, list) for part in parts):
-            arrays.append(arrow_column(list(chain.from_iterable(parts)), field, dtype))
-        elif all(isinstance(part, np.ndarray) and part.dtype == parts[0].dtype for part in parts):
-            arrays.append(arrow_column(np.concatenate(parts), field, dtype))
+        joined = _joined(parts)
+        if joined is not None:
+            arrays.append(arrow_column(joined, field, dtype))
         else:
             chunks = [arrow_column(part, field, dtype) for part in parts]
             arrays.append(pa.concat_arrays(chunks) if chunks else pa.array([], field.type))

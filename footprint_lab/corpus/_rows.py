@@ -23,7 +23,7 @@ import pyarrow as pa
 from footprint_lab.agent.checkpoint import run_file_text
 from footprint_lab.agent.origin import Import, imported_source
 from footprint_lab.agent.run import ImportProblem, Run
-from footprint_lab.corpus._arrow import family_columns, from_columns
+from footprint_lab.corpus._arrow import arrow_schema, family_columns, from_columns
 from footprint_lab.corpus.manifest import Seal, content_hash
 from footprint_lab.corpus.store import Store
 from footprint_lab.importers import TranscriptError, import_clock, load
@@ -130,6 +130,8 @@ def _keyed_table(
     """The captured columns of one file's runs (one mapping per run, in run order) as one
     table of the family, each row keyed by its run's id and the file."""
     sizes = [_rows_in(piece) for piece in pieces]
+    if not any(sizes):  # most families of most files (few runs refuse or are judged)
+        return arrow_schema(family_columns(family)).empty_table()
     ids = list(chain.from_iterable(map(repeat, run_ids, sizes)))
     keys = {
         "run_id": pa.array(ids, pa.string()),

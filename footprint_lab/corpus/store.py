@@ -27,7 +27,7 @@ import contextlib
 import json
 import os
 import tempfile
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypeAlias
 
@@ -76,13 +76,20 @@ class CorpusError(ValueError):
     """A corpus store cannot be used as asked: the message names the folder and what to do."""
 
 
-def _write_atomic(target: Path, write: Any) -> None:
-    """Call ``write(temp_path)`` for a temp file beside ``target``, then rename it over."""
+def _write_atomic(target: Path, content: bytes | Callable[[Path], object]) -> None:
+    """Write ``content`` (bytes, or a ``write(temp_path)``) to a temp file beside ``target``,
+    then rename it over."""
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, temp = tempfile.mkstemp(prefix=_TEMP_PREFIX, dir=target.parent)
-    os.close(fd)
     try:
-        write(Path(temp))
+        if isinstance(content, bytes):
+            # through the descriptor the temp file was made with: no second open (a store
+            # writes a file per run)
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(content)
+        else:
+            os.close(fd)
+            content(Path(temp))
         os.replace(temp, target)
     except BaseException:
         with contextlib.suppress(OSError):
@@ -150,7 +157,7 @@ class Store:
         marker = store.root / _MARKER
         if not marker.is_file():
             payload = json.dumps({"format": STORE_FORMAT, "version": STORE_VERSION})
-            _write_atomic(marker, lambda p: p.write_text(payload + "\n", encoding="utf-8"))
+            _write_atomic(marker, (payload + "\n").encode("utf-8"))
         return cls.open(store.root)
 
     def _refuse_a_stranger(self) -> None:
@@ -217,7 +224,7 @@ class Store:
         """File ``entry`` (atomically replacing the path's previous one)."""
         payload = entry.model_dump_json()
         target = self.root / "manifest" / f"{path_key(entry.path)}.json"
-        _write_atomic(target, lambda p: p.write_text(payload, encoding="utf-8"))
+        _write_atomic(target, payload.encode("utf-8"))
 
     # -- parts and checkpoints ----------------------------------------------------------------
 
@@ -237,7 +244,7 @@ class Store:
         sink = pa.BufferOutputStream()
         pq.write_table(table, sink)
         data = sink.getvalue().to_pybytes()
-        _write_atomic(self.part_path(family, part), lambda p: p.write_bytes(data))
+        _write_atomic(self.part_path(family, part), data)
         return Seal.of(data)
 
     def checkpoint_path(self, run_id: str) -> Path:
@@ -256,7 +263,7 @@ class Store:
     def write_checkpoint(self, run_id: str, text: str) -> Seal:
         """Write a run's file text (``run_file_text``), compressed; return its seal."""
         data = zstandard.ZstdCompressor(level=3).compress(text.encode("utf-8"))
-        _write_atomic(self.checkpoint_path(run_id), lambda p: p.write_bytes(data))
+        _write_atomic(self.checkpoint_path(run_id), data)
         return Seal.of(data)
 
     def read_run(self, run_id: str) -> Run:
