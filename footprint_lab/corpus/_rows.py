@@ -118,8 +118,10 @@ class FileOutcome:
     problems: int = 0
     failure: ImportFailure | None = None
     checkpoint_bytes: int = 0
+    """The size of the runs' checkpoint pack."""
     parts: dict[str, Seal] = field(default_factory=dict)
-    checkpoints: dict[str, Seal] = field(default_factory=dict)
+    checkpoint: Seal | None = None
+    """The runs' checkpoint pack, sealed (None: no runs)."""
     unsettled: bool = False
     """The file kept changing while it was imported: the next build tries it again."""
 
@@ -272,8 +274,8 @@ def _load_as_hashed(task: FileTask) -> tuple[str, list[Run] | TranscriptError, b
 
 
 def import_file(task: FileTask) -> FileOutcome:
-    """Import one file into the store (in a worker, or inline): checkpoints first, then one
-    part per family with rows; the caller files the manifest entry last."""
+    """Import one file into the store (in a worker, or inline): its runs' checkpoints (one
+    pack), then one part per family with rows; the caller files the manifest entry last."""
     store = Store(task.store)
     digest, loaded, settled = _load_as_hashed(task)
     if isinstance(loaded, TranscriptError):
@@ -295,22 +297,21 @@ def import_file(task: FileTask) -> FileOutcome:
     captured: dict[str, list[dict[str, Any]]] = {name: [] for name in CAPTURED}
     run_rows: list[dict[str, Any]] = []
     problem_rows: list[dict[str, Any]] = []
-    run_ids: list[str] = []
-    total_bytes = 0
+    run_ids = [run_id_of(digest, index) for index in range(len(loaded))]
     formats: set[str] = set()
-    checkpoints: dict[str, Seal] = {}
     parts: dict[str, Seal] = {}
+    checkpoint: Seal | None = None
+    sizes: list[int] = []
+    if loaded:
+        texts = [run_file_text(run) for run in loaded]
+        checkpoint, sizes = store.write_checkpoints(digest[:16], texts)
     for index, run in enumerate(loaded):
-        run_id = run_id_of(digest, index)
-        run_ids.append(run_id)
-        checkpoints[run_id] = store.write_checkpoint(run_id, run_file_text(run))
-        size = checkpoints[run_id].size
-        total_bytes += size
+        run_id = run_ids[index]
         formats.add(format_of_run(run))
         run_columns = capture_columns(run, CAPTURED)
         for name in CAPTURED:
             captured[name].append(run_columns[name])
-        run_rows.append(_runs_row(run, run_id, task, digest, index, size))
+        run_rows.append(_runs_row(run, run_id, task, digest, index, sizes[index]))
         problem_rows.extend(_problem_row(p, task.name, digest, run_id) for p in run.import_problems)
     families: list[str] = []
     if run_rows:
@@ -332,7 +333,7 @@ def import_file(task: FileTask) -> FileOutcome:
         runs=run_ids,
         families=families,
         problems=len(problem_rows),
-        checkpoint_bytes=total_bytes,
+        checkpoint_bytes=0 if checkpoint is None else checkpoint.size,
         parts=parts,
-        checkpoints=checkpoints,
+        checkpoint=checkpoint,
     )

@@ -277,7 +277,7 @@ def _entry_of(outcome: FileOutcome) -> Entry:
         problems=outcome.problems,
         format=outcome.format,
         parts=outcome.parts,
-        checkpoints=outcome.checkpoints,
+        checkpoint=outcome.checkpoint,
     )
 
 

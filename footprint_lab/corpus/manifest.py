@@ -85,7 +85,7 @@ class Damage(BaseModel):
     """The source file whose entry names it."""
     file: str
     """The damaged file, relative to the store (``runs/<part>.parquet``,
-    ``checkpoints/<run id>.json.zst``)."""
+    ``checkpoints/<hash>.runs.zst``)."""
     kind: Literal["missing", "changed"]
     """Gone, or holding other bytes than it was written with."""
 
@@ -121,8 +121,8 @@ class Entry(BaseModel):
     """For a duplicate: the file whose runs stand for it."""
     parts: dict[str, Seal] = {}
     """Each of ``families``' part, sealed as it was written."""
-    checkpoints: dict[str, Seal] = {}
-    """Each of ``runs``' checkpoint, sealed as it was written."""
+    checkpoint: Seal | None = None
+    """The pack of ``runs``' checkpoints, sealed as it was written (None: no runs)."""
 
     @field_validator("part")
     @classmethod

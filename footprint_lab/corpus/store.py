@@ -1,4 +1,4 @@
-"""A corpus store on disk: a folder of Parquet datasets, each run's checkpoint, a manifest.
+"""A corpus store on disk: a folder of Parquet datasets, each file's runs' checkpoints, a manifest.
 
 Layer: corpus. The layout (every name under the store's folder)::
 
@@ -8,7 +8,9 @@ Layer: corpus. The layout (every name under the store's folder)::
     runs/<part>.parquet             one part per imported file in each family's dataset:
     calls/ messages/ records/       runs, calls, messages, records, refusals, evictions and
     refusals/ evictions/ problems/  problems (a part only where the file has rows)
-    checkpoints/<run id>.json.zst   each run as ``run.save`` writes it, Zstandard-compressed
+    checkpoints/<hash>.runs.zst     one pack per imported file (its content hash's first 16
+                                    hex digits): each run as ``run.save`` writes it, a
+                                    Zstandard frame each, behind an index of their sizes
     results/<name>.parquet          grid results written back (evidence, cost, sweep)
 
 A part is named by the file's content hash, so the same file gives the same part wherever it
@@ -26,10 +28,12 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
+import struct
 import tempfile
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, TypeAlias
+from typing import Any, BinaryIO, TypeAlias
 
 import pandas as pd
 import pyarrow as pa
@@ -55,18 +59,21 @@ __all__ = [
 
 STORE_FORMAT = "footprint-lab/corpus"
 """The ``format`` of a store's ``corpus.json``."""
-STORE_VERSION = 5
+STORE_VERSION = 6
 """The store layout's version (2: a ``findings`` family, the judge's findings per run; 3: run
 files of version 2, the origin kept, and the calls' ``scaled_from``; 4: the records' columns of
 the providers' own policies — ``server_edits``, what their twins measured and cleared; 5: each
-entry seals its parts and checkpoints — their SHA-256 and size)."""
+entry seals its parts and checkpoints — their SHA-256 and size; 6: a file's runs' checkpoints
+in one pack, sealed once — a store of 10,000 runs no longer makes 10,000 files)."""
 
 Where: TypeAlias = "ds.Expression | Sequence[Any] | Mapping[str, Any] | None"
 """A row filter: a ``pyarrow.dataset`` expression, filters in pyarrow's list form
 (``[("model", "=", "gpt-4o"), ("calls", ">", 3)]``), or ``{column: value or [values]}``."""
 
 _MARKER = "corpus.json"
-_CHECKPOINT_SUFFIX = ".json.zst"
+_PACK_SUFFIX = ".runs.zst"
+_PACK_INDEX = struct.Struct(">I")
+"""A pack starts with its index's length; the index (JSON) lists its frames' sizes."""
 _TEMP_PREFIX = ".tmp-"
 LOCK_FILE = ".lock"
 """The lock file's name in the store's folder (:mod:`footprint_lab.corpus._lock` holds it)."""
@@ -95,6 +102,29 @@ def _write_atomic(target: Path, content: bytes | Callable[[Path], object]) -> No
         with contextlib.suppress(OSError):
             os.unlink(temp)
         raise
+
+
+_PACK_NAME = re.compile(r"[0-9a-f]{16}")
+"""A pack's name before its suffix: the first part of its runs' ids."""
+
+
+def _pack_frame(handle: BinaryIO, index: int) -> bytes | None:
+    """Frame ``index`` of the pack open in ``handle`` (None: the pack has no such run).
+
+    Raises:
+        ValueError: the index is not a list of sizes, or the pack is shorter than it says.
+    """
+    (length,) = _PACK_INDEX.unpack(handle.read(_PACK_INDEX.size))
+    sizes = json.loads(handle.read(length))
+    if not isinstance(sizes, list) or not all(isinstance(n, int) and n >= 0 for n in sizes):
+        raise ValueError("its index is not a list of frame sizes")
+    if index >= len(sizes):
+        return None
+    handle.seek(_PACK_INDEX.size + length + sum(sizes[:index]))
+    frame = handle.read(sizes[index])
+    if len(frame) != sizes[index]:
+        raise ValueError(f"it ends inside run {index}'s frame")
+    return frame
 
 
 def _expression(where: Where, schema: pa.Schema) -> ds.Expression | None:
@@ -248,7 +278,7 @@ class Store:
         return Seal.of(data)
 
     def checkpoint_path(self, run_id: str) -> Path:
-        """Where run ``run_id``'s compressed checkpoint lies.
+        """Where run ``run_id``'s checkpoint lies: the pack of its file's runs.
 
         Raises:
             CorpusError: ``run_id`` is not a run id (:data:`RUN_ID`): the store has no such
@@ -258,30 +288,48 @@ class Store:
             raise CorpusError(
                 f"{self.root}: no run {run_id!r} in the corpus (a run id is <16 hex>-<index>)"
             )
-        return self.root / "checkpoints" / f"{run_id}{_CHECKPOINT_SUFFIX}"
+        return self.pack_path(run_id.split("-", 1)[0])
 
-    def write_checkpoint(self, run_id: str, text: str) -> Seal:
-        """Write a run's file text (``run_file_text``), compressed; return its seal."""
-        data = zstandard.ZstdCompressor(level=3).compress(text.encode("utf-8"))
-        _write_atomic(self.checkpoint_path(run_id), data)
-        return Seal.of(data)
+    def pack_path(self, prefix: str) -> Path:
+        """The checkpoints' pack of the file whose content hash starts with ``prefix`` (the
+        first part of its runs' ids)."""
+        return self.root / "checkpoints" / f"{prefix}{_PACK_SUFFIX}"
+
+    def write_checkpoints(self, prefix: str, texts: Sequence[str]) -> tuple[Seal, list[int]]:
+        """Write one file's runs' file texts (``run_file_text``, in run order) as its pack,
+        atomically: each compressed as a Zstandard frame of its own (a run is read without its
+        neighbours), behind an index of the frames' sizes. Returns the pack's seal and each
+        run's compressed size."""
+        compressor = zstandard.ZstdCompressor(level=3)
+        frames = [compressor.compress(text.encode("utf-8")) for text in texts]
+        sizes = [len(frame) for frame in frames]
+        index = json.dumps(sizes).encode("utf-8")
+        data = b"".join([_PACK_INDEX.pack(len(index)), index, *frames])
+        _write_atomic(self.pack_path(prefix), data)
+        return Seal.of(data), sizes
 
     def read_run(self, run_id: str) -> Run:
-        """Run ``run_id``, rebuilt from its checkpoint (checksum verified).
+        """Run ``run_id``, rebuilt from its checkpoint in its file's pack.
 
         Raises:
             CorpusError: the store has no such run, or its checkpoint is corrupt.
         """
         path = self.checkpoint_path(run_id)
+        index = int(run_id.split("-", 1)[1])
         try:
-            data = path.read_bytes()
+            with path.open("rb") as handle:
+                frame = _pack_frame(handle, index)
         except FileNotFoundError:
             raise CorpusError(f"{self.root}: no run {run_id!r} in the corpus") from None
+        except (ValueError, struct.error) as exc:
+            raise CorpusError(f"{path}: corrupt checkpoint pack: {exc}") from None
+        if frame is None:
+            raise CorpusError(f"{self.root}: no run {run_id!r} in the corpus")
         try:
-            text = zstandard.ZstdDecompressor().decompress(data).decode("utf-8")
-            return run_from_text(text, source=str(path))
+            text = zstandard.ZstdDecompressor().decompress(frame).decode("utf-8")
+            return run_from_text(text, source=f"{path} (run {index})")
         except (zstandard.ZstdError, UnicodeDecodeError, RunFileError) as exc:
-            raise CorpusError(f"{path}: corrupt checkpoint: {exc}") from None
+            raise CorpusError(f"{path}: corrupt checkpoint of run {index}: {exc}") from None
 
     def remove_unnamed(self, entries: Mapping[str, Entry]) -> int:
         """Delete every part, checkpoint and temp file no entry names (a replaced file's, a
@@ -300,10 +348,11 @@ class Store:
                 if ours or name.startswith(_TEMP_PREFIX):
                     item.unlink(missing_ok=True)
                     removed += 1
+        packs = {run_id.split("-", 1)[0] for run_id in runs}
         for item in self._own_files("checkpoints"):
-            run_id = item.name.removesuffix(_CHECKPOINT_SUFFIX)
-            ours = item.name.endswith(_CHECKPOINT_SUFFIX) and RUN_ID.fullmatch(run_id)
-            if ours and run_id in runs:
+            prefix = item.name.removesuffix(_PACK_SUFFIX)
+            ours = item.name.endswith(_PACK_SUFFIX) and _PACK_NAME.fullmatch(prefix)
+            if ours and prefix in packs:
                 continue
             if ours or item.name.startswith(_TEMP_PREFIX):
                 item.unlink(missing_ok=True)
@@ -345,7 +394,8 @@ class Store:
         found: list[Damage] = []
         for entry in entries.values():
             named = [(self.part_path(f, entry.part), entry.parts.get(f)) for f in entry.families]
-            named += [(self.checkpoint_path(r), entry.checkpoints.get(r)) for r in entry.runs]
+            if entry.runs:
+                named.append((self.checkpoint_path(entry.runs[0]), entry.checkpoint))
             for path, seal in named:
                 if seal is not None:
                     kind = seal.broken_by(path, deep=deep)
@@ -463,10 +513,9 @@ def drop_parts(store: Store, entry: Entry, keep: Iterable[Entry]) -> None:
     replaced: its file changed)."""
     kept = list(keep)
     parts = {(f, e.part) for e in kept for f in e.families}
-    runs = {r for e in kept for r in e.runs}
+    packs = {store.checkpoint_path(e.runs[0]) for e in kept if e.runs}
     for family in entry.families:
         if (family, entry.part) not in parts:
             store.part_path(family, entry.part).unlink(missing_ok=True)
-    for run_id in entry.runs:
-        if run_id not in runs:
-            store.checkpoint_path(run_id).unlink(missing_ok=True)
+    if entry.runs and store.checkpoint_path(entry.runs[0]) not in packs:
+        store.checkpoint_path(entry.runs[0]).unlink(missing_ok=True)

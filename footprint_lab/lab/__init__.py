@@ -5,7 +5,8 @@ ledger, calls, records and events — and never changes them. pandas and plotly 
 only here: ``footprint_lab/window/`` must never import them (the core stays pure and fast).
 
 * :func:`capture` / :func:`capture_many` turn runs into :class:`Frames` (pandas DataFrames
-  with fixed columns and dtypes; see :mod:`footprint_lab.lab.schema`).
+  with fixed columns and dtypes; see :mod:`footprint_lab.lab.schema`); :func:`capture_columns`
+  gives the frames a corpus store keeps as their column values, for a writer of Arrow.
 * :mod:`footprint_lab.lab.plots` holds pure figure builders taking frames and returning
   ``plotly.graph_objects.Figure``.
 * :func:`write_report` writes one standalone, offline HTML file for several runs.
@@ -38,9 +39,11 @@ if TYPE_CHECKING:
     from footprint_lab.lab.evidence import evidence_grid as evidence_grid
     from footprint_lab.lab.evidence import evidence_summary as evidence_summary
     from footprint_lab.lab.evidence import no_policy as no_policy
+    from footprint_lab.lab.frames import COLUMN_FAMILIES as COLUMN_FAMILIES
     from footprint_lab.lab.frames import MEMBERSHIP_FULL_MAX_ROWS as MEMBERSHIP_FULL_MAX_ROWS
     from footprint_lab.lab.frames import Frames as Frames
     from footprint_lab.lab.frames import capture as capture
+    from footprint_lab.lab.frames import capture_columns as capture_columns
     from footprint_lab.lab.frames import capture_many as capture_many
     from footprint_lab.lab.parting import parting_frame as parting_frame
     from footprint_lab.lab.report import write_report as write_report
@@ -54,6 +57,7 @@ if TYPE_CHECKING:
     from footprint_lab.lab.widgets import key_numbers as key_numbers
 
 __all__ = [
+    "COLUMN_FAMILIES",
     "MEMBERSHIP_FULL_MAX_ROWS",
     "MEMBERSHIP_STATES",
     "SCHEMAS",
@@ -64,6 +68,7 @@ __all__ = [
     "Inspector",
     "Tuner",
     "capture",
+    "capture_columns",
     "capture_many",
     "evidence_frame",
     "evidence_grid",
@@ -90,7 +95,9 @@ _LAZY: dict[str, str] = {
     "no_policy": _EVIDENCE,
     "MEMBERSHIP_FULL_MAX_ROWS": _FRAMES,
     "Frames": _FRAMES,
+    "COLUMN_FAMILIES": _FRAMES,
     "capture": _FRAMES,
+    "capture_columns": _FRAMES,
     "capture_many": _FRAMES,
     "parting_frame": "footprint_lab.lab.parting",
     "write_report": "footprint_lab.lab.report",

@@ -107,14 +107,14 @@ def frame_way(values: list[Any], field: pa.Field, dtype: str) -> pa.Array | str:
     """A column as a frame types it and the store converted it, or the error's type."""
     try:
         return pa.array(column(values, dtype), type=field.type, from_pandas=True)
-    except Exception as exc:  # noqa: BLE001 - the kind of failure is what is compared
+    except Exception as exc:
         return type(exc).__name__
 
 
 def column_way(values: Any, field: pa.Field, dtype: str) -> pa.Array | str:
     try:
         return arrow_column(values, field, dtype)
-    except Exception as exc:  # noqa: BLE001
+    except Exception as exc:
         return type(exc).__name__
 
 

@@ -58,15 +58,15 @@ def test_a_build_deletes_only_what_the_store_writes(store: Path, tmp_path: Path)
     outside = tmp_path / "outside"
     outside.mkdir()
     (outside / "keep.parquet").write_text("not the store's", encoding="utf-8")
-    (outside / "0123456789abcdef-0.json.zst").write_text("not the store's", encoding="utf-8")
+    (outside / "0123456789abcdef.runs.zst").write_text("not the store's", encoding="utf-8")
     planted = {
         store / "runs" / "notes.txt": "someone's notes",
         store / "runs" / "mine.parquet": "a file of someone's",
     }
     for path, text in planted.items():
         path.write_text(text, encoding="utf-8")
-    link = store / "checkpoints" / "0123456789abcdef-0.json.zst"
-    link.symlink_to(outside / "0123456789abcdef-0.json.zst")
+    link = store / "checkpoints" / "0123456789abcdef.runs.zst"
+    link.symlink_to(outside / "0123456789abcdef.runs.zst")
     part_link = store / "runs" / ("f" * 64 + ".parquet")
     part_link.symlink_to(outside / "keep.parquet")
     shutil.copy(SMALL[2], tmp_path / SMALL[2].name)
@@ -75,7 +75,7 @@ def test_a_build_deletes_only_what_the_store_writes(store: Path, tmp_path: Path)
         assert path.read_text(encoding="utf-8") == text  # left as it was
     assert link.is_symlink() and part_link.is_symlink()  # neither followed nor deleted
     assert sorted(p.name for p in outside.iterdir()) == [
-        "0123456789abcdef-0.json.zst",
+        "0123456789abcdef.runs.zst",
         "keep.parquet",
     ]
     assert len(Corpus.open(store)) > 0

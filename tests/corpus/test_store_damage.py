@@ -104,7 +104,7 @@ def test_damage_whose_source_is_not_read_becomes_a_problem(
     shutil.copytree(whole.path, store)
     entries = Corpus.open(store).entries()
     victim = next(e for e in entries.values() if e.runs)
-    _delete(store / "checkpoints" / f"{victim.runs[0]}.json.zst")
+    _delete(store / "checkpoints" / f"{victim.runs[0].split('-')[0]}.runs.zst")
     others = [p for p in sources if str(p) != victim.path]
     corpus = Corpus.build(others, store, executor="inline", progress=False)
     report = corpus.last_build
@@ -135,3 +135,34 @@ def test_the_cli_verifies_a_store(whole: Corpus, tmp_path: Path) -> None:
         [*command[:-1], str(tmp_path)], capture_output=True, text=True, check=False
     )
     assert nothing.returncode == 2 and "no corpus store here" in nothing.stderr
+
+
+@pytest.mark.parametrize(
+    ("damage", "says"),
+    [
+        (lambda data: data[:2], "corrupt checkpoint pack"),  # cut inside its index's length
+        (lambda data: data[:4] + b"[1, x" + data[9:], "corrupt checkpoint pack"),  # its index
+        (lambda data: data[:-3], "corrupt checkpoint"),  # cut inside the last run's frame
+    ],
+    ids=["length cut", "index broken", "frame cut"],
+)
+def test_a_damaged_pack_is_read_as_an_error_naming_it(
+    whole: Corpus, tmp_path: Path, damage: Callable[[bytes], bytes], says: str
+) -> None:
+    # Reading does not hash (verify does): a run read from a damaged pack fails naming the pack
+    # and what is wrong, never returns another run's bytes.
+    store = tmp_path / "store"
+    shutil.copytree(whole.path, store)
+    corpus = Corpus.open(store, check=False)
+    run_id = corpus.run_ids()[-1]
+    pack = store / "checkpoints" / f"{run_id.split('-')[0]}.runs.zst"
+    pack.write_bytes(damage(pack.read_bytes()))
+    with pytest.raises(CorpusError, match=says) as raised:
+        corpus.run(run_id)
+    assert str(pack) in str(raised.value)
+
+
+def test_a_run_past_its_packs_end_is_no_run(whole: Corpus) -> None:
+    run_id = whole.run_ids()[0]
+    with pytest.raises(CorpusError, match="no run"):
+        whole.run(f"{run_id.split('-')[0]}-999")
