@@ -283,6 +283,8 @@ def test_a_window_s_lookups_agree_on_either_side_of_their_thresholds(
     n = len(messages)
     start = data.draw(st.integers(0, n))
     end = data.draw(st.integers(start, n))
+    other = data.draw(st.integers(0, n))
+    other_end = data.draw(st.integers(other, n))
     stranger = Message.user("not in the window")
     probes = [*messages[:3], stranger]
     answers = []
@@ -292,16 +294,33 @@ def test_a_window_s_lookups_agree_on_either_side_of_their_thresholds(
             threshold(shape_module, "_FEW_POSITIONS", few),
             threshold(shape_module, "_SHORT_SPAN", short),
         ):
+            # a window's first long span is read whole, asked again it is remembered, another
+            # span finds the window's runs; a span's tools are read whole until each tool's
+            # first result is known, then looked up
+            spans = [
+                fresh.span_stage_ids(start, end),
+                fresh.span_stage_ids(start, end),
+                fresh.span_stage_ids(other, other_end),
+                fresh.span_stage_ids(start, end),
+            ]
+            tools = [fresh.span_tool_names(start, end)]
+            fresh.first_results()
+            tools.append(fresh.span_tool_names(start, end))
             answers.append(
                 (
                     [fresh.holds(m) for m in probes],
-                    fresh.span_stage_ids(start, end),
+                    spans,
+                    tools,
                     fresh.all_stamped(start, end),
                 )
             )
     held = [any(m is p for m in messages) for p in probes]
     stamped = all(m.stage_id is not None for m in messages[start:end])
-    assert answers[0] == answers[1] == (held, window.span_stage_ids(start, end), stamped)
+    ids = window.span_stage_ids(start, end)
+    named = [m.name for m in messages[start:end] if m.role == "tool"]
+    tools = [name for name in dict.fromkeys(named) if name is not None]
+    expected = (held, [ids, ids, window.span_stage_ids(other, other_end), ids], [tools] * 2)
+    assert answers[0] == answers[1] == (*expected, stamped)
     users = [i for i, m in enumerate(messages) if m.role == "user"]
     for request in (None, "the request", "absent"):
         assert current_request_index(messages, request, users) == current_request_index(

@@ -66,6 +66,7 @@ class Window(Sequence[Message]):
     __slots__ = (
         "_first_results",
         "_last_results",
+        "_last_span",
         "_runs",
         "bound",
         "carried",
@@ -118,6 +119,7 @@ class Window(Sequence[Message]):
         self.notes = {}
         self.carried = None
         self._runs: tuple[list[int], list[str | None], bool, bool] | None = None
+        self._last_span: tuple[int, int, list[str]] | None = None
         self._last_results: dict[str, int] | None = None
         self._first_results: dict[str, int] | None = None
         if not n:
@@ -277,6 +279,18 @@ class Window(Sequence[Message]):
         """The stage ids of messages ``[start, end)``, each once, in window order."""
         if end <= start:
             return []
+        if end - start > _SHORT_SPAN and self._runs is None:
+            # A window's first long span (a cold trim's removed span, asked for by its facts
+            # and again by its record): the span read once costs a third of the window's runs
+            # — found only when another span is asked for (a window kept from visit to visit).
+            last = self._last_span
+            if last is None:
+                ids = dict.fromkeys(self.stage_ids[start:end])
+                ids.pop(None, None)
+                self._last_span = (start, end, list(ids))  # type: ignore[arg-type]
+                return list(ids)  # type: ignore[arg-type]
+            if last[0] == start and last[1] == end:
+                return list(last[2])
         if end - start > _SHORT_SPAN:
             run_starts, run_ids, unique, has_none = self._stage_runs()
         else:
@@ -305,7 +319,13 @@ class Window(Sequence[Message]):
     def span_tool_names(self, start: int, end: int) -> list[str]:
         """The tools whose results are among messages ``[start, end)``, each once, in order of
         their first result there."""
-        if end - start <= _SHORT_SPAN or len(self.first_results()) > _FEW_TOOLS:
+        # each tool's first result is worth finding once a window is kept (it is carried from
+        # visit to visit); for a window read once, the span is read once
+        if (
+            end - start <= _SHORT_SPAN
+            or self._first_results is None
+            or len(self._first_results) > _FEW_TOOLS
+        ):
             seen = dict.fromkeys(self.tool_names[start:end])
             seen.pop(None, None)
             return list(seen)  # type: ignore[arg-type]
@@ -417,7 +437,7 @@ def _spliced(column: list[_T], cut: int, tail: list[_T]) -> list[_T]:
 def _blank() -> Window:
     """A ``Window`` whose facts the caller fills in (derived from another window's)."""
     window = Window.__new__(Window)
-    window._runs = window._last_results = window._first_results = None
+    window._runs = window._last_results = window._first_results = window._last_span = None
     window.notes = {}
     window.carried = None
     return window
