@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from footprint_lab.lab.schema import CORPUS_KEYS, FRAME_SPECS, Column, column, spec
+from footprint_lab.lab.schema import CORPUS_FRAMES, CORPUS_KEYS, FRAME_SPECS, Column, column, spec
 
 __all__ = [
     "FAMILIES",
@@ -30,16 +30,7 @@ __all__ = [
     "to_pandas",
 ]
 
-FAMILIES: tuple[str, ...] = (
-    "runs",
-    "calls",
-    "messages",
-    "records",
-    "refusals",
-    "evictions",
-    "findings",
-    "problems",
-)
+FAMILIES: tuple[str, ...] = ("runs", *CORPUS_FRAMES, "problems")
 """The frame families a store holds, one Parquet dataset each."""
 
 _OWN = {"runs": "corpus_runs", "problems": "corpus_problems"}

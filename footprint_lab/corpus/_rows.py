@@ -29,6 +29,7 @@ from footprint_lab.corpus.store import Store
 from footprint_lab.importers import TranscriptError, import_clock, load
 from footprint_lab.importers.saved_run import SOURCE as RUN_SOURCE
 from footprint_lab.lab.frames import capture_columns
+from footprint_lab.lab.schema import CORPUS_FRAMES
 from footprint_lab.lab.summary import run_summary
 from footprint_lab.pricing import source_tokens_per_char
 
@@ -44,14 +45,7 @@ __all__ = [
     "run_id_of",
 ]
 
-CAPTURED: tuple[str, ...] = (
-    "calls",
-    "messages",
-    "records",
-    "refusals",
-    "evictions",
-    "findings",
-)
+CAPTURED: tuple[str, ...] = CORPUS_FRAMES
 """The capture frames a store keeps (beside ``runs`` and ``problems``)."""
 
 

@@ -28,12 +28,10 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import re
-import struct
 import tempfile
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, BinaryIO, TypeAlias
+from typing import Any, TypeAlias
 
 import pandas as pd
 import pyarrow as pa
@@ -45,6 +43,14 @@ import zstandard
 from footprint_lab.agent.checkpoint import RunFileError, run_from_text
 from footprint_lab.agent.run import Run
 from footprint_lab.corpus._arrow import FAMILIES, arrow_schema, family_columns, to_pandas
+from footprint_lab.corpus._pack import (
+    PACK_NAME,
+    PACK_SUFFIX,
+    PackError,
+    pack,
+    read_frame,
+    unpack_text,
+)
 from footprint_lab.corpus.manifest import PART_NAME, RUN_ID, Damage, Entry, Seal, path_key
 
 __all__ = [
@@ -71,9 +77,6 @@ Where: TypeAlias = "ds.Expression | Sequence[Any] | Mapping[str, Any] | None"
 (``[("model", "=", "gpt-4o"), ("calls", ">", 3)]``), or ``{column: value or [values]}``."""
 
 _MARKER = "corpus.json"
-_PACK_SUFFIX = ".runs.zst"
-_PACK_INDEX = struct.Struct(">I")
-"""A pack starts with its index's length; the index (JSON) lists its frames' sizes."""
 _TEMP_PREFIX = ".tmp-"
 LOCK_FILE = ".lock"
 """The lock file's name in the store's folder (:mod:`footprint_lab.corpus._lock` holds it)."""
@@ -102,29 +105,6 @@ def _write_atomic(target: Path, content: bytes | Callable[[Path], object]) -> No
         with contextlib.suppress(OSError):
             os.unlink(temp)
         raise
-
-
-_PACK_NAME = re.compile(r"[0-9a-f]{16}")
-"""A pack's name before its suffix: the first part of its runs' ids."""
-
-
-def _pack_frame(handle: BinaryIO, index: int) -> bytes | None:
-    """Frame ``index`` of the pack open in ``handle`` (None: the pack has no such run).
-
-    Raises:
-        ValueError: the index is not a list of sizes, or the pack is shorter than it says.
-    """
-    (length,) = _PACK_INDEX.unpack(handle.read(_PACK_INDEX.size))
-    sizes = json.loads(handle.read(length))
-    if not isinstance(sizes, list) or not all(isinstance(n, int) and n >= 0 for n in sizes):
-        raise ValueError("its index is not a list of frame sizes")
-    if index >= len(sizes):
-        return None
-    handle.seek(_PACK_INDEX.size + length + sum(sizes[:index]))
-    frame = handle.read(sizes[index])
-    if len(frame) != sizes[index]:
-        raise ValueError(f"it ends inside run {index}'s frame")
-    return frame
 
 
 def _expression(where: Where, schema: pa.Schema) -> ds.Expression | None:
@@ -293,18 +273,14 @@ class Store:
     def pack_path(self, prefix: str) -> Path:
         """The checkpoints' pack of the file whose content hash starts with ``prefix`` (the
         first part of its runs' ids)."""
-        return self.root / "checkpoints" / f"{prefix}{_PACK_SUFFIX}"
+        return self.root / "checkpoints" / f"{prefix}{PACK_SUFFIX}"
 
     def write_checkpoints(self, prefix: str, texts: Sequence[str]) -> tuple[Seal, list[int]]:
         """Write one file's runs' file texts (``run_file_text``, in run order) as its pack,
         atomically: each compressed as a Zstandard frame of its own (a run is read without its
         neighbours), behind an index of the frames' sizes. Returns the pack's seal and each
         run's compressed size."""
-        compressor = zstandard.ZstdCompressor(level=3)
-        frames = [compressor.compress(text.encode("utf-8")) for text in texts]
-        sizes = [len(frame) for frame in frames]
-        index = json.dumps(sizes).encode("utf-8")
-        data = b"".join([_PACK_INDEX.pack(len(index)), index, *frames])
+        data, sizes = pack(texts)
         _write_atomic(self.pack_path(prefix), data)
         return Seal.of(data), sizes
 
@@ -318,15 +294,15 @@ class Store:
         index = int(run_id.split("-", 1)[1])
         try:
             with path.open("rb") as handle:
-                frame = _pack_frame(handle, index)
+                frame = read_frame(handle, index)
         except FileNotFoundError:
             raise CorpusError(f"{self.root}: no run {run_id!r} in the corpus") from None
-        except (ValueError, struct.error) as exc:
+        except PackError as exc:
             raise CorpusError(f"{path}: corrupt checkpoint pack: {exc}") from None
         if frame is None:
             raise CorpusError(f"{self.root}: no run {run_id!r} in the corpus")
         try:
-            text = zstandard.ZstdDecompressor().decompress(frame).decode("utf-8")
+            text = unpack_text(frame)
             return run_from_text(text, source=f"{path} (run {index})")
         except (zstandard.ZstdError, UnicodeDecodeError, RunFileError) as exc:
             raise CorpusError(f"{path}: corrupt checkpoint of run {index}: {exc}") from None
@@ -350,8 +326,8 @@ class Store:
                     removed += 1
         packs = {run_id.split("-", 1)[0] for run_id in runs}
         for item in self._own_files("checkpoints"):
-            prefix = item.name.removesuffix(_PACK_SUFFIX)
-            ours = item.name.endswith(_PACK_SUFFIX) and _PACK_NAME.fullmatch(prefix)
+            prefix = item.name.removesuffix(PACK_SUFFIX)
+            ours = item.name.endswith(PACK_SUFFIX) and PACK_NAME.fullmatch(prefix)
             if ours and prefix in packs:
                 continue
             if ours or item.name.startswith(_TEMP_PREFIX):

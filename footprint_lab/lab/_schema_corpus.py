@@ -13,7 +13,7 @@ from __future__ import annotations
 from footprint_lab.lab._schema_base import FLOAT, INT, TEXT, Column, FrameSpec, columns_of
 from footprint_lab.lab._schema_results import RESULT_SPECS
 
-__all__ = ["CORPUS_KEYS", "CORPUS_SPECS"]
+__all__ = ["CORPUS_FRAMES", "CORPUS_KEYS", "CORPUS_SPECS"]
 
 CORPUS_KEYS: dict[str, Column] = columns_of(
     run_id=(
@@ -24,6 +24,17 @@ CORPUS_KEYS: dict[str, Column] = columns_of(
     source_path=(TEXT, "The file the run was imported from (absolute)."),
 )
 """The two columns every corpus table of runs starts with."""
+
+CORPUS_FRAMES: tuple[str, ...] = (
+    "calls",
+    "messages",
+    "records",
+    "refusals",
+    "evictions",
+    "findings",
+)
+"""The capture frames a corpus store keeps (beside its own ``runs`` and ``problems``), each
+with :data:`CORPUS_KEYS` in front."""
 
 _RUNS = FrameSpec(
     "One row per run of a corpus: where it came from, its facts and its summary numbers "

@@ -46,6 +46,7 @@ from footprint_lab.lab._frames.messages import PREVIEW_CHARS
 from footprint_lab.lab._frames.records import RECORD_FIELD_COLUMNS
 from footprint_lab.lab._frames.violations import violation_window
 from footprint_lab.lab.schema import (
+    CORPUS_FRAMES,
     FRAME_NAMES,
     SCHEMAS,
     describe,
@@ -294,15 +295,9 @@ def capture(
     )
 
 
-COLUMN_FAMILIES: tuple[str, ...] = (
-    "calls",
-    "messages",
-    "records",
-    "refusals",
-    "evictions",
-    "findings",
-)
-"""The frames :func:`capture_columns` gives: those a corpus store keeps."""
+COLUMN_FAMILIES: tuple[str, ...] = CORPUS_FRAMES
+"""The frames :func:`capture_columns` gives: those a corpus store keeps
+(:data:`~footprint_lab.lab.schema.CORPUS_FRAMES`)."""
 
 
 def capture_columns(

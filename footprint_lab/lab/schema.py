@@ -55,7 +55,7 @@ from footprint_lab.lab._schema_capture import (
     record_columns,
     record_field_dtype,
 )
-from footprint_lab.lab._schema_corpus import CORPUS_KEYS, CORPUS_SPECS
+from footprint_lab.lab._schema_corpus import CORPUS_FRAMES, CORPUS_KEYS, CORPUS_SPECS
 from footprint_lab.lab._schema_results import RESULT_SPECS
 from footprint_lab.lab._vocabulary import (
     EVICTION_HOWS,
@@ -73,6 +73,7 @@ from footprint_lab.lab._vocabulary import (
 
 __all__ = [
     "COLUMN_HEADERS",
+    "CORPUS_FRAMES",
     "CORPUS_KEYS",
     "CORPUS_SPECS",
     "EVICTION_HOWS",

@@ -11,26 +11,17 @@ from __future__ import annotations
 
 import json
 import random
-import re
 from pathlib import Path
 from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from footprint_lab.importers._sniff import Shape, shape_of
+# the tokens and a string token's text are shared; the reading of them is the oracle's own
+from footprint_lab.importers._sniff import _TOKEN, Shape, _string, shape_of
 from tests.budget import examples
 
 DATA = Path(__file__).resolve().parents[2] / "data"
-_TOKEN = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"?|[{}\[\],:]|[^\s"{}\[\],:]+|\s+')
-
-
-def _string(token: str) -> str:
-    try:
-        value = json.loads(token)
-    except ValueError:
-        return token[1:-1] if token.endswith('"') else token[1:]
-    return value if isinstance(value, str) else token
 
 
 def tokenwise(text: str) -> Shape:
