@@ -7,7 +7,7 @@ import asyncio
 import os
 import signal
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
@@ -313,6 +313,20 @@ def test_any_base_exception_from_a_tool_keeps_the_run(kind: type[BaseException])
     _assert_resumes_identically(run, agent, {})
 
 
+@pytest.fixture
+def ctrl_c() -> Iterator[None]:
+    """Ctrl-C raises KeyboardInterrupt, as in any Python started from a terminal. A process
+    started in the background by a shell without job control (``make test &``) inherits SIGINT
+    ignored, and Python then keeps it ignored: the interrupt these tests send would never
+    arrive (found so: both failed, "DID NOT RAISE", in a suite started that way)."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+@pytest.mark.usefixtures("ctrl_c")
 def test_sigint_in_a_script_cancels_and_the_run_resumes() -> None:
     if threading.current_thread() is not threading.main_thread():
         pytest.skip("signals reach only the main thread")
@@ -334,6 +348,7 @@ def test_sigint_in_a_script_cancels_and_the_run_resumes() -> None:
     assert counts[1] == 1
 
 
+@pytest.mark.usefixtures("ctrl_c")
 def test_sigint_inside_a_running_loop_stops_at_the_next_stage_boundary() -> None:
     """The notebook case: ``run`` is called with an event loop running in the main thread, so
     the loop works in a worker thread; Ctrl-C lands in the main thread's wait."""
