@@ -95,9 +95,13 @@ def _skip_value(text: str, start: int) -> int | None:
     try:
         return _DECODER.raw_decode(text, start)[1]
     except json.JSONDecodeError as exc:
-        # The decoder stops at the first fault: a fault at the end (or a string it found no
-        # end of) means all before it was JSON, so the value runs to where the text stops.
-        if exc.msg.startswith("Unterminated string") or exc.pos >= len(text.rstrip()):
+        # The decoder stops at the first fault: a string it found no end of, or a value or
+        # delimiter expected where the text stops, means all before it was JSON, so the value
+        # runs to the end. A character JSON forbids is a fault wherever it stands (a raw line
+        # break inside a string at the very end is no line break between tokens).
+        if exc.msg.startswith("Unterminated string"):
+            return _CUT
+        if exc.msg.startswith("Expecting") and exc.pos >= len(text.rstrip()):
             return _CUT
         return None
     except ValueError:

@@ -14,7 +14,7 @@ import random
 from pathlib import Path
 from typing import Any
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 # the tokens and a string token's text are shared; the reading of them is the oracle's own
@@ -87,6 +87,15 @@ _BROKEN = st.sampled_from(["", "", "", "{", "]", '"', "\n", "tru", ",,", "'x'", 
 
 
 @settings(max_examples=examples(1000), deadline=None)
+# found by this test in a make test: a raw line break spliced into a key the sniff's end cut
+@example(
+    value={"": False, "000": {"": None, "\x1f": None}, "0": None, "1": None},
+    indent=None,
+    cut=0.3125,
+    splice="\n",
+    where=0.3125,
+    raw_control=False,
+)
 @given(
     value=st.one_of(
         st.dictionaries(st.text(max_size=4), _JSON, max_size=6),
