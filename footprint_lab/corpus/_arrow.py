@@ -26,7 +26,6 @@ __all__ = [
     "arrow_type",
     "family_columns",
     "from_columns",
-    "from_frame",
     "to_pandas",
 ]
 
@@ -78,12 +77,6 @@ def arrow_schema(columns: Mapping[str, Column]) -> pa.Schema:
     return pa.schema([pa.field(name, arrow_type(c.dtype)) for name, c in columns.items()])
 
 
-def from_frame(frame: pd.DataFrame, schema: pa.Schema) -> pa.Table:
-    """``frame`` as an Arrow table of ``schema`` (its columns picked in the schema's order)."""
-    arrays = [pa.array(frame[field.name], type=field.type, from_pandas=True) for field in schema]
-    return pa.Table.from_arrays(arrays, schema=schema)
-
-
 _WIDENED: frozenset[tuple[pa.DataType, pa.DataType]] = frozenset(
     {(pa.int64(), pa.float64()), (pa.large_string(), pa.string())}
 )
@@ -94,7 +87,7 @@ makes them floats too), long text."""
 def arrow_column(values: Any, field: pa.Field, dtype: Any) -> pa.Array:
     """One column's values (a list, a numpy, pandas or Arrow array) as an Arrow array of ``field``,
     holding what the frame's column of ``dtype`` holds (:func:`~footprint_lab.lab.schema.
-    column`, then :func:`from_frame`).
+    column`, then converted by Arrow from pandas).
 
     A list is read by Arrow as the type Arrow infers and taken only when that is the field's
     type (or all missing, or integers for floats): Arrow given the type outright would cut 0.5
@@ -146,7 +139,7 @@ def from_columns(
     """The table of ``family`` from several runs' column values (:func:`~footprint_lab.lab.
     frames.capture_columns`, one mapping per run, stacked in order), the key columns given as
     Arrow arrays of the stacked length. Equal to the frames of the runs concatenated and
-    converted with :func:`from_frame`."""
+    converted by Arrow from pandas, column by column."""
     columns = family_columns(family)
     schema = arrow_schema(columns)
     arrays: list[pa.Array] = []

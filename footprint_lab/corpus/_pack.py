@@ -22,7 +22,15 @@ from typing import BinaryIO
 
 import zstandard
 
-__all__ = ["PACK_NAME", "PACK_SUFFIX", "PackError", "pack", "read_frame", "unpack_text"]
+__all__ = [
+    "PACK_NAME",
+    "PACK_SUFFIX",
+    "PackError",
+    "pack",
+    "place_of",
+    "read_frame",
+    "unpack_text",
+]
 
 PACK_SUFFIX = ".runs.zst"
 """A pack's file name after its name."""
@@ -30,6 +38,14 @@ PACK_NAME = re.compile(r"[0-9a-f]{16}")
 """A pack's name: the first part of its runs' ids."""
 
 _INDEX_LENGTH = struct.Struct(">I")
+
+
+def place_of(run_id: str) -> tuple[str, int]:
+    """Where a run's checkpoint lies: its pack's name and its frame's index (a run id is
+    ``<16 hex of its file's hash>-<index in the file>``, :data:`~footprint_lab.corpus.manifest.
+    RUN_ID`, checked by the caller)."""
+    name, index = run_id.split("-", 1)
+    return name, int(index)
 
 
 class PackError(ValueError):

@@ -298,7 +298,7 @@ def import_file(task: FileTask) -> FileOutcome:
     sizes: list[int] = []
     if loaded:
         texts = [run_file_text(run) for run in loaded]
-        checkpoint, sizes = store.write_checkpoints(digest[:16], texts)
+        checkpoint, sizes = store.write_checkpoints(run_ids, texts)
     for index, run in enumerate(loaded):
         run_id = run_ids[index]
         formats.add(format_of_run(run))

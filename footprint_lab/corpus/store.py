@@ -48,6 +48,7 @@ from footprint_lab.corpus._pack import (
     PACK_SUFFIX,
     PackError,
     pack,
+    place_of,
     read_frame,
     unpack_text,
 )
@@ -268,20 +269,17 @@ class Store:
             raise CorpusError(
                 f"{self.root}: no run {run_id!r} in the corpus (a run id is <16 hex>-<index>)"
             )
-        return self.pack_path(run_id.split("-", 1)[0])
+        return self.root / "checkpoints" / f"{place_of(run_id)[0]}{PACK_SUFFIX}"
 
-    def pack_path(self, prefix: str) -> Path:
-        """The checkpoints' pack of the file whose content hash starts with ``prefix`` (the
-        first part of its runs' ids)."""
-        return self.root / "checkpoints" / f"{prefix}{PACK_SUFFIX}"
-
-    def write_checkpoints(self, prefix: str, texts: Sequence[str]) -> tuple[Seal, list[int]]:
-        """Write one file's runs' file texts (``run_file_text``, in run order) as its pack,
-        atomically: each compressed as a Zstandard frame of its own (a run is read without its
-        neighbours), behind an index of the frames' sizes. Returns the pack's seal and each
-        run's compressed size."""
+    def write_checkpoints(
+        self, run_ids: Sequence[str], texts: Sequence[str]
+    ) -> tuple[Seal, list[int]]:
+        """Write one file's runs' file texts (``run_file_text``, in the order of ``run_ids``,
+        the file's runs) as its pack, atomically: each compressed as a Zstandard frame of its
+        own (a run is read without its neighbours), behind an index of the frames' sizes.
+        Returns the pack's seal and each run's compressed size."""
         data, sizes = pack(texts)
-        _write_atomic(self.pack_path(prefix), data)
+        _write_atomic(self.checkpoint_path(run_ids[0]), data)
         return Seal.of(data), sizes
 
     def read_run(self, run_id: str) -> Run:
@@ -291,7 +289,7 @@ class Store:
             CorpusError: the store has no such run, or its checkpoint is corrupt.
         """
         path = self.checkpoint_path(run_id)
-        index = int(run_id.split("-", 1)[1])
+        index = place_of(run_id)[1]
         try:
             with path.open("rb") as handle:
                 frame = read_frame(handle, index)
@@ -324,7 +322,7 @@ class Store:
                 if ours or name.startswith(_TEMP_PREFIX):
                     item.unlink(missing_ok=True)
                     removed += 1
-        packs = {run_id.split("-", 1)[0] for run_id in runs}
+        packs = {place_of(run_id)[0] for run_id in runs}
         for item in self._own_files("checkpoints"):
             prefix = item.name.removesuffix(PACK_SUFFIX)
             ours = item.name.endswith(PACK_SUFFIX) and PACK_NAME.fullmatch(prefix)

@@ -4,7 +4,7 @@
 :func:`footprint_lab.lab.frames.capture_columns` for the column values and writes them as Arrow
 (:func:`footprint_lab.corpus._arrow.from_columns`). The oracle is the way it went before — each
 run captured into frames (:func:`footprint_lab.capture`), keyed, stacked and converted with
-:func:`~footprint_lab.corpus._arrow.from_frame` — on every real run in ``data/`` (recorded and
+:func:`from_frame`, here — on every real run in ``data/`` (recorded and
 replayed under two policies, so records, refusals, evictions and findings have rows), a file's
 runs stacked as a store stacks them; and one column at a time on generated values of every
 kind a builder could hand over.
@@ -30,7 +30,6 @@ from footprint_lab.corpus._arrow import (
     arrow_schema,
     family_columns,
     from_columns,
-    from_frame,
 )
 from footprint_lab.corpus._rows import CAPTURED
 from footprint_lab.importers import load
@@ -57,6 +56,12 @@ def runs_of(index: int) -> tuple[Run, ...]:
         )
     ]
     return (*recorded, *replayed)
+
+
+def from_frame(frame: pd.DataFrame, schema: pa.Schema) -> pa.Table:
+    """A frame as an Arrow table, as the store converted its frames before it wrote columns."""
+    arrays = [pa.array(frame[field.name], type=field.type, from_pandas=True) for field in schema]
+    return pa.Table.from_arrays(arrays, schema=schema)
 
 
 def frame_table(family: str, runs: tuple[Run, ...], ids: list[str]) -> pa.Table:
