@@ -16,7 +16,10 @@ becomes a page of the site, executed, its outputs rendered offline.
   kernel, becomes a note saying so; and the MathJax and Mermaid scripts nbconvert's template
   would fetch from a CDN are dropped (no notebook uses either).
 
-``FOOTPRINT_DOCS_CACHE`` moves the cache (the docs test reads the executed notebooks there).
+``FOOTPRINT_DOCS_CACHE`` moves the cache. ``FOOTPRINT_DOCS_EXECUTE=0`` renders each notebook
+from its committed outputs instead of executing it (into ``<cache>/committed/``, never mistaken
+for an execution): the suite's build, since ``make test`` executes every notebook under nbval
+already and one execution of each is enough there; ``make docs`` executes them.
 """
 
 from __future__ import annotations
@@ -65,6 +68,26 @@ CDN_SCRIPTS = re.compile(
 )
 
 
+EXECUTE = "FOOTPRINT_DOCS_EXECUTE"
+"""The variable choosing between executing the notebooks (``1``, the default) and rendering their
+committed outputs (``0``)."""
+
+
+def executing() -> bool:
+    """Whether this build executes the notebooks (see :data:`EXECUTE`).
+
+    Raises:
+        ValueError: the variable holds something else than ``0`` or ``1``.
+    """
+    value = os.environ.get(EXECUTE, "1")
+    if value not in ("0", "1"):
+        raise ValueError(
+            f"{EXECUTE}={value!r}: set it to 1 (execute every notebook, the default) or 0 "
+            "(render each notebook's committed outputs)"
+        )
+    return value == "1"
+
+
 def notebooks() -> list[Path]:
     """Every notebook of ``notebooks/``, in name (teaching) order."""
     return sorted(NOTEBOOKS.glob("*.ipynb"))
@@ -97,6 +120,12 @@ def execution_key(notebook: Path, package: str | None = None) -> str:
     return digest.hexdigest()
 
 
+def committed_path(notebook: Path) -> Path:
+    """Where ``notebook`` as committed, its outputs made offline, is kept for a build that does
+    not execute it: ``<cache>/committed/notebooks/<name>``."""
+    return cache_dir() / "committed" / "notebooks" / notebook.name
+
+
 def _key_file(notebook: Path) -> Path:
     return executed_path(notebook).with_suffix(".key")
 
@@ -125,6 +154,14 @@ def _offline_outputs(nb: Any, stem: str) -> None:
                 output["data"] = {"text/html": WIDGET_NOTE}
         cell.metadata.pop("execution", None)
     nb.metadata.pop("widgets", None)
+
+
+def render_committed(notebook: Path, target: Path) -> None:
+    """Write ``notebook`` as committed, its outputs made offline, to ``target`` (not executed)."""
+    nb = nbformat.read(notebook, as_version=4)
+    _offline_outputs(nb, notebook.stem)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    nbformat.write(nb, target)
 
 
 def execute(notebook: Path, target: Path) -> None:
@@ -165,29 +202,43 @@ def on_config(config: MkDocsConfig) -> MkDocsConfig:
 
 @event_priority(50)  # before mkdocs-jupyter's own on_files, which makes pages of notebooks
 def on_files(files: Files, config: MkDocsConfig) -> Files:
-    """Add every notebook, executed (or its reused execution), and plotly's script."""
-    package = _package_digest()
+    """Add every notebook — executed (or its reused execution), or as committed when the build
+    does not execute (:func:`executing`) — and plotly's script."""
+    run = executing()
+    package = _package_digest() if run else ""
     for notebook in notebooks():
-        target, key = executed_path(notebook), execution_key(notebook, package)
-        stored = _key_file(notebook)
-        if target.exists() and stored.exists() and stored.read_text() == key:
-            log.info("notebook %s: reusing its execution (same notebook, same code)", notebook.name)
+        if run:
+            _execute_or_reuse(notebook, package)
+            source = cache_dir()
         else:
-            log.info("notebook %s: executing", notebook.name)
-            stored.unlink(missing_ok=True)
-            execute(notebook, target)
-            stored.write_text(key)  # written last: a killed execution is never reused
+            log.info("notebook %s: its committed outputs (%s=0)", notebook.name, EXECUTE)
+            render_committed(notebook, committed_path(notebook))
+            source = cache_dir() / "committed"
         # A plain file of the cache folder, so mkdocs-jupyter makes a page of it as of any other.
         files.append(
             File(
                 f"notebooks/{notebook.name}",
-                src_dir=str(cache_dir()),
+                src_dir=str(source),
                 dest_dir=config.site_dir,
                 use_directory_urls=config.use_directory_urls,
             )
         )
     files.append(File.generated(config, PLOTLY_JS, content=pio_js()))
     return files
+
+
+def _execute_or_reuse(notebook: Path, package: str) -> None:
+    """Execute ``notebook`` into the cache, unless its execution there is of the same notebook
+    and the same package."""
+    target, key = executed_path(notebook), execution_key(notebook, package)
+    stored = _key_file(notebook)
+    if target.exists() and stored.exists() and stored.read_text() == key:
+        log.info("notebook %s: reusing its execution (same notebook, same code)", notebook.name)
+        return
+    log.info("notebook %s: executing", notebook.name)
+    stored.unlink(missing_ok=True)
+    execute(notebook, target)
+    stored.write_text(key)  # written last: a killed execution is never reused
 
 
 def pio_js() -> str:

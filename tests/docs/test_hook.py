@@ -1,18 +1,26 @@
 """The site's notebooks hook, without a build: it lists every notebook in the nav, names the
 entry it needs when the nav lacks it, and turns outputs into ones a page without a kernel or a
-network shows (plotly's own div, deterministic; a note where a widget stood)."""
+network shows (plotly's own div, deterministic; a note where a widget stood); and, with a kernel,
+executes a notebook into what its page shows, reproducing its checked numbers (the suite's site
+build renders the committed outputs instead: ``tests/docs/conftest.py``)."""
 
 from __future__ import annotations
 
 import importlib.util
 from pathlib import Path
 from types import ModuleType, SimpleNamespace
+from typing import Any
 
 import nbformat
 import plotly.graph_objects as go
 import pytest
 
+from tests.test_notebooks_readable import check_readable
+
 ROOT = Path(__file__).resolve().parents[2]
+CHECK = "# NBVAL_CHECK_OUTPUT"
+EXECUTED = ROOT / "notebooks" / "14-your-providers-own-policy.ipynb"
+"""The notebook the hook executes here: the quickest to run that has checked numbers."""
 
 
 def hook() -> ModuleType:
@@ -76,3 +84,54 @@ def test_the_cdn_scripts_of_nbconvert_are_dropped_from_a_notebook_page() -> None
     )
     page = SimpleNamespace(file=SimpleNamespace(src_uri="notebooks/01-x.ipynb"))
     assert notebooks.on_page_content(html, page, None, None) == "<p>before</p><p>after</p>"
+
+
+def printed(cell: Any) -> list[str]:
+    """What a cell printed or displayed as text (what nbval compares, in order)."""
+    shown: list[str] = []
+    streaming = False  # consecutive stream outputs are one text, however a kernel split it
+    for output in cell.outputs:
+        if output.get("output_type") == "stream":
+            if streaming:
+                shown[-1] += output["text"]
+            else:
+                shown.append(output["text"])
+            streaming = True
+        elif "text/plain" in output.get("data", {}):
+            shown.append(output["data"]["text/plain"])
+            streaming = False
+    return shown
+
+
+@pytest.mark.docs
+def test_a_notebook_the_hook_executes_reads_well_and_reproduces_its_checked_numbers(
+    tmp_path: Path,
+) -> None:
+    target = tmp_path / "executed.ipynb"
+    hook().execute(EXECUTED, target)
+    executed = nbformat.read(target, as_version=4)
+    check_readable(EXECUTED.name, executed)
+    committed = nbformat.read(EXECUTED, as_version=4)
+    checked = 0
+    for mine, theirs in zip(committed.cells, executed.cells, strict=True):
+        if mine.cell_type == "code":
+            assert theirs.execution_count is not None, f"cell {mine.get('id')} did not run"
+            assert "execution" not in theirs.metadata  # timings dropped: a rebuild is the same
+            if mine.source.startswith(CHECK):
+                assert printed(theirs) == printed(mine), f"cell {mine.get('id')}"
+                checked += 1
+    assert checked, f"{EXECUTED.name} has no cell marked {CHECK}"
+    assert "widgets" not in executed.metadata
+
+
+def test_a_build_executes_unless_told_not_to_and_names_what_it_takes(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    notebooks = hook()
+    monkeypatch.delenv(notebooks.EXECUTE, raising=False)
+    assert notebooks.executing()
+    monkeypatch.setenv(notebooks.EXECUTE, "0")
+    assert not notebooks.executing()
+    monkeypatch.setenv(notebooks.EXECUTE, "no")
+    with pytest.raises(ValueError, match=r"FOOTPRINT_DOCS_EXECUTE='no': set it to 1 .* or 0"):
+        notebooks.executing()

@@ -1,6 +1,6 @@
 """The documentation site: ``mkdocs build --strict`` succeeds (a broken reference, a missing
-snippet or nav page fails it), every notebook of ``notebooks/`` is a page with its executed
-outputs, the recipe and API pages are there, and nothing on the site comes from the network —
+snippet or nav page fails it), every notebook of ``notebooks/`` is a page with its outputs, the
+recipe and API pages are there, and nothing on the site comes from the network —
 checked in the built files and, in headless Chromium with every http(s) request refused, on
 the pages themselves (their figures still draw).
 
@@ -8,9 +8,9 @@ The build runs here, in pytest (the ``site`` fixture of ``tests/docs/conftest.py
 session), rather than as a ``make`` prerequisite of ``test``: one build serves the strict check,
 the checks of what it built and the browser tests of the site opened from disk
 (``test_site_from_disk.py``), and a failure is reported with mkdocs' own warnings among the
-suite's results (``make test-quick`` leaves it out: marker ``docs``). Notebooks are executed
-by the site's hook and reused while neither they nor the package change
-(``.cache/docs-notebooks``); a fresh clone, as in CI, executes them all.
+suite's results (``make test-quick`` leaves it out: marker ``docs``). The notebooks' pages show
+their committed outputs (see ``conftest.py``: nbval executes every notebook in the same run, and
+``test_hook.py`` checks the hook's own execution).
 """
 
 from __future__ import annotations
@@ -24,13 +24,13 @@ import pytest
 
 from tests.docs.pages import open_offline
 from tests.docs.test_hook import hook as notebooks_hook
+from tests.docs.test_hook import printed
 from tests.test_notebooks_readable import check_readable
 
 pytestmark = pytest.mark.docs
 
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
-CHECK = "# NBVAL_CHECK_OUTPUT"
 CDN_HOSTS = re.compile(
     r"fonts\.googleapis\.com|fonts\.gstatic\.com|cdn\.jsdelivr\.net|unpkg\.com"
     r"|cdnjs\.cloudflare\.com|cdn\.plot\.ly|polyfill\.io|mathjax\.org"
@@ -89,33 +89,19 @@ def test_no_file_of_the_site_loads_anything_from_the_network(site: Path) -> None
     assert not found, "the site names the network:\n" + "\n".join(found[:20])
 
 
-def test_the_executed_notebooks_read_well_and_reproduce_the_committed_numbers(site: Path) -> None:
+def test_each_notebook_page_is_the_committed_notebook_made_offline(
+    site: Path, docs_cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("FOOTPRINT_DOCS_CACHE", str(docs_cache))
     hook = notebooks_hook()
     for notebook in NOTEBOOKS:
-        executed = nbformat.read(hook.executed_path(notebook), as_version=4)
-        check_readable(notebook.name, executed)
+        rendered = nbformat.read(hook.committed_path(notebook), as_version=4)
+        check_readable(notebook.name, rendered)
         committed = nbformat.read(notebook, as_version=4)
-        pairs = zip(committed.cells, executed.cells, strict=True)
-        for mine, theirs in pairs:
-            if mine.cell_type == "code" and mine.source.startswith(CHECK):
-                assert _text(theirs) == _text(mine), f"{notebook.name} cell {mine.get('id')}"
-
-
-def _text(cell: Any) -> list[str]:
-    """What a cell printed or displayed as text (what nbval compares, in order)."""
-    shown: list[str] = []
-    streaming = False  # consecutive stream outputs are one text, however a kernel split it
-    for output in cell.outputs:
-        if output.get("output_type") == "stream":
-            if streaming:
-                shown[-1] += output["text"]
-            else:
-                shown.append(output["text"])
-            streaming = True
-        elif "text/plain" in output.get("data", {}):
-            shown.append(output["data"]["text/plain"])
-            streaming = False
-    return shown
+        for mine, shown in zip(committed.cells, rendered.cells, strict=True):
+            assert shown.source == mine.source, f"{notebook.name} cell {mine.get('id')}"
+            if mine.cell_type == "code":
+                assert printed(shown) == printed(mine), f"{notebook.name} cell {mine.get('id')}"
 
 
 @pytest.mark.parametrize(
