@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
+from typing import Any
 
 from footprint_lab import Agent, Reply, ScriptedProvider, sliding_window, tool
 from footprint_lab.lab import Inspector
@@ -44,6 +46,12 @@ def _agent(provider: object) -> Agent:
     return built
 
 
+def _traces(chart: Any) -> list[dict[str, Any]]:
+    """A chart's traces as plotly's JSON, without the ids a widget gives them."""
+    data: list[dict[str, Any]] = json.loads(chart.to_json())["data"]
+    return [{k: v for k, v in trace.items() if k != "uid"} for trace in data]
+
+
 def _replies() -> list[Reply]:
     return [Reply.tool_call("read_log", part=k) for k in range(6)] + [Reply.text("all read")]
 
@@ -52,6 +60,7 @@ async def test_the_live_inspector_updates_at_every_boundary_and_ends_finished() 
     inspector = Inspector.live(_agent(SlowProvider(_replies())), "read the whole log")
     assert inspector.task is not None and not inspector.task.done()  # the loop is free
     assert inspector.numbers["calls"] == 0
+    charts = dict(inspector.figures)
     seen: list[tuple[int, int, int]] = []
     original = inspector.refresh
 
@@ -81,6 +90,11 @@ async def test_the_live_inspector_updates_at_every_boundary_and_ends_finished() 
     assert inspector.overview_html.value == plain.overview_html.value
     assert inspector.records_html.value == plain.records_html.value
     assert inspector.slider.max == plain.slider.max
+    # each chart was redrawn in place, never made anew (._figures.show_figure), and shows the
+    # finished run's chart
+    assert all(inspector.figures[name] is chart for name, chart in charts.items())
+    for name, chart in inspector.figures.items():
+        assert _traces(chart) == _traces(plain.figures[name]), name
     inspector.close()
     plain.close()
 

@@ -1,6 +1,7 @@
 """``Inspector.live`` in a real JupyterLab, in headless Chromium: the Inspector a cell displays
 updates at every boundary while a scripted agent with a slowed provider runs, the kernel stays
-free meanwhile, and it ends showing the finished run (#39 item 1).
+free meanwhile, and it ends showing the finished run (#39 item 1) — its charts the widgets the
+cell made, redrawn in place, the page's chart showing the finished run's points.
 
 Uses the JupyterLab of :mod:`tests.lab.test_jupyterlab_browser` (isolated, 127.0.0.1 only, this
 Python as the only kernel) over a notebook written for the test: one cell builds the agent and
@@ -46,14 +47,19 @@ def read_log(part: int) -> str:
     return f"part {{part}}: " + "line\\n" * 40
 
 class Slow(ScriptedProvider):
+    first = True
     async def complete(self, request):
-        await asyncio.sleep(1.5)  # a provider that takes its time
+        # a provider that takes its time; the first reply longer, while the page loads the
+        # charts' script (seconds in a busy browser, when it shows nothing new)
+        await asyncio.sleep(5 if self.first else 1.5)
+        self.first = False
         return await super().complete(request)
 
 replies = [Reply.tool_call("read_log", part=k) for k in range({CALLS - 1})]
 agent = (Agent.create(provider=Slow(replies + [Reply.text("all read")]))
          .tools(read_log).window(sliding_window(keep_recent_turns=2)).build())
 inspector = Inspector.live(agent, "read the whole log")
+charts = dict(inspector.figures)
 inspector
 """
 
@@ -63,6 +69,16 @@ CALLS_SHOWN = """() => {
     return label && label.nextElementSibling ? label.nextElementSibling.innerText.trim() : null;
 }"""
 """The Overview's "calls" number as the page shows it (null before the Inspector draws)."""
+POINTS_SHOWN = """() => {
+    const plot = document.querySelector('.footprint-inspector .js-plotly-plot');
+    return plot && plot.data ? plot.data.map(t => (t.x || []).length) : null;
+}"""
+"""How many points each trace of the Overview's chart (window size) has in the page."""
+FINISHED_POINTS = (
+    "import json; from footprint_lab.lab import capture, plots\n"
+    "print(json.dumps([len(t.x or ()) for t in plots.window_size(capture(inspector.run)).data]))"
+)
+"""Code printing the same for the window-size chart of the finished run, built afresh."""
 
 
 def _write_notebook(root: Path) -> None:
@@ -113,12 +129,20 @@ def test_the_live_inspector_updates_in_jupyterlab_while_the_run_goes_on(
             assert shown == sorted(shown) and set(range(1, CALLS + 1)) <= set(shown), shown
             # the kernel answered while the run was still going: it was never held
             assert answers == ["False\n"], answers
-            # and it ends as the Inspector of the finished run
+            # and it ends as the Inspector of the finished run, its charts the ones the cell
+            # made, redrawn in place (a new chart widget costs the page plotly's script again)
             done = lab.kernel_says(
                 NOTEBOOK,
                 "import json; print(json.dumps([inspector.run.status,"
-                " inspector.numbers['calls'], inspector.task.done()]))",
+                " inspector.numbers['calls'], inspector.task.done(),"
+                " all(inspector.figures[n] is c for n, c in charts.items())]))",
             )
-            assert json.loads(done) == ["done", CALLS, True]
+            assert json.loads(done) == ["done", CALLS, True, True]
+            finished = json.loads(lab.kernel_says(NOTEBOOK, FINISHED_POINTS))
+            page.wait_for_function(
+                f"want => JSON.stringify(({POINTS_SHOWN})()) === JSON.stringify(want)",
+                arg=finished,
+                timeout=RUN_TIMEOUT_MS,
+            )
         context.close()
     assert console.widget_errors() == [], "\n".join(console.messages)

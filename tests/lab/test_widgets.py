@@ -42,6 +42,7 @@ from footprint_lab.lab.widgets import (
     refusal_counts,
     update_figure,
 )
+from footprint_lab.lab.widgets._figures import drawn, figure_widget, show_figure
 from footprint_lab.scenarios import deploy_audit, parallel_tools, screen_driver
 
 
@@ -536,6 +537,25 @@ def test_update_figure_replaces_data_in_place() -> None:
     update_figure(widget, third)
     assert [t.type for t in widget.data] == ["bar", "heatmap"]
     assert [t.name for t in widget.data] == ["x", "y"]
+
+
+def test_a_chart_whose_view_is_drawing_is_shown_its_latest_figure_once_drawn() -> None:
+    # The front-end's part is played here as plotly's view plays it in a page (the Inspector's
+    # live run in JupyterLab checks the real one: tests/lab/test_inspector_live_browser.py):
+    # a view made adds one to ``_view_count``, a view that has drawn reports its traces.
+    widget = figure_widget(go.Figure(go.Bar(y=[1])))
+    show_figure(widget, go.Figure(go.Bar(y=[2])))  # no view: at once (a later view draws it)
+    assert widget.data[0].y == (2,) and not drawn(widget)
+    widget._view_count = 1  # a view is drawing
+    done: list[Any] = []
+    show_figure(widget, go.Figure(go.Bar(y=[3])), done.append)
+    show_figure(widget, go.Figure(go.Scatter(y=[4])), done.append)  # the latest one wins
+    assert widget.data[0].type == "bar" and widget.data[0].y == (2,) and done == []
+    widget._js2py_traceDeltas = {"trace_deltas": [], "trace_edit_id": -1}  # it has drawn
+    assert drawn(widget) and done == [widget]
+    assert widget.data[0].type == "scatter" and widget.data[0].y == (4,)
+    show_figure(widget, go.Figure(go.Scatter(y=[5])), done.append)  # drawn: at once
+    assert widget.data[0].y == (5,) and done == [widget, widget]
 
 
 def test_inspector_marks_lost_evidence_on_replays() -> None:

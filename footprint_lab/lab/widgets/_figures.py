@@ -6,10 +6,20 @@ Layer: lab. The widgets wrap the pure builders of :mod:`footprint_lab.lab.plots`
 replacing it, so a notebook view never flickers or loses its zoom, and keeps the theme it
 follows (:mod:`footprint_lab.lab._theme_probe`): a figure built in the light template does
 not turn a dark chart light.
+
+A chart that changes while its view may still be drawing (a live Inspector redraws within
+moments of its cell, and a chart's first view takes seconds to draw in a busy page) is shown its
+new figure by :func:`show_figure`: in place at once when a front-end view has drawn the widget
+(:func:`drawn`) or none is drawing it, else as soon as the view has drawn — a change sent to a
+view still drawing is lost there. Never a new widget for a new figure: each new
+``FigureWidget`` sends plotly's five-megabyte script over the kernel's socket and the page runs
+it again, about half a second of the page's time per chart, so a live Inspector that made new
+charts at every boundary kept its page busy from one boundary to the next.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from functools import cache
 from typing import Any
 
@@ -17,12 +27,55 @@ import plotly.graph_objects as go
 
 from footprint_lab.lab.theme import THEMES, template_for
 
-__all__ = ["figure_widget", "update_figure"]
+__all__ = ["drawn", "figure_widget", "show_figure", "update_figure"]
+
+_DRAWN = "_footprint_drawn"
+"""The widget attribute saying a front-end view has drawn it (plotly lets a figure carry
+attributes whose names start with an underscore)."""
+_PENDING = "_footprint_pending"
+"""The widget attribute holding the figure (and what follows it) to show once it is drawn."""
 
 
 def figure_widget(fig: go.Figure) -> Any:
-    """``fig`` as a ``go.FigureWidget``."""
-    return go.FigureWidget(fig)
+    """``fig`` as a ``go.FigureWidget``, noting when a front-end view has drawn it
+    (:func:`drawn`) and then showing the figure :func:`show_figure` kept for that moment."""
+    widget = go.FigureWidget(fig)
+    setattr(widget, _DRAWN, False)
+    setattr(widget, _PENDING, None)
+
+    def reported(change: Mapping[str, Any]) -> None:
+        # plotly's view reports its traces as drawn once ``Plotly.newPlot`` has drawn the
+        # chart (its own handler then sets the trait back to None). Its layout report would
+        # say the same, but plotly 7.1's view sends it as ``_js2py_widget_layoutDelta``, a
+        # name its Python side has no trait for: it never arrives.
+        if change["new"] is None or drawn(widget):
+            return
+        setattr(widget, _DRAWN, True)
+        pending = getattr(widget, _PENDING)
+        if pending is not None:
+            setattr(widget, _PENDING, None)
+            show_figure(widget, *pending)
+
+    widget.observe(reported, names="_js2py_traceDeltas")
+    return widget
+
+
+def drawn(widget: Any) -> bool:
+    """Whether a front-end view has drawn ``widget`` (made by :func:`figure_widget`)."""
+    return bool(getattr(widget, _DRAWN, False))
+
+
+def show_figure(widget: Any, fig: go.Figure, then: Callable[[Any], None] | None = None) -> None:
+    """Make ``widget`` (made by :func:`figure_widget`) show ``fig`` (:func:`update_figure`),
+    then call ``then(widget)``: now, when a view has drawn it or no view is drawing it (a view
+    made later draws the widget's state as it is then); otherwise once the view has drawn, the
+    latest figure kept until then replacing any older one."""
+    if drawn(widget) or not getattr(widget, "_view_count", 0):
+        update_figure(widget, fig)
+        if then is not None:
+            then(widget)
+    else:
+        setattr(widget, _PENDING, (fig, then))
 
 
 def _trace_props(trace: Any) -> dict[str, Any]:

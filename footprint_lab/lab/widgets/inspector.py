@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Mapping
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 import ipywidgets as widgets
@@ -27,13 +28,10 @@ import pandas as pd
 
 from footprint_lab.agent.origin import Replay
 from footprint_lab.agent.run import Run
-from footprint_lab.lab import plots
-from footprint_lab.lab._theme_probe import retheme
 from footprint_lab.lab.frames import Frames, capture
 from footprint_lab.lab.render import render, state_style, table_context
 from footprint_lab.lab.schema import LEFT_STATES
 from footprint_lab.lab.summary import key_numbers
-from footprint_lab.lab.theme import THEMES
 from footprint_lab.lab.views import (
     BoundaryView,
     boundary_frame,
@@ -46,13 +44,14 @@ from footprint_lab.lab.views import (
 )
 from footprint_lab.lab.widgets._boundary_pane import BoundaryPane
 from footprint_lab.lab.widgets._compactions_pane import CompactionsPane
-from footprint_lab.lab.widgets._figures import figure_widget
+from footprint_lab.lab.widgets._figures import figure_widget, show_figure
 from footprint_lab.lab.widgets._html import (
     heading_html,
     label_html,
     note_html,
     records_html,
 )
+from footprint_lab.lab.widgets._inspector_charts import CLICKABLE, charts
 from footprint_lab.lab.widgets._inspector_overview import (
     key_pairs,
     overview_html,
@@ -96,6 +95,9 @@ so)."""
 
 LEGEND_STATES: tuple[str, ...] = ("pinned", "refused-current-request", "notice", "frame", "dropped")
 """The membership states the boundary pane's legend names."""
+
+_CHART_TABS = 4
+"""The first tabs, each a box holding a chart (Overview, Window map, Pins, Refusals)."""
 
 SNAPSHOT_FIGURES: tuple[str, ...] = ("window_size", "window_map")
 """The charts :meth:`Inspector.snapshot` renders unless told others."""
@@ -209,18 +211,20 @@ class Inspector(HtmlShare, LabWidget):
         self._adopt(subject_of(run))
 
     def _figures(self, frames: Frames) -> dict[str, Any]:
-        """The four charts of ``frames`` as widgets; a click on the window map or the
-        window-size chart opens that iteration's boundary."""
-        figures = {
-            "window_size": figure_widget(plots.window_size(frames)),
-            "window_map": figure_widget(plots.window_map(frames)),
-            "pins": figure_widget(plots.pins_timeline(frames)),
-            "refusals": figure_widget(plots.refusals_by_reason(frames)),
-        }
-        for name in ("window_map", "window_size"):
-            for trace in figures[name].data:
+        """The four charts of ``frames`` as widgets (:meth:`_chart_widget`)."""
+        return {name: self._chart_widget(name, fig) for name, fig in charts(frames).items()}
+
+    def _chart_widget(self, name: str, fig: Any) -> Any:
+        """``fig`` as a widget; a click on the window map or the window-size chart opens that
+        iteration's boundary."""
+        widget = figure_widget(fig)
+        self._clickable(name, widget)
+        return widget
+
+    def _clickable(self, name: str, widget: Any) -> None:
+        if name in CLICKABLE:
+            for trace in widget.data:  # (again after an in-place redraw: a trace may be new)
                 trace.on_click(self._on_click)
-        return figures
 
     @classmethod
     def live(
@@ -254,34 +258,32 @@ class Inspector(HtmlShare, LabWidget):
 
     def refresh(self, run: Run) -> None:
         """Show ``run`` — the same conversation, further on (a live run's latest checkpoint,
-        or its end) — in every part: the charts anew in the front-end's theme, the tables,
-        panes and header in place, the slider following the latest boundary unless it was
-        moved back, the tab that was open still open."""
+        or its end) — in every part: each chart in place once the front-end has drawn it (a new
+        chart in the front-end's theme before that), the tables, panes and header in place, the
+        slider following the latest boundary unless it was moved back, the tab that was open
+        still open."""
         following = self.slider.value >= self.slider.max
         self.run = run
         self.frames = capture(run, label=self._label, evidence=self._evidence)
         self.numbers = key_numbers(run)
-        # New chart widgets, drawn whole by the front-end: changes sent to a chart view that
-        # is still being created (a live run redraws within moments of the cell) are lost
-        # there, with errors, where a new widget's first state never is.
-        old: list[widgets.Widget] = list(self.figures.values())
-        self.figures = self._figures(self.frames)
-        theme = self.theme_probe.theme
-        for figure in self.figures.values():
-            retheme(figure, theme if theme in THEMES else "light")
+        for name, fig in charts(self.frames).items():
+            # in place, the widget's theme kept (see ._figures.show_figure)
+            show_figure(self.figures[name], fig, partial(self._clickable, name))
         self._call_of = call_of_iteration(self.frames)
         self.iterations = boundary_iterations(self.frames, self._call_of)
         self.overview_html.value = self._overview()
         self.pins_html.value = self._pins_table()
         self.refusals_html.value = self._refusals_table()
         self.records_html.value = records_html(self.frames)
-        old += [self.calls, self.diff, self.search_pane, self.compactions]
+        old: list[widgets.Widget] = [self.calls, self.diff, self.search_pane, self.compactions]
         self.calls = CallsPane(run, self.frames, self._pricing)
         self.diff = DiffPane(run, self.frames, self._call_of)
         self.search_pane = SearchPane(run, self.frames)
         self.compactions = CompactionsPane(run, self.open_boundary)
         selected = self.tabs.selected_index
-        self.tabs.children = self._tab_children()
+        # The chart tabs keep their boxes (a box's views, and the charts' in it, are drawn
+        # again only when its children change); the panes' tabs are made anew.
+        self.tabs.children = [*self.tabs.children[:_CHART_TABS], *self._pane_tabs()]
         self.tabs.selected_index = selected
         for pane in old:
             pane.close()
@@ -333,15 +335,6 @@ class Inspector(HtmlShare, LabWidget):
         return self.search_pane.search(query)
 
     def _tab_children(self) -> list[Any]:
-        boundary = widgets.VBox(
-            [
-                widgets.HBox([self.play, self.slider]),
-                self.call_html,
-                widgets.HTML(render("legend.html.j2", states=LEGEND_STATES)),
-                self.boundary_pane,
-                self.diff,
-            ]
-        )
         map_lead = (
             "One row per ledger message (commit order), one column per iteration, coloured by "
             "the message's state at that call. Click a cell to open its boundary."
@@ -360,11 +353,21 @@ class Inspector(HtmlShare, LabWidget):
             ),
             widgets.VBox([self.figures["pins"], self.pins_html]),
             widgets.VBox([self.figures["refusals"], self.refusals_html]),
-            self.compactions,
-            boundary,
-            self.calls,
-            self.search_pane,
+            *self._pane_tabs(),
         ]
+
+    def _pane_tabs(self) -> list[Any]:
+        """The tabs after the charts': Compactions, Boundary, Calls, Search."""
+        boundary = widgets.VBox(
+            [
+                widgets.HBox([self.play, self.slider]),
+                self.call_html,
+                widgets.HTML(render("legend.html.j2", states=LEGEND_STATES)),
+                self.boundary_pane,
+                self.diff,
+            ]
+        )
+        return [self.compactions, boundary, self.calls, self.search_pane]
 
     # -- boundary -------------------------------------------------------------------------
 
