@@ -293,6 +293,7 @@ def test_a_window_s_lookups_agree_on_either_side_of_their_thresholds(
         with (
             threshold(shape_module, "_FEW_POSITIONS", few),
             threshold(shape_module, "_SHORT_SPAN", short),
+            threshold(shape_module, "_FEW_TOOLS", few),
         ):
             # a window's first long span is read whole, asked again it is remembered, another
             # span finds the window's runs; a span's tools are read whole until each tool's
@@ -306,11 +307,17 @@ def test_a_window_s_lookups_agree_on_either_side_of_their_thresholds(
             tools = [fresh.span_tool_names(start, end)]
             fresh.first_results()
             tools.append(fresh.span_tool_names(start, end))
+            # with the latest results known, each tool's first is found by a scan per tool
+            known = Window(messages)
+            known.last_results()
+            tools.append(known.span_tool_names(start, end))
+            firsts = [fresh.first_results(), known.first_results()]
             answers.append(
                 (
                     [fresh.holds(m) for m in probes],
                     spans,
                     tools,
+                    firsts,
                     fresh.all_stamped(start, end),
                 )
             )
@@ -319,7 +326,10 @@ def test_a_window_s_lookups_agree_on_either_side_of_their_thresholds(
     ids = window.span_stage_ids(start, end)
     named = [m.name for m in messages[start:end] if m.role == "tool"]
     tools = [name for name in dict.fromkeys(named) if name is not None]
-    expected = (held, [ids, ids, window.span_stage_ids(other, other_end), ids], [tools] * 2)
+    every = [m.name if m.role == "tool" else None for m in messages]
+    first = {name: every.index(name) for name in every if name is not None}
+    spans = [ids, ids, window.span_stage_ids(other, other_end), ids]
+    expected = (held, spans, [tools] * 3, [first] * 2)
     assert answers[0] == answers[1] == (*expected, stamped)
     users = [i for i, m in enumerate(messages) if m.role == "user"]
     for request in (None, "the request", "absent"):

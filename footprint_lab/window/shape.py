@@ -53,7 +53,9 @@ _COMPLETE = re.compile(
 )
 _RESULT_CODES = "tp"  # a result, and one the library wrote: both join the turn in progress
 # Every other code starts a turn: s u i o a m, and 1-9 for an assistant making that many calls.
-_STARTS_TURN = frozenset("suioam123456789").__contains__
+# The codes as bytes with each result's blanked to 0: the non-zero bytes are the turns' starts
+# (read by ``compress`` at C speed, no call per message).
+_RESULTS_BLANKED = bytes.maketrans(_RESULT_CODES.encode("ascii"), b"\0" * len(_RESULT_CODES))
 
 
 class Window(Sequence[Message]):
@@ -138,13 +140,13 @@ class Window(Sequence[Message]):
         self.stage_ids = stage_col
         self.cum = list(accumulate(chars_col, initial=0))
         self.tool_names = name_col
-        starts = list(compress(range(n), map(_STARTS_TURN, code_col)))
+        starts = list(compress(range(n), codes.encode("ascii").translate(_RESULTS_BLANKED)))
         if not starts or starts[0] != 0:
             starts.insert(0, 0)  # a leading result starts its own turn
         self.starts = starts
         self.ends = [*starts[1:], n]
         # A result with no answered id drops out of the second list, so the lists differ.
-        calls = list(chain.from_iterable(calls_col))
+        calls = list(chain.from_iterable(filter(None, calls_col)))
         if _COMPLETE.fullmatch(codes) and calls == list(filter(None, answer_col)):
             self.local, self.open_turns, self.bound = True, frozenset(), None
         else:
@@ -320,12 +322,12 @@ class Window(Sequence[Message]):
         """The tools whose results are among messages ``[start, end)``, each once, in order of
         their first result there."""
         # each tool's first result is worth finding once a window is kept (it is carried from
-        # visit to visit); for a window read once, the span is read once
-        if (
-            end - start <= _SHORT_SPAN
-            or self._first_results is None
-            or len(self._first_results) > _FEW_TOOLS
-        ):
+        # visit to visit) or its latest results are known (then a few scans find them); for a
+        # window read once, the span is read once
+        known = self._first_results
+        if known is None and self._last_results is not None:
+            known = self.first_results()
+        if end - start <= _SHORT_SPAN or known is None or len(known) > _FEW_TOOLS:
             seen = dict.fromkeys(self.tool_names[start:end])
             seen.pop(None, None)
             return list(seen)  # type: ignore[arg-type]
@@ -348,11 +350,16 @@ class Window(Sequence[Message]):
     def first_results(self) -> dict[str, int]:
         """Each tool's first result: tool name -> message index."""
         if self._first_results is None:
-            names = self.tool_names
-            firsts = dict(zip(reversed(names), range(len(names) - 1, -1, -1), strict=True))
-            firsts.pop(None, None)
-            self._first_results = firsts  # type: ignore[assignment]
-            return firsts  # type: ignore[return-value]
+            names, latest = self.tool_names, self._last_results
+            if latest is not None and len(latest) <= _FEW_TOOLS:
+                # a C-level scan per tool, each stopping at its first result
+                firsts = {name: names.index(name) for name in latest}
+                self._first_results = firsts
+                return firsts
+            every = dict(zip(reversed(names), range(len(names) - 1, -1, -1), strict=True))
+            every.pop(None, None)
+            self._first_results = every  # type: ignore[assignment]
+            return every  # type: ignore[return-value]
         return self._first_results
 
     def last_results(self) -> dict[str, int]:
