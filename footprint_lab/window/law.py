@@ -215,7 +215,7 @@ def breaches(
     else:
         check_messages(out, given, given[start:end], start, end, paused_call_id)
     check_head(out, given, returned)
-    left = window.span_stage_ids(start, end) if window is not None else None
+    left = window.peek_span_stage_ids(start, end) if window is not None else None
     check_names(out, given, None if left is not None else given[start:end], span, record, left)
     return ranked(out)
 

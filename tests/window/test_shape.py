@@ -292,3 +292,20 @@ def test_the_shared_prefix_is_found_by_halving_exactly(old: list[int], new: list
         min(len(old), len(new)),
     )
     assert shape_module._shared_prefix(old, new) == expected  # type: ignore[arg-type]
+
+
+def test_a_long_span_s_ids_are_the_caller_s_own_and_the_kept_ones_are_never_changed() -> None:
+    messages = [Message.user("the request", stage_id="seed#0")]
+    for i in range(400):
+        call = ToolCall(id=f"c{i}", name="t", arguments={})
+        messages.append(Message.assistant("", [call], stage_id=f"call-llm#{i}"))
+        messages.append(Message.tool(f"c{i}", "t", "r", stage_id=f"tool-calls#{i}"))
+    window, end = Window(messages), len(messages) - 2
+    expected = [m.stage_id for m in messages[1:end]]
+    assert end - 1 > shape_module._SHORT_SPAN  # the first long span: kept by the window
+    peeked = window.peek_span_stage_ids(1, end)
+    assert peeked == expected and window.peek_span_stage_ids(1, end) is peeked
+    mine = window.span_stage_ids(1, end)
+    assert mine == expected and mine is not peeked
+    mine.clear()  # the caller's list: changing it changes nothing the window keeps
+    assert window.span_stage_ids(1, end) == expected == window.peek_span_stage_ids(1, end)
