@@ -8,6 +8,8 @@ import contextlib
 import json
 from typing import Any
 
+from ipywidgets.widgets.widget import _instances as _open_widgets
+
 from footprint_lab import Agent, Reply, ScriptedProvider, sliding_window, tool
 from footprint_lab.lab import Inspector
 from footprint_lab.lab.summary import key_numbers
@@ -57,6 +59,7 @@ def _replies() -> list[Reply]:
 
 
 async def test_the_live_inspector_updates_at_every_boundary_and_ends_finished() -> None:
+    opened = len(_open_widgets)
     inspector = Inspector.live(_agent(SlowProvider(_replies())), "read the whole log")
     assert inspector.task is not None and not inspector.task.done()  # the loop is free
     assert inspector.numbers["calls"] == 0
@@ -97,6 +100,8 @@ async def test_the_live_inspector_updates_at_every_boundary_and_ends_finished() 
         assert _traces(chart) == _traces(plain.figures[name]), name
     inspector.close()
     plain.close()
+    # every widget a redraw made was closed with the one it replaced, or with the Inspector
+    assert len(_open_widgets) == opened
 
 
 def test_without_a_running_loop_it_shows_the_finished_run() -> None:

@@ -556,6 +556,15 @@ def test_a_chart_whose_view_is_drawing_is_shown_its_latest_figure_once_drawn() -
     assert widget.data[0].type == "scatter" and widget.data[0].y == (4,)
     show_figure(widget, go.Figure(go.Scatter(y=[5])), done.append)  # drawn: at once
     assert widget.data[0].y == (5,) and done == [widget, widget]
+    # a figure kept for a view that went away is dropped when a newer one is shown at once
+    other = figure_widget(go.Figure(go.Bar(y=[1])))
+    other._view_count = 1
+    show_figure(other, go.Figure(go.Bar(y=[2])))
+    other._view_count = 0  # the view was removed before it drew
+    show_figure(other, go.Figure(go.Bar(y=[3])))
+    other._view_count = 1
+    other._js2py_traceDeltas = {"trace_deltas": [], "trace_edit_id": -1}  # a new view drew
+    assert other.data[0].y == (3,)
 
 
 def test_inspector_marks_lost_evidence_on_replays() -> None:

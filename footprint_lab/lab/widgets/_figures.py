@@ -71,6 +71,7 @@ def show_figure(widget: Any, fig: go.Figure, then: Callable[[Any], None] | None 
     made later draws the widget's state as it is then); otherwise once the view has drawn, the
     latest figure kept until then replacing any older one."""
     if drawn(widget) or not getattr(widget, "_view_count", 0):
+        setattr(widget, _PENDING, None)  # an older figure kept for a view since removed
         update_figure(widget, fig)
         if then is not None:
             then(widget)

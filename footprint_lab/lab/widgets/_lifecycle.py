@@ -30,7 +30,7 @@ sliders moved — it just has no front-end any more.
 from __future__ import annotations
 
 import weakref
-from collections.abc import Hashable, Iterable, Iterator, Mapping
+from collections.abc import Hashable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 import ipywidgets as widgets
@@ -135,11 +135,24 @@ class LabWidget(widgets.VBox):  # type: ignore[misc]
         """Close this widget and every widget it is made of — shown or kept as an attribute
         (figures, sliders, links, layouts, styles) — so none keeps a comm or stays in
         ipywidgets' registry. Closing twice does nothing more."""
-        own = [value for value in vars(self).values() if not isinstance(value, LabWidget)]
-        for widget in parts(self, extra=[w for value in own for w in _widgets_in(value)]):
+        for widget in self._parts():
             if widget is not self and getattr(widget, "comm", None) is not None:
                 widget.close()
         super().close()
+
+    def _parts(self) -> list[Any]:
+        """This widget and every widget it is made of, shown or kept as an attribute."""
+        own = [value for value in vars(self).values() if not isinstance(value, LabWidget)]
+        return parts(self, extra=[w for value in own for w in _widgets_in(value)])
+
+    def _close_replaced(self, replaced: Sequence[Any]) -> None:
+        """Close every part of ``replaced`` this widget is no longer made of (a redraw's old
+        panes, their layouts and styles too); a part still in use, such as a slider the new
+        panes show again, stays open."""
+        keep = {id(widget) for widget in self._parts()}
+        for widget in parts(None, extra=replaced):
+            if id(widget) not in keep and getattr(widget, "comm", None) is not None:
+                widget.close()
 
     @property
     def closed(self) -> bool:

@@ -258,8 +258,8 @@ class Inspector(HtmlShare, LabWidget):
 
     def refresh(self, run: Run) -> None:
         """Show ``run`` — the same conversation, further on (a live run's latest checkpoint,
-        or its end) — in every part: each chart in place once the front-end has drawn it (a new
-        chart in the front-end's theme before that), the tables, panes and header in place, the
+        or its end) — in every part: each chart in place, in the theme it follows (once its
+        view has drawn, when one is drawing it), the tables, panes and header in place, the
         slider following the latest boundary unless it was moved back, the tab that was open
         still open."""
         following = self.slider.value >= self.slider.max
@@ -275,7 +275,9 @@ class Inspector(HtmlShare, LabWidget):
         self.pins_html.value = self._pins_table()
         self.refusals_html.value = self._refusals_table()
         self.records_html.value = records_html(self.frames)
-        old: list[widgets.Widget] = [self.calls, self.diff, self.search_pane, self.compactions]
+        # the panes and the Boundary tab's box, closed below with every part no longer shown
+        boundary = self.tabs.children[INSPECTOR_TABS.index("Boundary")]
+        old = [self.calls, self.diff, self.search_pane, self.compactions, boundary]
         self.calls = CallsPane(run, self.frames, self._pricing)
         self.diff = DiffPane(run, self.frames, self._call_of)
         self.search_pane = SearchPane(run, self.frames)
@@ -285,8 +287,7 @@ class Inspector(HtmlShare, LabWidget):
         # again only when its children change); the panes' tabs are made anew.
         self.tabs.children = [*self.tabs.children[:_CHART_TABS], *self._pane_tabs()]
         self.tabs.selected_index = selected
-        for pane in old:
-            pane.close()
+        self._close_replaced(old)
         first, last = (self.iterations[0], self.iterations[-1]) if self.iterations else (0, 0)
         value = last if following else min(max(self.slider.value, first), last)
         for ranged in (self.play, self.slider):
@@ -357,7 +358,8 @@ class Inspector(HtmlShare, LabWidget):
         ]
 
     def _pane_tabs(self) -> list[Any]:
-        """The tabs after the charts': Compactions, Boundary, Calls, Search."""
+        """The tabs after the charts': Compactions, Boundary, Calls, Search (the Boundary tab a
+        new box, with a new row for the play button and the slider and a new legend)."""
         boundary = widgets.VBox(
             [
                 widgets.HBox([self.play, self.slider]),
