@@ -335,7 +335,7 @@ class Window(Sequence[Message]):
         # visit to visit) or its latest results are known (then a few scans find them); for a
         # window read once, the span is read once
         known = self._first_results
-        if known is None and self._last_results is not None:
+        if known is None and self._last_results is not None and end - start > _SHORT_SPAN:
             known = self.first_results()
         if end - start <= _SHORT_SPAN or known is None or len(known) > _FEW_TOOLS:
             seen = dict.fromkeys(self.tool_names[start:end])
