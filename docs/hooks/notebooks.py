@@ -158,10 +158,7 @@ def _offline_outputs(nb: Any, stem: str) -> None:
 
 def render_committed(notebook: Path, target: Path) -> None:
     """Write ``notebook`` as committed, its outputs made offline, to ``target`` (not executed)."""
-    nb = nbformat.read(notebook, as_version=4)
-    _offline_outputs(nb, notebook.stem)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    nbformat.write(nb, target)
+    _write_offline(nbformat.read(notebook, as_version=4), notebook, target)
 
 
 def execute(notebook: Path, target: Path) -> None:
@@ -183,6 +180,12 @@ def execute(notebook: Path, target: Path) -> None:
             os.environ.pop("FOOTPRINT_LAB_QUIET")
         else:
             os.environ["FOOTPRINT_LAB_QUIET"] = env_quiet
+    _write_offline(nb, notebook, target)
+
+
+def _write_offline(nb: Any, notebook: Path, target: Path) -> None:
+    """Write ``nb`` (``notebook``'s, executed or as committed) to ``target``, its outputs made
+    offline."""
     _offline_outputs(nb, notebook.stem)
     target.parent.mkdir(parents=True, exist_ok=True)
     nbformat.write(nb, target)

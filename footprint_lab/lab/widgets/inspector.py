@@ -211,15 +211,12 @@ class Inspector(HtmlShare, LabWidget):
         self._adopt(subject_of(run))
 
     def _figures(self, frames: Frames) -> dict[str, Any]:
-        """The four charts of ``frames`` as widgets (:meth:`_chart_widget`)."""
-        return {name: self._chart_widget(name, fig) for name, fig in charts(frames).items()}
-
-    def _chart_widget(self, name: str, fig: Any) -> Any:
-        """``fig`` as a widget; a click on the window map or the window-size chart opens that
-        iteration's boundary."""
-        widget = figure_widget(fig)
-        self._clickable(name, widget)
-        return widget
+        """The four charts of ``frames`` as widgets; a click on the window map or the
+        window-size chart opens that iteration's boundary."""
+        figures = {name: figure_widget(fig) for name, fig in charts(frames).items()}
+        for name, widget in figures.items():
+            self._clickable(name, widget)
+        return figures
 
     def _clickable(self, name: str, widget: Any) -> None:
         if name in CLICKABLE:
